@@ -1,0 +1,206 @@
+//! Turning what the caller asked into an exact plan, or a clear error before any request.
+use super::{Engine, QueryError};
+use crate::catalog::{CollectionSpec, RangeKind};
+use crate::providers::{Provider, Window};
+use crate::time::{parse_date, rfc3339, Zone};
+use jiff::civil::Date;
+use jiff::ToSpan;
+use std::sync::Arc;
+
+/// Days fetched beyond each end of a date range: covers exclusive `end_date`s and UTC-filtered
+/// collections; the records outside the asked range are trimmed by their own local day.
+pub const PAD_DAYS: i64 = 2;
+/// Days covered when the caller gives no range at all (said in the answer).
+pub const DEFAULT_DAYS: i64 = 7;
+
+/// The caller's question, as the MCP layer received it.
+#[derive(Debug, Default, Clone)]
+pub struct QueryRequest {
+    pub collection: String,
+    pub start: Option<String>,
+    pub end: Option<String>,
+    pub day: Option<String>,
+    pub fields: Option<Vec<String>>,
+    pub fields_split: bool,
+    pub latest: bool,
+    pub format: Option<String>,
+    pub tz: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+pub struct Plan {
+    pub provider: Arc<dyn Provider>,
+    pub collection: &'static CollectionSpec,
+    pub qualified: String,
+    pub zone: Zone,
+    /// Inclusive local days asked for (None for `latest` and range-less collections).
+    pub range: Option<(Date, Date)>,
+    pub window: Window,
+    pub latest: bool,
+    /// Fields asked for and known, plus the always-returned ones.
+    pub fields: Option<Vec<String>>,
+    /// What is sent upstream: `fields` plus the keys needed to trim.
+    pub upstream_fields: Option<Vec<String>>,
+    pub ignored_fields: Vec<String>,
+    pub fields_split: bool,
+    pub format: Format,
+    pub range_note: Option<String>,
+}
+
+fn bad(s: String) -> QueryError {
+    QueryError::BadInput(s)
+}
+
+fn date_param(name: &str, v: &str) -> Result<Date, QueryError> {
+    parse_date(v.trim()).ok_or_else(|| bad(format!("`{name}` must be a calendar date as YYYY-MM-DD (for example 2026-11-30); got {v:?}.")))
+}
+
+pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
+    let names = || engine.collection_names().join(", ");
+    let (pname, cname) = req.collection.split_once('.').ok_or_else(|| {
+        bad(format!("`collection` must be a qualified name `provider.collection`; got {:?}. Available: {}.", req.collection, names()))
+    })?;
+    let provider = engine
+        .provider(pname)
+        .ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?
+        .clone();
+    let collection = provider.spec().collection(cname).ok_or_else(|| {
+        bad(format!("`collection`: {:?} is not a collection. Available: {}.", req.collection, names()))
+    })?;
+    let qualified = format!("{pname}.{cname}");
+    if let Some(why) = provider.unavailable(collection) {
+        return Err(QueryError::Unavailable(why));
+    }
+    let zone = match req.tz.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. Send an IANA name such as Europe/Paris or an offset such as -06:00.")))?,
+        None => Zone::default_zone(),
+    };
+    let format = match req.format.as_deref().map(str::trim) {
+        None | Some("") | Some("json") => Format::Json,
+        Some("csv") => Format::Csv,
+        Some(f) => return Err(bad(format!("`format`: {f:?} is not a format. Send `json` (the default) or `csv`."))),
+    };
+
+    let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
+    if req.latest {
+        if !collection.latest {
+            let honour: Vec<String> = engine
+                .providers
+                .iter()
+                .flat_map(|p| p.spec().collections.iter().filter(|c| c.latest).map(move |c| format!("{}.{}", p.spec().name, c.name)))
+                .collect();
+            return Err(bad(format!(
+                "`latest`: {qualified} does not honour latest=true (upstream would silently return the whole range). \
+                 Collections that honour it: {}. For the most recent record here, ask for a recent range (for example `day` = today or the last 7 days) and take the last record.",
+                honour.join(", ")
+            )));
+        }
+        if has_range {
+            return Err(bad("`latest`: latest=true returns the single most recent record and cannot be combined with `start`, `end` or `day`. Send one or the other.".into()));
+        }
+    }
+    if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
+        return Err(bad("`day` is shorthand for start=end=day; send either `day` or `start`/`end`, not both.".into()));
+    }
+
+    let mut range_note = None;
+    let range = if req.latest {
+        None
+    } else if collection.range == RangeKind::None {
+        if has_range {
+            range_note = Some(format!("{qualified} is not filtered by time: `start`/`end`/`day` were not used, and every record is returned."));
+        }
+        None
+    } else {
+        let today = zone.today();
+        let (s, e) = match (&req.day, &req.start, &req.end) {
+            (Some(d), _, _) => {
+                let d = date_param("day", d)?;
+                (d, d)
+            }
+            (None, Some(s), Some(e)) => (date_param("start", s)?, date_param("end", e)?),
+            (None, Some(s), None) => {
+                let s = date_param("start", s)?;
+                range_note = Some(format!("`end` was not given: the range ends today ({today})."));
+                (s, today.max(s))
+            }
+            (None, None, Some(e)) => {
+                let e = date_param("end", e)?;
+                let s = e.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(e);
+                range_note = Some(format!("`start` was not given: the range starts {DEFAULT_DAYS} days before `end`, on {s}."));
+                (s, e)
+            }
+            (None, None, None) => {
+                let s = today.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(today);
+                range_note = Some(format!("No range was given: the last {DEFAULT_DAYS} local days ({s} to {today}) were used."));
+                (s, today)
+            }
+        };
+        if e < s {
+            return Err(bad(format!("`end` ({e}) is before `start` ({s}). Send a range with start ≤ end; both ends are inclusive.")));
+        }
+        Some((s, e))
+    };
+
+    let window = match (range, collection.range) {
+        (None, RangeKind::DateTime) if req.latest => Window::Latest,
+        (None, _) => Window::Unbounded,
+        (Some((s, e)), RangeKind::Date) => Window::Dates {
+            start: s.checked_sub(PAD_DAYS.days()).unwrap_or(s),
+            end: e.checked_add(PAD_DAYS.days()).unwrap_or(e),
+        },
+        (Some((s, e)), _) => Window::Instants {
+            start: rfc3339(&zone.day_start(s)),
+            end: rfc3339(&zone.day_start(e.checked_add(1.day()).unwrap_or(e))),
+        },
+    };
+
+    let (fields, upstream_fields, ignored_fields) = match &req.fields {
+        None => (None, None, vec![]),
+        Some(asked) => {
+            let asked: Vec<String> = asked.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
+            let (known, unknown): (Vec<String>, Vec<String>) = asked.into_iter().partition(|f| collection.knows_field(f));
+            if known.is_empty() {
+                return Err(bad(format!(
+                    "`fields`: none of {:?} is a field of {qualified}. Available fields: {}.",
+                    unknown,
+                    collection.fields.join(", ")
+                )));
+            }
+            let mut keep: Vec<String> = collection.always.iter().map(|s| s.to_string()).collect();
+            for f in known {
+                if !keep.contains(&f) {
+                    keep.push(f);
+                }
+            }
+            let mut up = keep.clone();
+            for k in collection.day_keys {
+                if !up.iter().any(|f| f == k) {
+                    up.push(k.to_string());
+                }
+            }
+            (Some(keep), Some(up), unknown)
+        }
+    };
+
+    Ok(Plan {
+        provider,
+        collection,
+        qualified,
+        zone,
+        range,
+        window,
+        latest: req.latest,
+        fields,
+        upstream_fields,
+        ignored_fields,
+        fields_split: req.fields_split,
+        format,
+        range_note,
+    })
+}

@@ -1,0 +1,292 @@
+//! From fetched pages to the answer: trim to the asked local days, cut at the last complete day
+//! when fetching stopped early, project fields, and say what happened.
+use super::answer::*;
+use super::fetch::{Fetched, StopReason};
+use super::plan::{Format, Plan};
+use crate::catalog::CollectionSpec;
+use crate::providers::Mode;
+use crate::time::{local_day, Zone};
+use jiff::civil::Date;
+use jiff::ToSpan;
+use serde_json::{Map, Value};
+
+/// Past this many characters of data an answer says `large_response`.
+pub const LARGE_CHARS: usize = 100_000;
+
+/// A record's local day: the first day key present, as a date or an instant in `zone`.
+pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
+    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| local_day(s, zone)))
+}
+
+/// Keep records whose local day is in `[start, end]` and those whose day cannot be told.
+/// Returns (kept, discarded, undated).
+pub fn trim(records: Vec<Value>, c: &CollectionSpec, zone: &Zone, start: Date, end: Date) -> (Vec<Value>, usize, usize) {
+    let (mut discarded, mut undated) = (0, 0);
+    let kept = records
+        .into_iter()
+        .filter(|r| match record_day(r, c, zone) {
+            Some(d) if d < start || d > end => {
+                discarded += 1;
+                false
+            }
+            Some(_) => true,
+            None => {
+                undated += 1;
+                true
+            }
+        })
+        .collect();
+    (kept, discarded, undated)
+}
+
+/// Keep only `fields` (which already include the always-returned keys), in that order.
+pub fn project(records: Vec<Value>, fields: &[String]) -> Vec<Value> {
+    records
+        .into_iter()
+        .map(|r| match r {
+            Value::Object(m) => {
+                let mut out = Map::new();
+                for f in fields {
+                    if let Some(v) = m.get(f) {
+                        out.insert(f.clone(), v.clone());
+                    }
+                }
+                Value::Object(out)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// Drop duplicates the provider sent across pages (same `id`, or same timestamp for series).
+fn dedup(records: Vec<Value>) -> Vec<Value> {
+    let mut seen = std::collections::HashSet::new();
+    records
+        .into_iter()
+        .filter(|r| {
+            let key = r.get("id").or_else(|| r.get("timestamp")).map(|v| v.to_string());
+            match key {
+                Some(k) => seen.insert(k),
+                None => true,
+            }
+        })
+        .collect()
+}
+
+pub fn to_csv(records: &[Value]) -> String {
+    let mut cols: Vec<String> = Vec::new();
+    for r in records {
+        if let Value::Object(m) = r {
+            for k in m.keys() {
+                if !cols.contains(k) {
+                    cols.push(k.clone());
+                }
+            }
+        }
+    }
+    let cell = |v: Option<&Value>| -> String {
+        let s = match v {
+            None | Some(Value::Null) => return String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        if s.contains([',', '"', '\n']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s
+        }
+    };
+    let mut out = cols.join(",");
+    out.push('\n');
+    for r in records {
+        let line: Vec<String> = cols.iter().map(|c| cell(r.get(c))).collect();
+        out.push_str(&line.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in records {
+        if let Value::Object(m) = r {
+            for (k, v) in m {
+                *by.entry(k.clone()).or_default() += k.len() + 3 + v.to_string().len();
+            }
+        }
+    }
+    let mut v: Vec<_> = by.into_iter().collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.into_iter()
+        .take(3)
+        .map(|(field, n)| FieldWeight { field, percent: ((n * 100) / total.max(1)) as u32 })
+        .collect()
+}
+
+pub fn shape(plan: &Plan, f: Fetched) -> Answer {
+    let mut n = Notices::default();
+    let c = plan.collection;
+    let synthetic = plan.provider.mode() == Mode::Sandbox;
+    if synthetic {
+        n.synthetic = Some(plan.provider.synthetic_notice());
+    }
+    let mut records = dedup(f.records);
+    let mut range = plan.range;
+
+    if let Some((s, e)) = range {
+        let (kept, discarded, undated) = trim(records, c, &plan.zone, s, e);
+        records = kept;
+        if discarded > 0 {
+            n.discarded_out_of_range = Some(discarded);
+        }
+        if undated > 0 {
+            n.undated_kept = Some(undated);
+        }
+    }
+
+    if let Some(reason) = &f.stopped {
+        let why = match reason {
+            StopReason::PageCap(cap) => format!("stopped at the page cap of {cap} pages (VITALS_PAGE_CAP) before the provider's last page"),
+            StopReason::Transient(e) => format!("the provider kept failing: {e}"),
+            StopReason::RateLimitBudget(w) => format!("still rate limited after waiting {}s in all", w.as_secs()),
+        };
+        // Pages come oldest first: the last day seen may be partial, so the answer ends the day before it.
+        let cut = range.and_then(|(s, _)| {
+            let last = records.iter().rev().find_map(|r| record_day(r, c, &plan.zone))?;
+            (last > s).then_some(last)
+        });
+        let continue_from = match (cut, range) {
+            (Some(d), Some((s, _))) => {
+                records.retain(|r| record_day(r, c, &plan.zone).is_none_or(|rd| rd < d));
+                range = Some((s, d.checked_sub(1.day()).unwrap_or(s)));
+                Some(d.to_string())
+            }
+            (None, Some((s, _))) => Some(s.to_string()),
+            _ => None,
+        };
+        let tail = if cut.is_none() && plan.range.is_some() {
+            " Not even the first day could be completed: the records below are partial; raise the page cap or ask for a shorter range."
+        } else {
+            " Every day in `range` is complete; call again with `start` = `continue_from` for the rest."
+        };
+        n.truncated = Some(Truncated { reason: format!("INCOMPLETE: {why}.{tail}"), continue_from });
+    }
+    if f.cycle {
+        n.pagination_cycle = Some(format!(
+            "{} sent a pagination token it had sent before; following it would loop, so fetching stopped after {} pages. \
+             The data may be incomplete.",
+            plan.provider.spec().display,
+            f.pages
+        ));
+    }
+    if f.rate_limit_retries > 0 {
+        n.rate_limited = Some(RateLimited {
+            retries: f.rate_limit_retries,
+            waited_seconds: f.rate_limit_waited.as_secs_f64(),
+            note: "The provider rate-limited us; we waited as it asked (Retry-After) and carried on.".into(),
+        });
+    }
+    if f.transient_retries > 0 {
+        n.retried = Some(format!("{} request(s) failed transiently and were retried.", f.transient_retries));
+    }
+    if !plan.ignored_fields.is_empty() {
+        n.ignored_fields = Some(plan.ignored_fields.clone());
+    }
+    if plan.fields_split {
+        n.fields_split = Some("`fields` arrived as one comma-separated string and was split into names.".into());
+    }
+    n.range_defaulted = plan.range_note.clone();
+    if let Some(fields) = &plan.fields {
+        records = project(records, fields);
+    }
+    if records.is_empty() {
+        let today = plan.zone.today();
+        n.empty = Some(match range {
+            Some((_, e)) if e >= today => format!(
+                "No records. The range includes today ({today}): the provider often has nothing for today until the device \
+                 syncs (sleep and readiness appear after the app is opened), so this means not synced yet, not 'no sleep' or 'no activity'."
+            ),
+            Some(_) => "No records for these days: the device recorded nothing, or the data was never synced. It does not mean zero.".into(),
+            None => "No records.".into(),
+        });
+    }
+
+    let count = records.len();
+    let data = match plan.format {
+        Format::Json => Value::Array(records.clone()),
+        Format::Csv => Value::String(to_csv(&records)),
+    };
+    let chars = data.to_string().len();
+    if chars > LARGE_CHARS {
+        n.large_response = Some(LargeResponse {
+            characters: chars,
+            heaviest_fields: weights(&records, chars),
+            advice: "Large answer: ask for fewer `fields`, a shorter range, or format=csv.".into(),
+        });
+    }
+    Answer {
+        collection: plan.qualified.clone(),
+        synthetic,
+        range: range.map(|(s, e)| RangeOut { start: s.to_string(), end: e.to_string(), tz: plan.zone.name.clone() }),
+        count,
+        pages: f.pages,
+        format: match plan.format {
+            Format::Json => "json".into(),
+            Format::Csv => "csv".into(),
+        },
+        data,
+        notices: n,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::oura::catalog::OURA;
+    use jiff::civil::date;
+    use serde_json::json;
+
+    #[test]
+    fn trimming_uses_the_local_day_of_each_record() {
+        let z = Zone::parse("-06:00").unwrap();
+        let w = OURA.collection("workout").unwrap();
+        let recs = vec![
+            json!({"id": "a", "day": "2026-07-15", "start_datetime": "2026-07-15T19:30:00-06:00"}),
+            json!({"id": "b", "day": "2026-07-16", "start_datetime": "2026-07-16T19:30:00-06:00"}),
+            json!({"id": "c", "start_datetime": "2026-07-18T01:30:00+00:00"}),
+            json!({"id": "d"}),
+        ];
+        let (kept, discarded, undated) = trim(recs, w, &z, date(2026, 7, 16), date(2026, 7, 17));
+        let ids: Vec<_> = kept.iter().map(|r| r["id"].as_str().unwrap()).collect();
+        assert_eq!(ids, ["b", "c", "d"]);
+        assert_eq!((discarded, undated), (1, 1));
+    }
+
+    #[test]
+    fn series_trim_on_the_zone_day_of_utc_timestamps() {
+        let z = Zone::parse("-06:00").unwrap();
+        let hr = OURA.collection("heartrate").unwrap();
+        let recs = vec![json!({"timestamp": "2026-07-17T05:59:59+00:00"}), json!({"timestamp": "2026-07-17T06:00:00+00:00"})];
+        let (kept, discarded, _) = trim(recs, hr, &z, date(2026, 7, 17), date(2026, 7, 17));
+        assert_eq!(kept.len(), 1);
+        assert_eq!(discarded, 1);
+    }
+
+    #[test]
+    fn projection_keeps_only_named_fields_in_order() {
+        let out = project(vec![json!({"id": "x", "day": "d", "score": 80, "contributors": {}})], &["id".into(), "day".into(), "score".into()]);
+        assert_eq!(out[0], json!({"id": "x", "day": "d", "score": 80}));
+    }
+
+    #[test]
+    fn csv_quotes_nested_values() {
+        let csv = to_csv(&[json!({"id": "x", "c": {"a": 1, "b": 2}})]);
+        assert_eq!(csv, "id,c\nx,\"{\"\"a\"\":1,\"\"b\"\":2}\"\n");
+    }
+
+    #[test]
+    fn dedup_drops_repeats_across_pages() {
+        let out = dedup(vec![json!({"timestamp": "t1"}), json!({"timestamp": "t1"}), json!({"timestamp": "t2"})]);
+        assert_eq!(out.len(), 2);
+    }
+}

@@ -1,0 +1,79 @@
+//! The only way out of this crate to a provider. It can send GET and nothing else:
+//! read-only is a property of this type, and `tests/read_only.rs` keeps it so.
+use crate::secret::Secret;
+use std::time::Duration;
+
+/// One answer from upstream, before any interpretation.
+pub struct Reply {
+    pub status: u16,
+    pub retry_after: Option<Duration>,
+    pub body: Result<String, String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HttpError {
+    #[error("the request timed out")]
+    Timeout,
+    #[error("the connection failed: {0}")]
+    Connect(String),
+}
+
+#[derive(Clone)]
+pub struct Http {
+    client: reqwest::Client,
+}
+
+impl Http {
+    pub fn new() -> Http {
+        let timeout = std::env::var("VITALS_HTTP_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(30_000);
+        let client = reqwest::Client::builder()
+            .user_agent(crate::USER_AGENT)
+            .gzip(true)
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_millis(timeout))
+            .pool_idle_timeout(Duration::from_secs(90))
+            .build()
+            .expect("a TLS client with default settings builds");
+        Http { client }
+    }
+
+    /// GET `url?params` with a bearer token. Errors never carry the token: reqwest errors are
+    /// reduced to their kind and the URL without query, and the token is never in the URL.
+    pub async fn get(&self, url: &str, params: &[(String, String)], bearer: &Secret) -> Result<Reply, HttpError> {
+        let resp = self
+            .client
+            .get(url)
+            .query(params)
+            .bearer_auth(bearer.expose())
+            .send()
+            .await
+            .map_err(|e| classify(&e))?;
+        let status = resp.status().as_u16();
+        let retry_after = resp
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .map(Duration::from_secs);
+        let body = resp.text().await.map_err(|e| classify(&e).to_string());
+        Ok(Reply { status, retry_after, body })
+    }
+}
+
+impl Default for Http {
+    fn default() -> Self {
+        Http::new()
+    }
+}
+
+fn classify(e: &reqwest::Error) -> HttpError {
+    if e.is_timeout() {
+        HttpError::Timeout
+    } else {
+        let host = e.url().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
+        HttpError::Connect(format!("{host}: {}", if e.is_connect() { "could not connect" } else { "the connection broke" }))
+    }
+}

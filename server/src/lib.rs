@@ -1,0 +1,17 @@
+//! vitals: read-only, complete and honest access to a person's own wearable data.
+//!
+//! The crate is layered so that each behaviour has one home:
+//! - [`catalog`]: provider-neutral descriptions of collections (what the engine reads);
+//! - [`providers`]: one folder per provider (its catalog, its wire format, its credentials);
+//! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
+//! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
+pub mod catalog;
+pub mod engine;
+pub mod http;
+pub mod mcp;
+pub mod providers;
+pub mod secret;
+pub mod time;
+
+/// Sent on every request: Oura requires an identifying User-Agent and may answer 403 without one.
+pub const USER_AGENT: &str = concat!("vitals/", env!("CARGO_PKG_VERSION"), " (+https://github.com/vitals-mcp/vitals)");

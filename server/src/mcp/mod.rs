@@ -1,0 +1,8 @@
+//! The MCP layer: tool schemas, descriptions and translation into engine calls. No data logic here.
+mod check;
+mod sources;
+mod tools;
+
+pub use check::{check_report, CheckReport};
+pub use sources::{sources_report, SourcesReport};
+pub use tools::Vitals;

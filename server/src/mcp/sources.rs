@@ -1,0 +1,63 @@
+//! `vitals_sources` and the `vitals://sources` resource: what can be asked, as data.
+use crate::engine::Engine;
+use schemars::JsonSchema;
+use serde::Serialize;
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SourcesReport {
+    pub providers: Vec<ProviderOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ProviderOut {
+    pub provider: String,
+    /// `sandbox`, `connected` or `needs_credentials`.
+    pub state: String,
+    pub collections: Vec<CollectionOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct CollectionOut {
+    /// Qualified name to pass as `collection`.
+    pub name: String,
+    pub summary: String,
+    /// `date`, `datetime` or `none`.
+    pub range: String,
+    pub latest: bool,
+    pub fields: Vec<String>,
+    pub volume: String,
+    /// False when the current mode cannot serve it (with the reason).
+    pub available: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unavailable_reason: Option<String>,
+}
+
+pub fn sources_report(engine: &Engine) -> SourcesReport {
+    let providers = engine
+        .providers
+        .iter()
+        .map(|p| ProviderOut {
+            provider: p.spec().name.into(),
+            state: p.mode().as_str().into(),
+            collections: p
+                .spec()
+                .collections
+                .iter()
+                .map(|c| {
+                    let why = p.unavailable(c);
+                    CollectionOut {
+                        name: format!("{}.{}", p.spec().name, c.name),
+                        summary: c.summary.into(),
+                        range: c.range.as_str().into(),
+                        latest: c.latest,
+                        fields: c.always.iter().chain(c.fields.iter().filter(|f| !c.always.contains(f))).map(|s| s.to_string()).collect(),
+                        volume: c.volume.into(),
+                        available: why.is_none(),
+                        unavailable_reason: why,
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    SourcesReport { providers }
+}

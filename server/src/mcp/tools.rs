@@ -1,0 +1,241 @@
+//! The four tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
+use super::{check_report, sources_report, CheckReport, SourcesReport};
+use crate::engine::{Answer, Engine, QueryError, QueryRequest};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, RoleServer, ServerHandler};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+pub const SOURCES_URI: &str = "vitals://sources";
+
+/// `fields` as an array of names, or (accepted, and said in the answer) one comma-separated string.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldsArg {
+    List(Vec<String>),
+    Comma(String),
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct QueryArgs {
+    /// Qualified collection name from vitals_sources, e.g. `oura.daily_sleep` or `oura.heartrate`.
+    pub collection: String,
+    /// First local day, inclusive, YYYY-MM-DD. Defaults to 6 days before `end`.
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Last local day, inclusive, YYYY-MM-DD. Defaults to today.
+    #[serde(default)]
+    pub end: Option<String>,
+    /// One local day, YYYY-MM-DD: shorthand for start = end = day.
+    #[serde(default)]
+    pub day: Option<String>,
+    /// Field names to return (`id` and `day`, or `timestamp` for series, always come back).
+    #[serde(default)]
+    pub fields: Option<FieldsArg>,
+    /// Only the most recent record; only for collections whose `latest` is true in vitals_sources, without a range.
+    #[serde(default)]
+    pub latest: Option<bool>,
+    /// `json` (default) or `csv`.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// Time zone for local days: IANA name (Europe/Paris) or offset (-06:00). Defaults to the machine's zone.
+    #[serde(default)]
+    pub tz: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TodayArgs {
+    /// How many days before today to include, 1 to 30. Default 7.
+    #[serde(default)]
+    pub days: Option<i64>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TodayReport {
+    pub today: String,
+    pub days: i64,
+    pub providers: Vec<TodayProvider>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TodayProvider {
+    pub provider: String,
+    pub synthetic: bool,
+    /// Each collection read, raw, keyed by role (`sleep`, `readiness`, `activity`).
+    pub sections: Vec<TodaySection>,
+    /// Collections that came back empty (or failed, with the reason in `errors`).
+    pub missing: Vec<String>,
+    pub errors: Vec<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct TodaySection {
+    pub role: String,
+    pub answer: Answer,
+}
+
+#[derive(Clone)]
+pub struct Vitals {
+    engine: Arc<Engine>,
+    tool_router: ToolRouter<Self>,
+}
+
+fn tool_error(e: QueryError) -> String {
+    e.to_string()
+}
+
+#[tool_router(router = tool_router)]
+impl Vitals {
+    pub fn new(engine: Arc<Engine>) -> Self {
+        Vitals { engine, tool_router: Self::tool_router() }
+    }
+
+    /// The names of the tools this server lists, in order (pinned against the docs by a test).
+    pub fn tool_names(&self) -> Vec<String> {
+        self.tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect()
+    }
+
+    #[tool(
+        name = "vitals_sources",
+        title = "What wearable data can be read",
+        description = "Lists every provider with its state (`sandbox` = synthetic sample data, `connected`, `needs_credentials`) and, \
+for each collection: the qualified name to pass to vitals_query (e.g. `oura.daily_sleep`), what it carries, its range kind \
+(`date`, `datetime` for time series, `none`), whether `latest` is honoured, its fields and typical volume. Call this first.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    pub async fn vitals_sources(&self) -> Result<Json<SourcesReport>, String> {
+        Ok(Json(sources_report(&self.engine)))
+    }
+
+    #[tool(
+        name = "vitals_query",
+        title = "Read one collection over a range of days",
+        description = "Returns every record of one collection for a range of local days, both ends inclusive, whatever the provider's \
+own rules are. It follows pagination to the end and reports `pages`. `notices` says everything that happened: `synthetic` \
+(sample data, not the user's: say so), `truncated` with `continue_from` (call again with start = continue_from), \
+`pagination_cycle`, `rate_limited`, `retried`, `discarded_out_of_range`, `ignored_fields`, `fields_split`, `range_defaulted`, \
+`empty` (no data vs not synced yet), `large_response`. Never treat an answer with `truncated` as complete. \
+`latest=true` only on collections whose `latest` is true in vitals_sources, and never with a range. Unknown fields are listed, \
+not silently dropped.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    pub async fn vitals_query(&self, Parameters(a): Parameters<QueryArgs>) -> Result<Json<Answer>, String> {
+        let (fields, fields_split) = match a.fields {
+            None => (None, false),
+            Some(FieldsArg::List(v)) => (Some(v), false),
+            Some(FieldsArg::Comma(s)) => (Some(s.split(',').map(|f| f.trim().to_string()).collect()), s.contains(',')),
+        };
+        let req = QueryRequest {
+            collection: a.collection,
+            start: a.start,
+            end: a.end,
+            day: a.day,
+            fields,
+            fields_split,
+            latest: a.latest.unwrap_or(false),
+            format: a.format,
+            tz: a.tz,
+        };
+        self.engine.query(req).await.map(Json).map_err(tool_error)
+    }
+
+    #[tool(
+        name = "vitals_today",
+        title = "Last night, today and the days before",
+        description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
+(1–30, default 7), raw records as vitals_query returns them. `missing` names what came back empty (today is often not synced \
+yet). Computes nothing: summarise from the records yourself.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    pub async fn vitals_today(&self, Parameters(a): Parameters<TodayArgs>) -> Result<Json<TodayReport>, String> {
+        let days = a.days.unwrap_or(7);
+        if !(1..=30).contains(&days) {
+            return Err(format!("`days` must be a whole number from 1 to 30; got {days}. Send for example 7."));
+        }
+        let zone = crate::time::Zone::default_zone();
+        let today = zone.today();
+        let start = today.checked_sub(jiff::Span::new().days(days)).unwrap_or(today);
+        let mut providers = Vec::new();
+        for p in &self.engine.providers {
+            let mut out = TodayProvider {
+                provider: p.spec().name.into(),
+                synthetic: p.mode() == crate::providers::Mode::Sandbox,
+                sections: vec![],
+                missing: vec![],
+                errors: vec![],
+            };
+            for (role, c) in p.spec().today {
+                let name = format!("{}.{}", p.spec().name, c);
+                let req = QueryRequest {
+                    collection: name.clone(),
+                    start: Some(start.to_string()),
+                    end: Some(today.to_string()),
+                    ..Default::default()
+                };
+                match self.engine.query(req).await {
+                    Ok(ans) => {
+                        if ans.count == 0 {
+                            out.missing.push(name);
+                        }
+                        out.sections.push(TodaySection { role: role.to_string(), answer: ans });
+                    }
+                    Err(e) => {
+                        out.missing.push(name.clone());
+                        out.errors.push(format!("{name}: {e}"));
+                    }
+                }
+            }
+            providers.push(out);
+        }
+        Ok(Json(TodayReport { today: today.to_string(), days, providers }))
+    }
+
+    #[tool(
+        name = "vitals_check",
+        title = "Check credentials and connectivity",
+        description = "Per provider: the credential kind (none, sandbox, personal_token, oauth) and where it came from, scopes, the token's \
+length (never the token), expiry, and whether the API answered one cheap request. Shows no secret and no health value.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+    )]
+    pub async fn vitals_check(&self) -> Result<Json<CheckReport>, String> {
+        Ok(Json(check_report(&self.engine).await))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Vitals {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
+            .with_server_info(Implementation::new("vitals", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Read-only access to the user's own wearable data. Start with vitals_sources. Every answer carries `notices`: \
+                 repeat `synthetic` (sample data) and `truncated` to the user; never present a truncated answer as complete.",
+            )
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(SOURCES_URI, "sources").with_mime_type("application/json")]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri != SOURCES_URI {
+            return Err(ErrorData::resource_not_found(format!("no resource at {}; the one resource is {SOURCES_URI}", request.uri), None));
+        }
+        let text = serde_json::to_string_pretty(&sources_report(&self.engine)).unwrap_or_default();
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
+    }
+}

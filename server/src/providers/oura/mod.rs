@@ -1,0 +1,127 @@
+//! Oura API v2: credentials, URLs, parameter names and the envelope. The collections are in [`catalog`].
+pub mod catalog;
+
+use super::{CredentialSource, Mode, Page, Provider, Window};
+use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
+use crate::secret::Secret;
+use serde_json::Value;
+
+pub const DEFAULT_BASE: &str = "https://api.ouraring.com";
+
+/// A personal access token from `OURA_PAT` (OAuth joins behind the same trait).
+pub struct PatFromEnv {
+    token: Option<Secret>,
+    sandbox_forced: bool,
+}
+
+impl CredentialSource for PatFromEnv {
+    fn kind(&self) -> &'static str {
+        match (&self.token, self.sandbox_forced) {
+            (_, true) | (None, _) => "sandbox",
+            (Some(_), false) => "personal_token",
+        }
+    }
+    fn origin(&self) -> String {
+        match (&self.token, self.sandbox_forced) {
+            (_, true) => "VITALS_SANDBOX=1 (sandbox forced)".into(),
+            (Some(_), false) => "environment OURA_PAT".into(),
+            (None, false) => "none: OURA_PAT is not set, so the sandbox is used".into(),
+        }
+    }
+    fn bearer(&self) -> Option<Secret> {
+        match self.kind() {
+            // The sandbox accepts any bearer; send a fixed, harmless one.
+            "sandbox" => Some(Secret::new("sandbox")),
+            _ => self.token.clone(),
+        }
+    }
+}
+
+pub struct Oura {
+    base: String,
+    cred: PatFromEnv,
+}
+
+impl Oura {
+    pub fn from_env() -> Oura {
+        let base = std::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|_| DEFAULT_BASE.into());
+        let token = std::env::var("OURA_PAT").ok().filter(|t| !t.trim().is_empty()).map(|t| Secret::new(t.trim()));
+        let sandbox_forced = matches!(std::env::var("VITALS_SANDBOX").as_deref(), Ok("1") | Ok("true"));
+        Oura { base: base.trim_end_matches('/').to_string(), cred: PatFromEnv { token, sandbox_forced } }
+    }
+}
+
+impl Provider for Oura {
+    fn spec(&self) -> &'static ProviderSpec {
+        &catalog::OURA
+    }
+    fn mode(&self) -> Mode {
+        if self.cred.kind() == "sandbox" { Mode::Sandbox } else { Mode::Connected }
+    }
+    fn credential(&self) -> &dyn CredentialSource {
+        &self.cred
+    }
+    fn list_url(&self, c: &CollectionSpec) -> String {
+        let prefix = if self.mode() == Mode::Sandbox { "v2/sandbox/usercollection" } else { "v2/usercollection" };
+        format!("{}/{prefix}/{}", self.base, c.path)
+    }
+    fn params(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Vec<(String, String)> {
+        let mut p: Vec<(String, String)> = Vec::new();
+        match (w, c.range) {
+            (Window::Dates { start, end }, _) => {
+                p.push(("start_date".into(), start.to_string()));
+                p.push(("end_date".into(), end.to_string()));
+            }
+            (Window::Instants { start, end }, _) => {
+                p.push(("start_datetime".into(), start.clone()));
+                p.push(("end_datetime".into(), end.clone()));
+            }
+            (Window::Latest, RangeKind::DateTime) => p.push(("latest".into(), "true".into())),
+            _ => {}
+        }
+        if let Some(f) = fields.filter(|_| c.projectable) {
+            p.push(("fields".into(), f.join(",")));
+        }
+        if let Some(t) = next_token {
+            p.push(("next_token".into(), t.to_string()));
+        }
+        p
+    }
+    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, String> {
+        let v: Value = serde_json::from_str(body).map_err(|e| format!("Oura sent a body that is not complete JSON ({e})"))?;
+        if !c.enveloped {
+            return Ok(Page { records: vec![v], next_token: None });
+        }
+        let records = match v.get("data") {
+            Some(Value::Array(a)) => a.clone(),
+            _ => return Err("Oura's answer has no `data` array".into()),
+        };
+        let next_token = v.get("next_token").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
+        Ok(Page { records, next_token })
+    }
+    fn auth_help(&self, status: u16) -> String {
+        match (status, self.mode()) {
+            (401, _) => "Oura rejected the credential (HTTP 401: expired, malformed or revoked). Create a new personal access token \
+                at https://cloud.ouraring.com/personal-access-tokens and set it as OURA_PAT, or unset OURA_PAT to use the sandbox."
+                .into(),
+            _ => "Oura refused the request (HTTP 403). Oura uses 403 for three causes it does not tell apart: the Oura membership has \
+                lapsed, the token lacks the scope for this collection, or the request had no User-Agent (vitals always sends one). \
+                Check the membership in the Oura app and that the token grants this data type."
+                .into(),
+        }
+    }
+    fn unavailable(&self, c: &CollectionSpec) -> Option<String> {
+        (self.mode() == Mode::Sandbox && !c.in_sandbox).then(|| {
+            format!(
+                "oura.{} is not available in sandbox mode: Oura's sandbox has no synthetic profile. Connect an Oura account \
+                 (set OURA_PAT) to read the real one.",
+                c.name
+            )
+        })
+    }
+    fn synthetic_notice(&self) -> String {
+        "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \
+         Say so when you use it; set OURA_PAT (or connect an account) to read real data."
+            .into()
+    }
+}
