@@ -1,1 +1,175 @@
+//! `vitals-twin`: a local twin of each provider API, with the real quirks and injectable faults.
+//! A library for the end-to-end suites and a binary so any client can be pointed at it.
+pub mod oura;
 
+use axum::body::Body;
+use axum::extract::{Path, RawQuery, State as AxState};
+use axum::http::{HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+/// Faults injected into the next requests. Counters count down as requests consume them.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Faults {
+    pub latency_ms: u64,
+    /// The next N data requests get 429 with `Retry-After: retry_after_s`.
+    pub rate_limit_next: u32,
+    pub retry_after_s: u64,
+    /// The next N data requests get 503.
+    pub server_error_next: u32,
+    /// The next N data requests have their connection broken mid-answer.
+    pub reset_next: u32,
+    /// The next N data requests get a 200 whose JSON body is cut in half.
+    pub truncate_next: u32,
+    /// Pages after the first hand back the token they were called with.
+    pub repeat_token: bool,
+    /// Every page carries a next_token, even past the data.
+    pub endless_tokens: bool,
+    /// Pages with index ≥ N answer 401.
+    pub unauthorized_from_page: Option<usize>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct LoggedRequest {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub user_agent: Option<String>,
+}
+
+pub struct State {
+    pub oura: Mutex<oura::OuraConfig>,
+    pub faults: Mutex<Faults>,
+    pub log: Mutex<Vec<LoggedRequest>>,
+}
+
+/// A running twin on loopback.
+pub struct Twin {
+    pub addr: SocketAddr,
+    pub state: Arc<State>,
+}
+
+impl Twin {
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+    pub fn set_faults(&self, f: Faults) {
+        *self.state.faults.lock().unwrap() = f;
+    }
+    pub fn configure(&self, f: impl FnOnce(&mut oura::OuraConfig)) {
+        f(&mut self.state.oura.lock().unwrap());
+    }
+    pub fn requests(&self) -> Vec<LoggedRequest> {
+        self.state.log.lock().unwrap().clone()
+    }
+    pub fn clear_log(&self) {
+        self.state.log.lock().unwrap().clear();
+    }
+}
+
+/// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
+pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
+    let state = Arc::new(State { oura: Mutex::new(cfg), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
+    let app = Router::new()
+        .route("/_twin/faults", get(get_faults).post(set_faults))
+        .route("/_twin/requests", get(get_requests))
+        .route("/_twin/reset", post(reset))
+        .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
+        .route("/v2/usercollection/{*rest}", any(real_route))
+        .with_state(state.clone());
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    Ok(Twin { addr, state })
+}
+
+async fn get_faults(AxState(s): AxState<Arc<State>>) -> Json<Faults> {
+    Json(s.faults.lock().unwrap().clone())
+}
+async fn set_faults(AxState(s): AxState<Arc<State>>, Json(f): Json<Faults>) -> StatusCode {
+    *s.faults.lock().unwrap() = f;
+    StatusCode::NO_CONTENT
+}
+async fn get_requests(AxState(s): AxState<Arc<State>>) -> Json<Vec<LoggedRequest>> {
+    Json(s.log.lock().unwrap().clone())
+}
+async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {
+    *s.faults.lock().unwrap() = Faults::default();
+    s.log.lock().unwrap().clear();
+    StatusCode::NO_CONTENT
+}
+
+async fn sandbox_route(st: AxState<Arc<State>>, m: Method, p: Path<String>, q: RawQuery, h: HeaderMap) -> Response {
+    data_route(st, m, true, p, q, h).await
+}
+async fn real_route(st: AxState<Arc<State>>, m: Method, p: Path<String>, q: RawQuery, h: HeaderMap) -> Response {
+    data_route(st, m, false, p, q, h).await
+}
+
+async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, Path(rest): Path<String>, RawQuery(raw): RawQuery, h: HeaderMap) -> Response {
+    let raw = raw.unwrap_or_default();
+    s.log.lock().unwrap().push(LoggedRequest {
+        method: m.to_string(),
+        path: format!("/v2/{}usercollection/{rest}", if sandbox { "sandbox/" } else { "" }),
+        query: raw.clone(),
+        user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
+    });
+    if m != Method::GET {
+        return (StatusCode::METHOD_NOT_ALLOWED, "data routes are GET only").into_response();
+    }
+    let q: HashMap<String, String> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
+    let latency = s.faults.lock().unwrap().latency_ms;
+    if latency > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+    }
+    enum F { Rate(u64), Server, Reset, Truncate, None }
+    let fault = {
+        let mut f = s.faults.lock().unwrap();
+        if f.rate_limit_next > 0 { f.rate_limit_next -= 1; F::Rate(f.retry_after_s) }
+        else if f.server_error_next > 0 { f.server_error_next -= 1; F::Server }
+        else if f.reset_next > 0 { f.reset_next -= 1; F::Reset }
+        else if f.truncate_next > 0 { f.truncate_next -= 1; F::Truncate }
+        else { F::None }
+    };
+    match fault {
+        F::Rate(after) => {
+            let reset = jiff::Timestamp::now().as_second() + after as i64;
+            return Response::builder()
+                .status(429)
+                .header("retry-after", after.to_string())
+                .header("x-ratelimit-limit", "5000")
+                .header("x-ratelimit-window", "300")
+                .header("x-ratelimit-reset", reset.to_string())
+                .header("x-ratelimit-tier", "token")
+                .body(Body::from(r#"{"detail":"Rate limit exceeded"}"#))
+                .unwrap();
+        }
+        F::Server => return (StatusCode::SERVICE_UNAVAILABLE, r#"{"detail":"Service Unavailable"}"#).into_response(),
+        F::Reset => {
+            let stream = futures_util::stream::iter(vec![
+                Ok::<_, std::io::Error>(bytes::Bytes::from_static(b"{\"data\": [")),
+                Err(std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset by twin")),
+            ]);
+            return Response::builder().status(200).body(Body::from_stream(stream)).unwrap();
+        }
+        _ => {}
+    }
+    let resp = oura::serve(&s, sandbox, &rest, &q, &h);
+    if matches!(fault, F::Truncate) {
+        let (parts, body) = resp.into_parts();
+        let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
+        let half = bytes.slice(..bytes.len() / 2);
+        let mut parts = parts;
+        parts.headers.remove("content-length");
+        return Response::from_parts(parts, Body::from(half));
+    }
+    resp
+}

@@ -1,0 +1,243 @@
+//! Oura's real and sandbox routes, with the quirks the real API has.
+pub mod generate;
+
+use crate::{Faults, State};
+use axum::body::Body;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use jiff::civil::Date;
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ToSpan};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+
+pub const DOCUMENTS: &[&str] = &[
+    "daily_activity", "daily_cardiovascular_age", "daily_readiness", "daily_resilience", "daily_sleep", "daily_spo2", "daily_stress",
+    "enhanced_tag", "rest_mode_period", "session", "sleep", "sleep_time", "tag", "vO2_max", "workout",
+];
+pub const SERIES: &[&str] = &["heartrate", "ring_battery_level"];
+/// Collections whose `end_date` excludes the last day (measured on the real API).
+pub const EXCLUSIVE_END: &[&str] = &["daily_activity", "sleep", "workout"];
+/// Not present for today until the user opens the app.
+pub const SYNC_ON_OPEN: &[&str] = &["sleep", "daily_sleep", "daily_readiness", "sleep_time"];
+
+/// How the twin behaves; every quirk can be switched per test.
+#[derive(Clone, Debug)]
+pub struct OuraConfig {
+    pub tz: TimeZone,
+    pub token: String,
+    pub doc_page_size: usize,
+    pub series_page_size: usize,
+    pub exclusive_end: Vec<String>,
+    pub workout_filter_utc: bool,
+    pub require_user_agent: bool,
+    pub today_synced: bool,
+    pub now: Option<Timestamp>,
+}
+
+impl Default for OuraConfig {
+    fn default() -> Self {
+        OuraConfig {
+            tz: TimeZone::fixed(jiff::tz::offset(-6)),
+            token: "twin-token".into(),
+            doc_page_size: 25,
+            series_page_size: 1000,
+            exclusive_end: EXCLUSIVE_END.iter().map(|s| s.to_string()).collect(),
+            workout_filter_utc: true,
+            require_user_agent: true,
+            today_synced: false,
+            now: None,
+        }
+    }
+}
+
+impl OuraConfig {
+    pub fn now(&self) -> Timestamp {
+        self.now.unwrap_or_else(Timestamp::now)
+    }
+    fn today(&self) -> Date {
+        self.now().to_zoned(self.tz.clone()).date()
+    }
+}
+
+fn salt(sandbox: bool) -> u64 {
+    if sandbox { 0x5a4d } else { 0 }
+}
+
+fn ts_of(r: &Value, keys: &[&str]) -> Option<Timestamp> {
+    keys.iter().find_map(|k| r.get(*k)?.as_str()?.parse::<Timestamp>().ok())
+}
+
+/// Every record of local day `d` that exists by `now` (the oracle tests compare against).
+pub fn records_of_day(cfg: &OuraConfig, collection: &str, d: Date, sandbox: bool) -> Vec<Value> {
+    let now = cfg.now();
+    let today = cfg.today();
+    if d > today {
+        return vec![];
+    }
+    let recs = match collection {
+        "heartrate" => generate::heartrate(d, &cfg.tz, salt(sandbox)),
+        "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt(sandbox)),
+        c if d == today && !cfg.today_synced && SYNC_ON_OPEN.contains(&c) => vec![],
+        c => generate::documents(c, d, &cfg.tz, salt(sandbox)),
+    };
+    recs.into_iter()
+        .filter(|r| ts_of(r, &["timestamp", "start_datetime", "bedtime_end"]).is_none_or(|t| t <= now))
+        .collect()
+}
+
+/// The honest answer for local days `[start, end]`.
+pub fn expected(cfg: &OuraConfig, collection: &str, start: Date, end: Date) -> Vec<Value> {
+    let mut out = vec![];
+    let mut d = start;
+    while d <= end {
+        out.extend(records_of_day(cfg, collection, d, false));
+        d = d.tomorrow().unwrap();
+    }
+    out
+}
+
+fn date_of(s: &str) -> Option<Date> {
+    s.get(..10)?.parse().ok()
+}
+
+fn error(status: StatusCode, detail: &str) -> Response {
+    Response::builder()
+        .status(status)
+        .header("content-type", "application/json")
+        .body(Body::from(json!({"detail": detail}).to_string()))
+        .unwrap()
+}
+
+fn project(rec: Value, fields: &Option<Vec<String>>, always: &[&str]) -> Value {
+    let (Some(f), Value::Object(m)) = (fields, &rec) else { return rec };
+    let known: Vec<&String> = f.iter().filter(|k| m.contains_key(k.as_str())).collect();
+    if known.is_empty() {
+        return rec; // all-unknown: Oura returns full records without a word
+    }
+    let mut out = serde_json::Map::new();
+    for (k, v) in m {
+        if always.contains(&k.as_str()) || known.iter().any(|f| f.as_str() == k) {
+            out.insert(k.clone(), v.clone());
+        }
+    }
+    Value::Object(out)
+}
+
+/// Token = opaque to clients, but bound to the query so a token from another query is refused.
+fn token(offset: usize, qhash: u64) -> String {
+    format!("eyJ{offset:x}.{qhash:x}")
+}
+
+fn untoken(t: &str) -> Option<(usize, u64)> {
+    let (o, q) = t.strip_prefix("eyJ")?.split_once('.')?;
+    Some((usize::from_str_radix(o, 16).ok()?, u64::from_str_radix(q, 16).ok()?))
+}
+
+/// Serve one list route. `path` is what follows `/v2/usercollection/` or `/v2/sandbox/usercollection/`.
+pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, String>, headers: &HeaderMap) -> Response {
+    let cfg = state.oura.lock().unwrap().clone();
+    if cfg.require_user_agent && !headers.contains_key("user-agent") {
+        return error(StatusCode::FORBIDDEN, "Missing User-Agent header");
+    }
+    let bearer = headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
+    if !sandbox && bearer != Some(cfg.token.as_str()) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized: invalid or expired token");
+    }
+    if sandbox && bearer.is_none() {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized");
+    }
+    let (collection, doc_id) = match path.split_once('/') {
+        Some((c, id)) => (c, Some(id)),
+        None => (path, None),
+    };
+    if collection == "personal_info" {
+        return if sandbox { error(StatusCode::NOT_FOUND, "Not Found") } else { json_ok(generate::personal_info()) };
+    }
+    let known = DOCUMENTS.contains(&collection) || SERIES.contains(&collection) || collection == "ring_configuration";
+    if !known {
+        return error(StatusCode::NOT_FOUND, "Not Found");
+    }
+    if let Some(id) = doc_id {
+        let day = id.strip_prefix(collection).and_then(|r| r.get(1..11)).and_then(|d| d.parse::<Date>().ok());
+        let found = day.into_iter().flat_map(|d| records_of_day(&cfg, collection, d, sandbox)).find(|r| r["id"] == id);
+        return found.map(json_ok).unwrap_or_else(|| error(StatusCode::NOT_FOUND, "Document not found"));
+    }
+    let fields: Option<Vec<String>> = q.get("fields").map(|f| f.split(',').map(|s| s.trim().to_string()).collect());
+    let mut qkey: Vec<_> = q.iter().filter(|(k, _)| k.as_str() != "next_token").map(|(k, v)| format!("{k}={v}")).collect();
+    qkey.sort();
+    let qhash = generate::mix(qkey.join("&").bytes().fold(0u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))) >> 8;
+
+    let (records, page_size, always): (Vec<Value>, usize, &[&str]) = if SERIES.contains(&collection) {
+        let parse = |k: &str| q.get(k).and_then(|s| s.parse::<Timestamp>().ok());
+        let end = parse("end_datetime").unwrap_or_else(|| cfg.now());
+        let start = parse("start_datetime").unwrap_or(end - 24.hours());
+        let (sd, ed) = (start.to_zoned(cfg.tz.clone()).date(), end.to_zoned(cfg.tz.clone()).date());
+        let mut recs = vec![];
+        let mut d = sd;
+        while d <= ed {
+            recs.extend(records_of_day(&cfg, collection, d, sandbox).into_iter().filter(|r| {
+                let t = ts_of(r, &["timestamp"]).unwrap();
+                t >= start && t <= end
+            }));
+            d = d.tomorrow().unwrap();
+        }
+        if q.get("latest").map(|v| v == "true").unwrap_or(false) {
+            // Only the series honour `latest`: the one most recent row.
+            let last = records_of_day(&cfg, collection, cfg.today(), sandbox).pop().into_iter().collect();
+            recs = last;
+        }
+        (recs, cfg.series_page_size, &["timestamp"])
+    } else if collection == "ring_configuration" {
+        (generate::ring_configuration(), cfg.doc_page_size, &["id"])
+    } else {
+        let today = cfg.today();
+        let end = q.get("end_date").and_then(|s| date_of(s)).unwrap_or(today);
+        let start = q.get("start_date").and_then(|s| date_of(s)).unwrap_or(end - 1.day());
+        let exclusive = cfg.exclusive_end.iter().any(|c| c == collection);
+        let in_range = |d: Date| d >= start && if exclusive { d < end } else { d <= end };
+        let mut recs = vec![];
+        let mut d = start - 3.days();
+        while d <= end + 3.days() {
+            for r in records_of_day(&cfg, collection, d, sandbox) {
+                let key = if collection == "workout" && cfg.workout_filter_utc {
+                    ts_of(&r, &["start_datetime"]).map(|t| t.to_zoned(TimeZone::UTC).date())
+                } else {
+                    ["day", "start_day"].iter().find_map(|k| r.get(*k).and_then(Value::as_str).and_then(date_of))
+                };
+                if key.is_some_and(in_range) {
+                    recs.push(r);
+                }
+            }
+            d = d.tomorrow().unwrap();
+        }
+        (recs, cfg.doc_page_size, &["id", "day"])
+    };
+
+    let offset = match q.get("next_token") {
+        None => 0,
+        Some(t) => match untoken(t) {
+            Some((o, h)) if h == qhash => o,
+            _ => return error(StatusCode::BAD_REQUEST, "Invalid next_token"),
+        },
+    };
+    let faults: Faults = state.faults.lock().unwrap().clone();
+    let page_no = offset / page_size.max(1);
+    if faults.unauthorized_from_page.is_some_and(|n| page_no >= n) {
+        return error(StatusCode::UNAUTHORIZED, "Unauthorized: token expired");
+    }
+    let page: Vec<Value> = records.iter().skip(offset).take(page_size).cloned().map(|r| project(r, &fields, always)).collect();
+    let next = offset + page_size;
+    let next_token = if faults.repeat_token && offset > 0 {
+        Some(token(offset, qhash)) // hands back the token it was given: a cycle
+    } else if next < records.len() || faults.endless_tokens {
+        Some(token(next, qhash))
+    } else {
+        None
+    };
+    json_ok(json!({"data": page, "next_token": next_token}))
+}
+
+fn json_ok(v: Value) -> Response {
+    Response::builder().status(200).header("content-type", "application/json").body(Body::from(v.to_string())).unwrap()
+}
