@@ -1,0 +1,120 @@
+//! Harness: a twin in this process, `vitals-mcp` as a child, and a real MCP client between them.
+#![allow(dead_code)]
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::Value;
+use std::path::PathBuf;
+use std::sync::OnceLock;
+pub use vitals_twin::{oura::OuraConfig, Faults, Twin};
+
+pub const TZ: &str = "-06:00";
+pub const TOKEN: &str = "twin-token-0123456789-SECRET";
+
+/// The server binary, built once per test process (it lives in another package).
+pub fn server_bin() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let st = std::process::Command::new(cargo)
+            .args(["build", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"])
+            .current_dir(&root)
+            .status()
+            .expect("run cargo build");
+        assert!(st.success(), "building vitals-mcp failed");
+        let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root.join("target"));
+        target.join("debug").join(format!("vitals-mcp{}", std::env::consts::EXE_SUFFIX))
+    })
+    .clone()
+}
+
+pub async fn twin() -> Twin {
+    vitals_twin::start(OuraConfig { token: TOKEN.into(), ..Default::default() }, 0).await.expect("twin starts")
+}
+
+pub struct Session {
+    pub client: RunningService<RoleClient, ()>,
+    pub stderr: PathBuf,
+}
+
+/// Spawn the server pointed at `twin`, connected with a personal token unless `sandbox`.
+pub async fn connect(twin: &Twin, sandbox: bool, extra: &[(&str, &str)]) -> Session {
+    let stderr = std::env::temp_dir().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
+    let mut cmd = tokio::process::Command::new(server_bin());
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("VITALS_OURA_BASE_URL", twin.base_url())
+        .env("VITALS_TZ", TZ)
+        .env("VITALS_BACKOFF_MS", "10")
+        .env("VITALS_LOG", "debug");
+    if !sandbox {
+        cmd.env("OURA_PAT", TOKEN);
+    }
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let (transport, _) = TokioChildProcess::builder(cmd)
+        .stderr(std::fs::File::create(&stderr).unwrap())
+        .spawn()
+        .expect("spawn vitals-mcp");
+    let client = ().serve(transport).await.expect("MCP handshake");
+    Session { client, stderr }
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::SeqCst)
+}
+
+impl Session {
+    pub async fn call_raw(&self, tool: &str, args: Value) -> CallToolResult {
+        let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args.as_object().cloned().unwrap_or_default());
+        self.client.call_tool(params).await.expect("tools/call answered")
+    }
+    /// Call a tool that must succeed; returns its structured content.
+    pub async fn ok(&self, tool: &str, args: Value) -> Value {
+        let r = self.call_raw(tool, args.clone()).await;
+        assert!(!r.is_error.unwrap_or(false), "{tool} {args} failed: {:?}", text(&r));
+        r.structured_content.clone().expect("structured content")
+    }
+    /// Call a tool that must fail; returns the error text.
+    pub async fn err(&self, tool: &str, args: Value) -> String {
+        let r = self.call_raw(tool, args.clone()).await;
+        assert!(r.is_error.unwrap_or(false), "{tool} {args} should have failed");
+        text(&r)
+    }
+    pub fn stderr_text(&self) -> String {
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+    pub async fn close(self) -> String {
+        let _ = self.client.cancel().await;
+        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+    }
+}
+
+pub fn text(r: &CallToolResult) -> String {
+    r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+pub fn date(s: &str) -> jiff::civil::Date {
+    s.parse().unwrap()
+}
+
+/// Identity of a record for comparisons: `id`, else `timestamp`.
+pub fn keys(records: &Value) -> Vec<String> {
+    records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str).unwrap().to_string())
+        .collect()
+}
+
+pub fn expected_keys(twin: &Twin, collection: &str, start: &str, end: &str) -> Vec<String> {
+    let cfg = twin.state.oura.lock().unwrap().clone();
+    let v = Value::Array(vitals_twin::oura::expected(&cfg, collection, date(start), date(end)));
+    keys(&v)
+}

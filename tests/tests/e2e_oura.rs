@@ -1,0 +1,258 @@
+//! End to end: a real MCP client drives `vitals-mcp` over stdio against the Oura twin.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+const START: &str = "2026-06-10";
+const END: &str = "2026-06-16";
+const COLLECTIONS: &[&str] = &[
+    "daily_activity", "daily_cardiovascular_age", "daily_readiness", "daily_resilience", "daily_sleep", "daily_spo2", "daily_stress",
+    "enhanced_tag", "heartrate", "rest_mode_period", "ring_battery_level", "session", "sleep", "sleep_time", "tag", "vO2_max", "workout",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_collection_is_complete_over_a_range() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    for c in COLLECTIONS {
+        let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "start": START, "end": END})).await;
+        assert_eq!(keys(&a["data"]), expected_keys(&twin, c, START, END), "oura.{c} over {START}..{END}");
+        assert_eq!(a["count"].as_u64().unwrap() as usize, a["data"].as_array().unwrap().len());
+        assert_eq!(a["range"]["start"], START);
+        assert_eq!(a["range"]["end"], END);
+        assert_eq!(a["synthetic"], false);
+        assert!(a["notices"].get("truncated").is_none(), "{c}: {}", a["notices"]);
+    }
+    let hr = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": START, "end": END})).await;
+    assert!(hr["pages"].as_u64().unwrap() >= 9, "7 days of heart rate take many pages of 1,000");
+    assert!(hr["count"].as_u64().unwrap() > 7 * 1200);
+    // The range-less collections come back whole.
+    let rc = s.ok("vitals_query", json!({"collection": "oura.ring_configuration"})).await;
+    assert_eq!(rc["count"], 2);
+    let pi = s.ok("vitals_query", json!({"collection": "oura.personal_info"})).await;
+    assert_eq!(pi["data"][0]["id"], "twin-user-1");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_single_day_returns_that_day_for_every_collection() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let day = "2026-06-15"; // a Monday: vO2_max has a record
+    for c in COLLECTIONS {
+        let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "day": day})).await;
+        let want = expected_keys(&twin, c, day, day);
+        assert_eq!(keys(&a["data"]), want, "oura.{c} on {day}");
+        if ["daily_activity", "sleep", "daily_sleep", "heartrate", "vO2_max"].contains(c) {
+            assert!(!want.is_empty(), "oracle has {c} on {day}");
+        }
+    }
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn workout_utc_skew_is_corrected_to_local_days() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    // Evening workouts at -06:00 start on the next UTC date; upstream filters by UTC date.
+    let a = s.ok("vitals_query", json!({"collection": "oura.workout", "start": START, "end": END})).await;
+    for w in a["data"].as_array().unwrap() {
+        let d = w["day"].as_str().unwrap();
+        assert!(d >= START && d <= END, "workout of {d} outside the range");
+    }
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "workout", START, END));
+    assert!(a["notices"]["discarded_out_of_range"].as_u64().unwrap_or(0) > 0, "padding fetched neighbours and said it trimmed them");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn latest_is_honoured_where_it_exists_and_refused_elsewhere() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let e = s.err("vitals_query", json!({"collection": "oura.daily_sleep", "latest": true})).await;
+    assert!(e.contains("`latest`") && e.contains("oura.heartrate") && e.contains("oura.ring_battery_level"), "{e}");
+    let e = s.err("vitals_query", json!({"collection": "oura.heartrate", "latest": true, "day": START})).await;
+    assert!(e.contains("cannot be combined"), "{e}");
+    twin.clear_log();
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "latest": true})).await;
+    assert_eq!(a["count"], 1);
+    assert!(twin.requests().iter().all(|r| r.query.contains("latest=true")));
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unknown_fields_are_listed_and_comma_strings_are_split() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": START, "fields": ["score", "made_up"]})).await;
+    assert_eq!(a["notices"]["ignored_fields"], json!(["made_up"]));
+    let rec = a["data"][0].as_object().unwrap();
+    let mut ks: Vec<_> = rec.keys().cloned().collect();
+    ks.sort();
+    assert_eq!(ks, ["day", "id", "score"]);
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": START, "fields": "score,contributors"})).await;
+    assert!(a["notices"]["fields_split"].is_string());
+    assert!(a["data"][0].get("contributors").is_some());
+    let e = s.err("vitals_query", json!({"collection": "oura.daily_sleep", "day": START, "fields": ["nope"]})).await;
+    assert!(e.contains("`fields`") && e.contains("Available fields") && e.contains("score"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_repeated_token_is_flagged_as_a_cycle() {
+    let twin = twin().await;
+    twin.set_faults(Faults { repeat_token: true, ..Default::default() });
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": START, "end": END})).await;
+    assert!(a["notices"]["pagination_cycle"].is_string(), "{}", a["notices"]);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_page_cap_truncates_and_the_resume_is_exact() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[("VITALS_PAGE_CAP", "2")]).await;
+    let (start, end) = ("2026-06-10", "2026-06-12");
+    let mut got: Vec<String> = vec![];
+    let mut from = start.to_string();
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        assert!(rounds < 10, "resume does not converge");
+        let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": from, "end": end})).await;
+        got.extend(keys(&a["data"]));
+        match a["notices"].get("truncated") {
+            Some(t) => {
+                let next = t["continue_from"].as_str().unwrap().to_string();
+                assert!(t["reason"].as_str().unwrap().contains("INCOMPLETE"));
+                assert!(next > from, "continue_from moves forward");
+                assert_eq!(a["range"]["end"].as_str().unwrap() < next.as_str(), true);
+                from = next;
+            }
+            None => break,
+        }
+    }
+    assert!(rounds > 1, "the cap was hit");
+    assert_eq!(got, expected_keys(&twin, "heartrate", start, end), "no gap, no duplicate");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_are_waited_out_and_reported() {
+    let twin = twin().await;
+    twin.set_faults(Faults { rate_limit_next: 2, retry_after_s: 1, ..Default::default() });
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, START));
+    assert_eq!(a["notices"]["rate_limited"]["retries"], 2);
+    assert!(a["notices"].get("truncated").is_none());
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn transient_failures_are_retried_and_persistent_ones_truncate() {
+    let twin = twin().await;
+    twin.set_faults(Faults { server_error_next: 1, reset_next: 1, truncate_next: 1, ..Default::default() });
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, START));
+    assert!(a["notices"]["retried"].as_str().unwrap().starts_with('3'), "{}", a["notices"]);
+    twin.set_faults(Faults { server_error_next: 100, ..Default::default() });
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": START})).await;
+    assert!(a["notices"]["truncated"]["reason"].as_str().unwrap().contains("503"), "{}", a["notices"]);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auth_failures_say_what_to_fix() {
+    let twin = twin().await;
+    twin.set_faults(Faults { unauthorized_from_page: Some(1), ..Default::default() });
+    let s = connect(&twin, false, &[]).await;
+    let e = s.err("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
+    assert!(e.contains("401") && e.contains("OURA_PAT"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sandbox_answers_say_synthetic_every_time() {
+    let twin = twin().await;
+    let s = connect(&twin, true, &[]).await;
+    twin.clear_log();
+    for c in COLLECTIONS {
+        let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "day": START})).await;
+        assert_eq!(a["synthetic"], true, "{c}");
+        assert!(a["notices"]["synthetic"].as_str().unwrap().contains("SAMPLE DATA"), "{c}");
+    }
+    assert!(twin.requests().iter().all(|r| r.path.starts_with("/v2/sandbox/")));
+    let e = s.err("vitals_query", json!({"collection": "oura.personal_info"})).await;
+    assert!(e.contains("sandbox"), "{e}");
+    let src = s.ok("vitals_sources", json!({})).await;
+    assert_eq!(src["providers"][0]["state"], "sandbox");
+    let today = s.ok("vitals_today", json!({"days": 3})).await;
+    assert_eq!(today["providers"][0]["synthetic"], true);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_input_names_the_parameter() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let cases: &[(Value, &str)] = &[
+        (json!({"collection": "daily_sleep"}), "`collection`"),
+        (json!({"collection": "oura.nope"}), "`collection`"),
+        (json!({"collection": "oura.daily_sleep", "start": "June 1"}), "`start`"),
+        (json!({"collection": "oura.daily_sleep", "start": "2026-06-12", "end": "2026-06-10"}), "`end`"),
+        (json!({"collection": "oura.daily_sleep", "day": "2026-02-30"}), "`day`"),
+        (json!({"collection": "oura.daily_sleep", "day": START, "tz": "Mars/Base"}), "`tz`"),
+        (json!({"collection": "oura.daily_sleep", "day": START, "format": "xml"}), "`format`"),
+        (json!({"collection": "oura.daily_sleep", "day": START, "start": START}), "`day`"),
+    ];
+    for (args, name) in cases {
+        let e = s.err("vitals_query", args.clone()).await;
+        assert!(e.contains(name), "{args}: {e}");
+    }
+    let e = s.err("vitals_today", json!({"days": 31})).await;
+    assert!(e.contains("`days`"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_list_and_server_info_are_the_contract() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let info = s.client.peer_info().expect("initialize result");
+    let si = info.server_info.clone().expect("server info");
+    assert_eq!(si.name, "vitals");
+    assert_eq!(si.version, env!("CARGO_PKG_VERSION"));
+    let tools = s.client.list_all_tools().await.unwrap();
+    let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names.len(), 4);
+    for n in ["vitals_sources", "vitals_query", "vitals_today", "vitals_check"] {
+        assert!(names.contains(&n.to_string()), "{n}");
+    }
+    for t in &tools {
+        let a = t.annotations.as_ref().expect("annotations");
+        assert_eq!((a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), (Some(true), Some(false), Some(true), Some(true)), "{}", t.name);
+        assert!(t.output_schema.is_some(), "{} has structured output", t.name);
+        assert!(t.description.as_ref().unwrap().len() > 80);
+    }
+    let res = s.client.read_resource(rmcp::model::ReadResourceRequestParams::new("vitals://sources")).await.unwrap();
+    let body = format!("{res:?}");
+    assert!(body.contains("oura.daily_sleep"));
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn csv_format_and_empty_today() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "start": START, "end": END, "format": "csv"})).await;
+    let csv = a["data"].as_str().unwrap();
+    assert_eq!(csv.lines().count(), 1 + a["count"].as_u64().unwrap() as usize);
+    // Today's sleep is not there until the app is opened: the answer says "not synced yet".
+    let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date().to_string();
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": today})).await;
+    assert_eq!(a["count"], 0);
+    assert!(a["notices"]["empty"].as_str().unwrap().contains("not synced yet"));
+    s.close().await;
+}
