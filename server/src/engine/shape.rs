@@ -84,6 +84,14 @@ pub fn to_csv(records: &[Value]) -> String {
             }
         }
     }
+    // Identity columns first, whatever order the records' maps keep.
+    for (i, k) in ["id", "day", "timestamp"].iter().enumerate().rev() {
+        if let Some(pos) = cols.iter().position(|c| c == k) {
+            let c = cols.remove(pos);
+            cols.insert(0, c);
+        }
+        let _ = i;
+    }
     let cell = |v: Option<&Value>| -> String {
         let s = match v {
             None | Some(Value::Null) => return String::new(),

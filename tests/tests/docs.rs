@@ -1,0 +1,70 @@
+//! Every enumerable claim in the docs is pinned to the code: tool names, env vars, paths.
+mod common;
+use std::path::Path;
+
+fn doc(name: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)).unwrap()
+}
+
+fn server_source() -> String {
+    let mut s = String::new();
+    fn walk(d: &Path, s: &mut String) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() { walk(&p, s) } else { s.push_str(&std::fs::read_to_string(&p).unwrap()) }
+        }
+    }
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"), &mut s);
+    s
+}
+
+/// Backticked words in `doc` that match `pred`.
+fn claims(doc: &str, pred: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut v: Vec<String> = doc.split('`').skip(1).step_by(2).filter(|w| pred(w)).map(str::to_string).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[test]
+fn tool_names_in_the_docs_are_the_tools_the_server_lists() {
+    let bin = common::server_bin();
+    let out = std::process::Command::new(bin).arg("--list-tools").output().unwrap();
+    let mut listed: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    listed.sort();
+    for d in ["README.md", "ARCHITECTURE.md"] {
+        let named = claims(&doc(d), |w| w.starts_with("vitals_") && w.chars().all(|c| c.is_ascii_lowercase() || c == '_'));
+        assert_eq!(named, listed, "{d} names tools the server does not list, or misses one");
+    }
+}
+
+#[test]
+fn env_vars_in_the_docs_exist_in_the_code_and_back() {
+    let src = server_source();
+    let in_code = claims(&src.replace('"', "`"), |w| (w.starts_with("VITALS_") || w == "OURA_PAT") && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+    for d in ["README.md", "ARCHITECTURE.md"] {
+        let named = claims(&doc(d), |w| (w.starts_with("VITALS_") || w == "OURA_PAT") && w.chars().all(|c| c.is_ascii_uppercase() || c == '_'));
+        for v in &named {
+            assert!(in_code.contains(v), "{d} documents {v}, which the server does not read");
+        }
+        if d == "README.md" {
+            assert_eq!(&named, &in_code, "README's environment table differs from what the server reads");
+        }
+    }
+}
+
+#[test]
+fn paths_named_in_architecture_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for p in claims(&doc("ARCHITECTURE.md"), |w| w.contains('/') && (w.ends_with(".rs") || w.ends_with('/'))) {
+        assert!(root.join(&p).exists(), "ARCHITECTURE.md names {p}, which does not exist");
+    }
+}
+
+#[test]
+fn readme_test_command_is_what_ci_runs() {
+    let ci = doc(".ci/run");
+    assert!(doc("README.md").contains("cargo test --workspace --locked"));
+    assert!(ci.contains("cargo test --workspace --locked"));
+}
+
