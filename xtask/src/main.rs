@@ -99,8 +99,8 @@ async fn bench(latency_ms: u64, runs: usize) {
             "{:<38} {:>8.1}ms {:>7} {:>10} {:>9}",
             label,
             median(t).as_secs_f64() * 1e3,
-            last["pages"],
-            last["count"],
+            last["pages"].to_string(),
+            last["count"].to_string(),
             chars
         );
     }
