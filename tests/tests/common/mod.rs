@@ -1,5 +1,5 @@
 //! Harness: a twin in this process, `vitals-mcp` as a child, and a real MCP client between them.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
