@@ -256,3 +256,21 @@ async fn csv_format_and_empty_today() {
     assert!(a["notices"]["empty"].as_str().unwrap().contains("not synced yet"));
     s.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_tool_works_on_the_2026_07_28_lifecycle_too() {
+    use rmcp::model::ProtocolVersion;
+    use rmcp::service::ClientLifecycleMode;
+    let twin = twin().await;
+    let mode = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+    let s = connect_with(&twin, false, &[], mode).await;
+    assert_eq!(s.client.list_all_tools().await.unwrap().len(), 4);
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, START));
+    assert_eq!(s.ok("vitals_sources", json!({})).await["providers"][0]["provider"], "oura");
+    assert!(s.ok("vitals_check", json!({})).await["providers"][0]["api_answered"].as_bool().unwrap());
+    assert!(s.ok("vitals_today", json!({"days": 2})).await["providers"][0]["sections"].as_array().unwrap().len() >= 3);
+    let e = s.err("vitals_query", json!({"collection": "oura.daily_sleep", "latest": true})).await;
+    assert!(e.contains("`latest`"));
+    s.close().await;
+}

@@ -41,6 +41,11 @@ pub struct Session {
 
 /// Spawn the server pointed at `twin`, connected with a personal token unless `sandbox`.
 pub async fn connect(twin: &Twin, sandbox: bool, extra: &[(&str, &str)]) -> Session {
+    connect_with(twin, sandbox, extra, rmcp::service::ClientLifecycleMode::Initialize).await
+}
+
+/// As [`connect`], on a chosen lifecycle (`Initialize` for ≤2025-11-25, `Discover` for 2026-07-28).
+pub async fn connect_with(twin: &Twin, sandbox: bool, extra: &[(&str, &str)], mode: rmcp::service::ClientLifecycleMode) -> Session {
     let stderr = std::env::temp_dir().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
     let mut cmd = tokio::process::Command::new(server_bin());
     cmd.env_clear()
@@ -59,7 +64,7 @@ pub async fn connect(twin: &Twin, sandbox: bool, extra: &[(&str, &str)]) -> Sess
         .stderr(std::fs::File::create(&stderr).unwrap())
         .spawn()
         .expect("spawn vitals-mcp");
-    let client = ().serve(transport).await.expect("MCP handshake");
+    let client = rmcp::service::ClientServiceExt::serve_with_lifecycle((), transport, mode).await.expect("MCP handshake");
     Session { client, stderr }
 }
 
