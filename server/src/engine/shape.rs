@@ -85,12 +85,11 @@ pub fn to_csv(records: &[Value]) -> String {
         }
     }
     // Identity columns first, whatever order the records' maps keep.
-    for (i, k) in ["id", "day", "timestamp"].iter().enumerate().rev() {
+    for k in ["timestamp", "day", "id"] {
         if let Some(pos) = cols.iter().position(|c| c == k) {
             let c = cols.remove(pos);
             cols.insert(0, c);
         }
-        let _ = i;
     }
     let cell = |v: Option<&Value>| -> String {
         let s = match v {
