@@ -1,5 +1,5 @@
 //! `vitals_check` and `vitals-mcp --check`: credentials and reachability, never a secret or a health value.
-use crate::engine::{Engine, QueryError, QueryRequest};
+use crate::engine::{Engine, QueryRequest};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -37,7 +37,7 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
         let (ok, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
             Ok(a) if a.notices.truncated.is_none() => (true, format!("{}.{} answered ({} record(s), {} page(s))", spec.name, spec.probe, a.count, a.pages)),
             Ok(a) => (false, a.notices.truncated.map(|t| t.reason).unwrap_or_default()),
-            Err(QueryError::Auth(e)) | Err(QueryError::Upstream(e)) | Err(QueryError::BadInput(e)) | Err(QueryError::Unavailable(e)) => (false, e),
+            Err(e) => (false, e.to_string()),
         };
         providers.push(ProviderCheck {
             provider: spec.name.into(),

@@ -1,6 +1,6 @@
 //! The four tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
 use super::{check_report, sources_report, CheckReport, SourcesReport};
-use crate::engine::{Answer, Engine, QueryError, QueryRequest};
+use crate::engine::{Answer, Engine, QueryRequest};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
@@ -86,10 +86,6 @@ pub struct Vitals {
     tool_router: ToolRouter<Self>,
 }
 
-fn tool_error(e: QueryError) -> String {
-    e.to_string()
-}
-
 #[tool_router(router = tool_router)]
 impl Vitals {
     pub fn new(engine: Arc<Engine>) -> Self {
@@ -142,7 +138,7 @@ not silently dropped.",
             format: a.format,
             tz: a.tz,
         };
-        self.engine.query(req).await.map(Json).map_err(tool_error)
+        self.engine.query(req).await.map(Json).map_err(|e| e.to_string())
     }
 
     #[tool(
