@@ -33,6 +33,14 @@ pub struct Faults {
     pub endless_tokens: bool,
     /// Pages with index ≥ N answer 401.
     pub unauthorized_from_page: Option<usize>,
+    /// Oura's budget (5,000 requests per 300 s), scaled down: past it, 429 until the window frees a slot.
+    pub rate_budget: Option<RateBudget>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct RateBudget {
+    pub requests: usize,
+    pub window_ms: u64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -45,6 +53,9 @@ pub struct LoggedRequest {
 
 pub struct State {
     pub oura: Mutex<oura::OuraConfig>,
+    pub days: oura::DayCache,
+    /// When recent data requests arrived, for the count-based rate limit.
+    pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
     pub log: Mutex<Vec<LoggedRequest>>,
 }
@@ -75,11 +86,12 @@ impl Twin {
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
-    let state = Arc::new(State { oura: Mutex::new(cfg), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
+    let state = Arc::new(State { oura: Mutex::new(cfg), days: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
     let app = Router::new()
         .route("/_twin/faults", get(get_faults).post(set_faults))
         .route("/_twin/requests", get(get_requests))
         .route("/_twin/reset", post(reset))
+        .route("/_twin/oura", post(patch_oura))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
         .with_state(state.clone());
@@ -101,10 +113,31 @@ async fn set_faults(AxState(s): AxState<Arc<State>>, Json(f): Json<Faults>) -> S
 async fn get_requests(AxState(s): AxState<Arc<State>>) -> Json<Vec<LoggedRequest>> {
     Json(s.log.lock().unwrap().clone())
 }
+async fn patch_oura(AxState(s): AxState<Arc<State>>, Json(p): Json<oura::OuraPatch>) -> StatusCode {
+    p.apply(&mut s.oura.lock().unwrap());
+    StatusCode::NO_CONTENT
+}
 async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {
     *s.faults.lock().unwrap() = Faults::default();
     s.log.lock().unwrap().clear();
+    s.arrivals.lock().unwrap().clear();
     StatusCode::NO_CONTENT
+}
+
+/// Count this request against the budget; Some(seconds to wait) when it is over.
+fn over_budget(s: &State, b: RateBudget) -> Option<u64> {
+    let now = std::time::Instant::now();
+    let window = std::time::Duration::from_millis(b.window_ms);
+    let mut a = s.arrivals.lock().unwrap();
+    while a.front().is_some_and(|t| now.duration_since(*t) >= window) {
+        a.pop_front();
+    }
+    if a.len() >= b.requests {
+        let free_at = *a.front().unwrap() + window;
+        return Some(free_at.saturating_duration_since(now).as_secs_f64().ceil().max(1.0) as u64);
+    }
+    a.push_back(now);
+    None
 }
 
 async fn sandbox_route(st: AxState<Arc<State>>, m: Method, p: Path<String>, q: RawQuery, h: HeaderMap) -> Response {
@@ -133,7 +166,9 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
     enum F { Rate(u64), Server, Reset, Truncate, None }
     let fault = {
         let mut f = s.faults.lock().unwrap();
-        if f.rate_limit_next > 0 { f.rate_limit_next -= 1; F::Rate(f.retry_after_s) }
+        let over_budget = f.rate_budget.and_then(|b| over_budget(&s, b));
+        if let Some(after) = over_budget { F::Rate(after) }
+        else if f.rate_limit_next > 0 { f.rate_limit_next -= 1; F::Rate(f.retry_after_s) }
         else if f.server_error_next > 0 { f.server_error_next -= 1; F::Server }
         else if f.reset_next > 0 { f.reset_next -= 1; F::Reset }
         else if f.truncate_next > 0 { f.truncate_next -= 1; F::Truncate }

@@ -170,7 +170,37 @@ async fn auth_failures_say_what_to_fix() {
     let s = connect(&twin, false, &[]).await;
     let e = s.err("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
     assert!(e.contains("401") && e.contains("OURA_PAT"), "{e}");
+    // 403 has three causes Oura does not tell apart: the error names all of them.
+    twin.set_faults(Faults::default());
+    twin.configure(|c| c.denied_collections = vec!["heartrate".into()]);
+    let e = s.err("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
+    assert!(e.contains("403") && e.contains("membership") && e.contains("scope"), "{e}");
+    s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": START})).await;
+    twin.configure(|c| c.membership_lapsed = true);
+    let e = s.err("vitals_query", json!({"collection": "oura.daily_sleep", "day": START})).await;
+    assert!(e.contains("403"), "{e}");
     s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn days_in_a_dst_zone_are_local_days_of_23_and_25_hours() {
+    let twin = twin_with(OuraConfig { tz: jiff::tz::TimeZone::get("America/Chicago").unwrap(), ..Default::default() }).await;
+    let s = connect(&twin, false, &[("VITALS_TZ", "America/Chicago")]).await;
+    for day in ["2026-03-08", "2026-11-01"] {
+        for c in ["heartrate", "ring_battery_level", "sleep", "daily_activity", "workout"] {
+            let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "day": day})).await;
+            assert_eq!(keys(&a["data"]), expected_keys(&twin, c, day, day), "oura.{c} on {day}");
+            assert_eq!(a["range"]["tz"], "America/Chicago");
+        }
+    }
+    let a = s.ok("vitals_query", json!({"collection": "oura.ring_battery_level", "day": "2026-03-08"})).await;
+    assert_eq!(a["count"], 23 * 12, "a 23-hour local day");
+    // A range across the change, with the zone given per call rather than by the machine.
+    let s2 = connect(&twin, false, &[("VITALS_TZ", "UTC")]).await;
+    let a = s2.ok("vitals_query", json!({"collection": "oura.heartrate", "start": "2026-03-07", "end": "2026-03-09", "tz": "America/Chicago"})).await;
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", "2026-03-07", "2026-03-09"));
+    s.close().await;
+    s2.close().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -33,6 +33,38 @@ pub struct OuraConfig {
     pub require_user_agent: bool,
     pub today_synced: bool,
     pub now: Option<Timestamp>,
+    /// Collections the token has no scope for: 403.
+    pub denied_collections: Vec<String>,
+    /// The Oura membership has lapsed: 403 on every data route.
+    pub membership_lapsed: bool,
+    /// Closed days whose records were re-analysed or synced late: their values differ from before.
+    pub revised_days: Vec<Date>,
+}
+
+/// A partial change to [`OuraConfig`], as `POST /_twin/oura` takes it.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OuraPatch {
+    pub today_synced: Option<bool>,
+    pub now: Option<Timestamp>,
+    pub doc_page_size: Option<usize>,
+    pub series_page_size: Option<usize>,
+    pub exclusive_end: Option<Vec<String>>,
+    pub workout_filter_utc: Option<bool>,
+    pub require_user_agent: Option<bool>,
+    pub denied_collections: Option<Vec<String>>,
+    pub membership_lapsed: Option<bool>,
+    pub revised_days: Option<Vec<Date>>,
+}
+
+impl OuraPatch {
+    pub fn apply(self, c: &mut OuraConfig) {
+        macro_rules! set { ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* } }
+        set!(today_synced, doc_page_size, series_page_size, exclusive_end, workout_filter_utc, require_user_agent, denied_collections, membership_lapsed, revised_days);
+        if self.now.is_some() {
+            c.now = self.now;
+        }
+    }
 }
 
 impl Default for OuraConfig {
@@ -47,6 +79,9 @@ impl Default for OuraConfig {
             require_user_agent: true,
             today_synced: false,
             now: None,
+            denied_collections: vec![],
+            membership_lapsed: false,
+            revised_days: vec![],
         }
     }
 }
@@ -60,8 +95,33 @@ impl OuraConfig {
     }
 }
 
-fn salt(sandbox: bool) -> u64 {
-    if sandbox { 0x5a4d } else { 0 }
+fn salt(cfg: &OuraConfig, d: Date, sandbox: bool) -> u64 {
+    let revised = if cfg.revised_days.contains(&d) { 0x7e7 } else { 0 };
+    (if sandbox { 0x5a4d } else { 0 }) ^ revised
+}
+
+/// Generated days, kept so that paging through a month does not regenerate it for every page.
+#[derive(Default)]
+pub struct DayCache(std::sync::Mutex<HashMap<(String, Date, u64, String), std::sync::Arc<Vec<Value>>>>);
+
+impl DayCache {
+    fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Vec<Value>> {
+        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz));
+        if let Some(v) = self.0.lock().unwrap().get(&key) {
+            return v.clone();
+        }
+        let v = std::sync::Arc::new(match collection {
+            "heartrate" => generate::heartrate(d, &cfg.tz, salt),
+            "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt),
+            c => generate::documents(c, d, &cfg.tz, salt),
+        });
+        let mut m = self.0.lock().unwrap();
+        if m.len() > 20_000 {
+            m.clear();
+        }
+        m.insert(key, v.clone());
+        v
+    }
 }
 
 fn ts_of(r: &Value, keys: &[&str]) -> Option<Timestamp> {
@@ -70,19 +130,19 @@ fn ts_of(r: &Value, keys: &[&str]) -> Option<Timestamp> {
 
 /// Every record of local day `d` that exists by `now` (the oracle tests compare against).
 pub fn records_of_day(cfg: &OuraConfig, collection: &str, d: Date, sandbox: bool) -> Vec<Value> {
+    records_of_day_in(&DayCache::default(), cfg, collection, d, sandbox)
+}
+
+fn records_of_day_in(cache: &DayCache, cfg: &OuraConfig, collection: &str, d: Date, sandbox: bool) -> Vec<Value> {
     let now = cfg.now();
     let today = cfg.today();
-    if d > today {
+    if d > today || (d == today && !cfg.today_synced && SYNC_ON_OPEN.contains(&collection)) {
         return vec![];
     }
-    let recs = match collection {
-        "heartrate" => generate::heartrate(d, &cfg.tz, salt(sandbox)),
-        "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt(sandbox)),
-        c if d == today && !cfg.today_synced && SYNC_ON_OPEN.contains(&c) => vec![],
-        c => generate::documents(c, d, &cfg.tz, salt(sandbox)),
-    };
-    recs.into_iter()
+    let recs = cache.get(cfg, collection, d, salt(cfg, d, sandbox));
+    recs.iter()
         .filter(|r| ts_of(r, &["timestamp", "start_datetime", "bedtime_end"]).is_none_or(|t| t <= now))
+        .cloned()
         .collect()
 }
 
@@ -99,6 +159,12 @@ pub fn expected(cfg: &OuraConfig, collection: &str, start: Date, end: Date) -> V
 
 fn date_of(s: &str) -> Option<Date> {
     s.get(..10)?.parse().ok()
+}
+
+/// FastAPI's validation error, as Oura sends it for an impossible date.
+fn invalid(param: &str, input: &str) -> Response {
+    let body = json!({"detail": [{"loc": ["query", param], "msg": "Input should be a valid date or datetime", "type": "date_from_datetime_parsing", "input": input}]});
+    Response::builder().status(422).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
 }
 
 fn error(status: StatusCode, detail: &str) -> Response {
@@ -151,6 +217,16 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         Some((c, id)) => (c, Some(id)),
         None => (path, None),
     };
+    if cfg.membership_lapsed || cfg.denied_collections.iter().any(|c| c == collection) {
+        return error(StatusCode::FORBIDDEN, "Forbidden");
+    }
+    for k in ["start_date", "end_date", "start_datetime", "end_datetime"] {
+        if let Some(v) = q.get(k) {
+            if date_of(v).is_none() || (k.ends_with("datetime") && v.len() > 10 && v.parse::<Timestamp>().is_err()) {
+                return invalid(k, v);
+            }
+        }
+    }
     if collection == "personal_info" {
         return if sandbox { error(StatusCode::NOT_FOUND, "Not Found") } else { json_ok(generate::personal_info()) };
     }
@@ -160,7 +236,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     }
     if let Some(id) = doc_id {
         let day = id.strip_prefix(collection).and_then(|r| r.get(1..11)).and_then(|d| d.parse::<Date>().ok());
-        let found = day.into_iter().flat_map(|d| records_of_day(&cfg, collection, d, sandbox)).find(|r| r["id"] == id);
+        let found = day.into_iter().flat_map(|d| records_of_day_in(&state.days, &cfg, collection, d, sandbox)).find(|r| r["id"] == id);
         return found.map(json_ok).unwrap_or_else(|| error(StatusCode::NOT_FOUND, "Document not found"));
     }
     let fields: Option<Vec<String>> = q.get("fields").map(|f| f.split(',').map(|s| s.trim().to_string()).collect());
@@ -176,7 +252,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         let mut recs = vec![];
         let mut d = sd;
         while d <= ed {
-            recs.extend(records_of_day(&cfg, collection, d, sandbox).into_iter().filter(|r| {
+            recs.extend(records_of_day_in(&state.days, &cfg, collection, d, sandbox).into_iter().filter(|r| {
                 let t = ts_of(r, &["timestamp"]).unwrap();
                 t >= start && t <= end
             }));
@@ -184,7 +260,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         }
         if q.get("latest").map(|v| v == "true").unwrap_or(false) {
             // Only the series honour `latest`: the one most recent row.
-            let last = records_of_day(&cfg, collection, cfg.today(), sandbox).pop().into_iter().collect();
+            let last = records_of_day_in(&state.days, &cfg, collection, cfg.today(), sandbox).pop().into_iter().collect();
             recs = last;
         }
         (recs, cfg.series_page_size, &["timestamp"])
@@ -199,7 +275,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         let mut recs = vec![];
         let mut d = start - 3.days();
         while d <= end + 3.days() {
-            for r in records_of_day(&cfg, collection, d, sandbox) {
+            for r in records_of_day_in(&state.days, &cfg, collection, d, sandbox) {
                 let key = if collection == "workout" && cfg.workout_filter_utc {
                     ts_of(&r, &["start_datetime"]).map(|t| t.to_zoned(TimeZone::UTC).date())
                 } else {

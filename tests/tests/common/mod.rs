@@ -31,7 +31,12 @@ pub fn server_bin() -> PathBuf {
 }
 
 pub async fn twin() -> Twin {
-    vitals_twin::start(OuraConfig { token: TOKEN.into(), ..Default::default() }, 0).await.expect("twin starts")
+    twin_with(OuraConfig::default()).await
+}
+
+/// A twin with a chosen configuration (the token is always [`TOKEN`]).
+pub async fn twin_with(cfg: OuraConfig) -> Twin {
+    vitals_twin::start(OuraConfig { token: TOKEN.into(), ..cfg }, 0).await.expect("twin starts")
 }
 
 pub struct Session {
