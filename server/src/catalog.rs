@@ -45,11 +45,66 @@ pub struct CollectionSpec {
     /// Whether the provider's sandbox serves it.
     pub in_sandbox: bool,
     pub volume: &'static str,
+    /// How a long range is cut into windows that are fetched concurrently.
+    pub split: Split,
+    /// For a time series: what its samples carry, so they can be bucketed.
+    pub series: Option<SeriesSpec>,
+    /// High-resolution series inside each document, compacted when an answer is over budget.
+    pub embedded: &'static [Embedded],
+}
+
+/// How a range is cut into windows. A window should fit one upstream page: then a month is one
+/// round of concurrent requests rather than a chain of dependent pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// Windows of this many hours on a grid fixed in absolute time (so a window seen once is the
+    /// same window in the next query, and the cache can serve it).
+    Hours(u32),
+    /// Windows of this many local days on a grid of days fixed from 1970-01-01.
+    Days(u32),
+    /// One request (range-less collections, `latest`).
+    Whole,
+}
+
+/// The samples of a time series: numeric values (bucketed into n/avg/min/max), whether the
+/// first/last of a bucket matter (levels such as a battery), and categorical fields (the most
+/// frequent value of a bucket).
+#[derive(Debug, Clone, Copy)]
+pub struct SeriesSpec {
+    pub values: &'static [&'static str],
+    pub levels: bool,
+    pub categories: &'static [&'static str],
+}
+
+/// A series inside a document.
+#[derive(Debug, Clone, Copy)]
+pub struct Embedded {
+    pub field: &'static str,
+    pub kind: EmbeddedKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EmbeddedKind {
+    /// `{"interval": seconds, "items": [number|null], "timestamp": start}`.
+    Samples,
+    /// A string with one character per epoch of this many seconds (hypnograms, activity classes).
+    Epochs(u32),
+}
+
+/// A provider's published request budget, shared by every query of this process.
+#[derive(Debug, Clone, Copy)]
+pub struct RateBudget {
+    pub requests: u32,
+    pub per: std::time::Duration,
 }
 
 impl CollectionSpec {
     pub fn knows_field(&self, f: &str) -> bool {
         self.fields.contains(&f) || self.always.contains(&f)
+    }
+    /// Whether `resolution` means anything here: a series, or documents carrying series.
+    pub fn has_resolution(&self) -> bool {
+        self.series.is_some() || !self.embedded.is_empty()
     }
 }
 
@@ -63,6 +118,7 @@ pub struct ProviderSpec {
     pub probe: &'static str,
     /// What `vitals_today` reads: (role, collection), role being `sleep`, `readiness` or `activity`.
     pub today: &'static [(&'static str, &'static str)],
+    pub rate_budget: RateBudget,
 }
 
 impl ProviderSpec {

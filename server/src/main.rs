@@ -2,7 +2,7 @@
 use clap::Parser;
 use rmcp::ServiceExt;
 use std::sync::Arc;
-use vitals::engine::Engine;
+use vitals::engine::{Engine, Limits};
 use vitals::mcp::{check_report, Vitals};
 
 #[derive(Parser)]
@@ -14,6 +14,9 @@ struct Cli {
     /// Print the tool names this server lists and exit.
     #[arg(long)]
     list_tools: bool,
+    /// Keep nothing between answers: no memory cache for this process (a call can also send forget=true).
+    #[arg(long)]
+    forget: bool,
 }
 
 #[tokio::main]
@@ -29,7 +32,11 @@ async fn main() -> std::process::ExitCode {
         })
         .init();
     let cli = Cli::parse();
-    let engine = Arc::new(Engine::from_env());
+    let mut limits = Limits::from_env();
+    if cli.forget {
+        limits.cache_bytes = 0;
+    }
+    let engine = Arc::new(Engine::new(vitals::providers::all_from_env(), limits));
     if cli.check {
         let report = check_report(&engine).await;
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));

@@ -12,14 +12,27 @@ pub struct Answer {
     /// The local days this answer covers completely, both ends inclusive.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<RangeOut>,
-    /// Number of records in `data`.
+    /// Number of rows in `data` (records, or buckets when resampled).
     pub count: usize,
-    /// Pages fetched from the provider.
+    /// Pages fetched from the provider for this answer (windows served from memory fetch none).
     pub pages: u32,
-    /// `json` (array of records) or `csv` (one string).
+    /// `columns` (`{"columns": [...], "rows": [[...]]}`), `records` (one object each) or `csv` (one string).
     pub format: String,
+    /// Present when a time series was resampled: how, and from how many samples.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<ResolutionOut>,
     pub data: Value,
     pub notices: Notices,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResolutionOut {
+    /// `1m`, `5m`, `15m`, `30m`, `1h` or `1d`.
+    pub applied: String,
+    pub method: String,
+    /// Samples the buckets were made from (the sum of `n`).
+    pub raw_samples: usize,
+    pub rows: usize,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -56,6 +69,48 @@ pub struct Notices {
     pub empty: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub large_response: Option<LargeResponse>,
+    /// The raw series would not fit `max_chars`: it was resampled, and this says how to get it raw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resolution_auto: Option<ResolutionAuto>,
+    /// Series inside documents were compacted (to fit `max_chars`, or as `resolution` asked).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compacted: Option<Compacted>,
+    /// Some windows came from this process's memory cache rather than the provider.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cached: Option<Cached>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_cleared: Option<String>,
+    /// We slowed down to stay inside the provider's published request budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paced: Option<String>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ResolutionAuto {
+    pub chosen: String,
+    pub raw_characters: usize,
+    pub raw_samples: usize,
+    pub max_chars: usize,
+    pub note: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Compacted {
+    pub resolution: String,
+    pub fields: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_characters: Option<usize>,
+    pub note: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Cached {
+    /// Windows served from memory, of `windows` in all.
+    pub windows_cached: u32,
+    pub windows: u32,
+    /// Age in seconds of the oldest cached window used.
+    pub oldest_seconds: u64,
+    pub note: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -1,9 +1,16 @@
-//! Pagination to exhaustion, with bounded retries. Any stop before the last page is reported as
-//! truncation: a partial answer never leaves here looking complete.
+//! Fetching every window of a plan, several at a time, each paginated to exhaustion with bounded
+//! retries. Any stop before a window's last page is reported as truncation: a partial answer
+//! never leaves here looking complete.
+use super::cache::{RECENT_DAYS, RECENT_TTL};
 use super::plan::Plan;
-use super::{Engine, QueryError};
+use super::window::{split, Piece};
+use super::{Engine, QueryError, Source};
+use futures::{StreamExt, TryStreamExt};
+use jiff::civil::Date;
+use jiff::ToSpan;
 use serde_json::Value;
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
 /// Why fetching stopped before the provider said "no more pages".
@@ -14,16 +21,44 @@ pub enum StopReason {
     RateLimitBudget(Duration),
 }
 
+/// Everything fetched for one query, windows merged in order.
 #[derive(Debug, Default)]
 pub struct Fetched {
     pub records: Vec<Value>,
+    /// Pages fetched from the provider by this query (cached windows fetch none).
     pub pages: u32,
     pub requests: u32,
+    pub windows: u32,
+    pub cached_windows: u32,
+    /// Pages the cached windows took when they were fetched.
+    pub cached_pages: u32,
+    /// Age of the oldest cached window used.
+    pub cache_age: Option<Duration>,
     pub cycle: bool,
     pub stopped: Option<StopReason>,
     pub rate_limit_retries: u32,
+    /// Longest time one window waited on 429s (windows wait together, so this is the wall time).
     pub rate_limit_waited: Duration,
     pub transient_retries: u32,
+    /// Longest time one window waited to stay inside the provider's request budget.
+    pub paced: Duration,
+    /// Records upstream sent from outside the asked days (the padding), dropped.
+    pub discarded_out_of_range: usize,
+}
+
+#[derive(Default)]
+struct WindowOut {
+    records: Vec<Value>,
+    pages: u32,
+    requests: u32,
+    cycle: bool,
+    stopped: Option<StopReason>,
+    rate_limit_retries: u32,
+    rate_limit_waited: Duration,
+    transient_retries: u32,
+    paced: Duration,
+    cached: Option<(Duration, u32)>,
+    discarded_out_of_range: usize,
 }
 
 enum Outcome {
@@ -31,23 +66,118 @@ enum Outcome {
     Stop(StopReason),
 }
 
+/// Per query: pages beyond each window's first draw from what is left of the page cap.
+struct Budget {
+    extra_pages: AtomicU32,
+}
+
+impl Budget {
+    fn take(&self) -> bool {
+        self.extra_pages.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok()
+    }
+}
+
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
-    let mut out = Fetched::default();
+    let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
+    let pieces = split(plan);
+    let cap = engine.limits.page_cap.max(1);
+    // Windows are started in order and each is promised its first page, so a small cap still
+    // completes a prefix of the range and `continue_from` always moves forward.
+    let launched = pieces.len().min(cap as usize);
+    let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32) };
+    let today = plan.zone.today();
+    // The futures are made first and then driven: a stream `map` over borrowing closures is
+    // not provably `Send` to the compiler, a stream of ready-made futures is.
+    let windows: Vec<_> = pieces.iter().take(launched).map(|piece| fetch_window(engine, source, plan, piece, &budget, today)).collect();
+    let outs: Vec<WindowOut> = futures::stream::iter(windows)
+        .buffered(engine.limits.concurrency.max(1))
+        .try_collect()
+        .await?;
+
+    let mut f = Fetched { windows: pieces.len() as u32, ..Default::default() };
+    for w in outs {
+        f.pages += w.pages;
+        f.requests += w.requests;
+        f.cycle |= w.cycle;
+        f.rate_limit_retries += w.rate_limit_retries;
+        f.rate_limit_waited = f.rate_limit_waited.max(w.rate_limit_waited);
+        f.transient_retries += w.transient_retries;
+        f.paced = f.paced.max(w.paced);
+        f.discarded_out_of_range += w.discarded_out_of_range;
+        if let Some((age, pages)) = w.cached {
+            f.cached_windows += 1;
+            f.cached_pages += pages;
+            f.cache_age = Some(f.cache_age.unwrap_or_default().max(age));
+        }
+        f.records.extend(w.records);
+        if w.stopped.is_some() {
+            // What follows a stopped window would leave a hole: the answer ends here.
+            f.stopped = w.stopped;
+            return Ok(f);
+        }
+    }
+    if launched < pieces.len() {
+        f.stopped = Some(StopReason::PageCap(cap));
+    }
+    Ok(f)
+}
+
+fn cache_key(plan: &Plan, piece: &Piece) -> String {
+    let p = &plan.provider;
+    format!(
+        "{}|{}|{}|{}|{}|{:?}",
+        p.spec().name,
+        p.mode().as_str(),
+        plan.collection.name,
+        plan.zone.name,
+        piece.label(),
+        plan.upstream_fields
+    )
+}
+
+/// Whether a record lies outside every asked day (rather than in a neighbouring window).
+fn outside(plan: &Plan, r: &Value) -> bool {
+    let day = super::shape::record_day(r, plan.collection, &plan.zone);
+    matches!((plan.range, day), (Some((s, e)), Some(d)) if d < s || d > e)
+}
+
+fn recent(piece: &Piece, plan: &Plan, today: Date) -> bool {
+    let edge = today.checked_sub(RECENT_DAYS.days()).unwrap_or(today);
+    piece.last_day(&plan.zone).is_none_or(|d| d >= edge)
+}
+
+async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, today: Date) -> Result<WindowOut, QueryError> {
+    let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
+    let key = cacheable.then(|| cache_key(plan, piece));
+    if let (Some(k), false) = (&key, plan.fresh) {
+        if let Some(hit) = engine.cache.get(k) {
+            tracing::debug!(window = %piece.label(), "served from the memory cache");
+            return Ok(WindowOut { records: hit.records, cached: Some((hit.age, hit.pages)), ..Default::default() });
+        }
+    }
+    let mut out = WindowOut::default();
     let mut seen: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
     loop {
-        if out.pages >= engine.limits.page_cap {
+        if out.pages > 0 && !budget.take() {
             out.stopped = Some(StopReason::PageCap(engine.limits.page_cap));
             break;
         }
-        match fetch_page(engine, plan, token.as_deref(), &mut out).await? {
+        match fetch_page(engine, source, plan, piece, token.as_deref(), &mut out).await? {
             Outcome::Stop(r) => {
                 out.stopped = Some(r);
                 break;
             }
             Outcome::Page(page) => {
                 out.pages += 1;
-                out.records.extend(page.records);
+                let c = plan.collection;
+                for r in page.records {
+                    if piece.keeps(&r, c, &plan.zone) {
+                        out.records.push(r);
+                    } else if outside(plan, &r) {
+                        out.discarded_out_of_range += 1;
+                    }
+                }
                 match page.next_token {
                     None => break,
                     Some(t) if !seen.insert(t.clone()) => {
@@ -60,19 +190,24 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
             }
         }
     }
+    if let Some(k) = key.filter(|_| out.stopped.is_none() && !out.cycle) {
+        let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
+        engine.cache.keep(k, &out.records, out.pages, ttl);
+    }
     Ok(out)
 }
 
-async fn fetch_page(engine: &Engine, plan: &Plan, token: Option<&str>, out: &mut Fetched) -> Result<Outcome, QueryError> {
+async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
     let url = p.list_url(plan.collection);
-    let params = p.params(plan.collection, &plan.window, plan.upstream_fields.as_deref(), token);
+    let params = p.params(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
     let bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
     let lim = &engine.limits;
     let mut transient = 0u32;
     loop {
+        out.paced += source.limiter.acquire().await;
         out.requests += 1;
-        let failure = match engine.http.get(&url, &params, &bearer).await {
+        let failure = match source.http.get(&url, &params, &bearer).await {
             Ok(reply) => match reply.status {
                 200 => match reply.body {
                     Ok(body) => match p.parse_page(plan.collection, &body) {
@@ -87,10 +222,10 @@ async fn fetch_page(engine: &Engine, plan: &Plan, token: Option<&str>, out: &mut
                     if out.rate_limit_waited + wait > lim.rate_wait_budget {
                         return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.rate_limit_waited)));
                     }
-                    tracing::info!(wait_s = wait.as_secs(), "rate limited by {}; waiting as Retry-After asks", p.spec().display);
+                    tracing::info!(wait_s = wait.as_secs(), "rate limited by {}; every window waits as Retry-After asks", p.spec().display);
                     out.rate_limit_retries += 1;
                     out.rate_limit_waited += wait;
-                    tokio::time::sleep(wait).await;
+                    source.limiter.pause(wait);
                     continue;
                 }
                 s if s >= 500 => format!("HTTP {s} from {}", p.spec().display),

@@ -1,15 +1,23 @@
 //! The one provider-neutral query engine: validate → plan the window → fetch every page → trim →
 //! project → say everything that happened. Nothing here names a provider.
 pub mod answer;
+pub mod cache;
 pub mod fetch;
+pub mod fit;
+pub mod limiter;
 pub mod plan;
+pub mod render;
+pub mod resolution;
 pub mod shape;
+pub mod window;
 
 pub use answer::{Answer, Notices};
 pub use plan::QueryRequest;
 
 use crate::http::Http;
 use crate::providers::Provider;
+use cache::Cache;
+use limiter::Limiter;
 use std::sync::Arc;
 
 /// Bad input or a refusal, in words that name the parameter and what to send instead.
@@ -32,6 +40,10 @@ pub struct Limits {
     pub transient_retries: u32,
     pub backoff_base: std::time::Duration,
     pub rate_wait_budget: std::time::Duration,
+    /// Windows fetched at the same time, per query.
+    pub concurrency: usize,
+    /// Bytes the memory cache may hold (0: no cache).
+    pub cache_bytes: usize,
 }
 
 impl Limits {
@@ -42,36 +54,73 @@ impl Limits {
             transient_retries: 3,
             backoff_base: std::time::Duration::from_millis(num("VITALS_BACKOFF_MS", 250)),
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),
+            concurrency: num("VITALS_CONCURRENCY", 8).clamp(1, 64) as usize,
+            cache_bytes: (num("VITALS_CACHE_MB", 64) as usize).saturating_mul(1 << 20),
         }
     }
 }
 
-pub struct Engine {
-    pub providers: Vec<Arc<dyn Provider>>,
+/// A provider with what it owns in this process: one HTTP client (keep-alive, gzip, timeouts)
+/// and one request budget, shared by all its queries.
+pub struct Source {
+    pub provider: Arc<dyn Provider>,
     pub http: Http,
+    pub limiter: Limiter,
+}
+
+impl Source {
+    pub fn new(provider: Arc<dyn Provider>) -> Source {
+        let limiter = Limiter::new(provider.spec().rate_budget);
+        Source { provider, http: Http::new(), limiter }
+    }
+}
+
+pub struct Engine {
+    pub sources: Vec<Source>,
     pub limits: Limits,
+    /// Closed windows already fetched, in memory only.
+    pub cache: Cache,
 }
 
 impl Engine {
     pub fn from_env() -> Engine {
-        Engine { providers: crate::providers::all_from_env(), http: Http::new(), limits: Limits::from_env() }
+        Engine::new(crate::providers::all_from_env(), Limits::from_env())
+    }
+
+    pub fn new(providers: Vec<Arc<dyn Provider>>, limits: Limits) -> Engine {
+        let cache = Cache::new(limits.cache_bytes);
+        Engine { sources: providers.into_iter().map(Source::new).collect(), limits, cache }
+    }
+
+    pub fn providers(&self) -> impl Iterator<Item = &Arc<dyn Provider>> {
+        self.sources.iter().map(|s| &s.provider)
     }
 
     /// All qualified collection names (`oura.daily_sleep`).
     pub fn collection_names(&self) -> Vec<String> {
-        self.providers
-            .iter()
+        self.providers()
             .flat_map(|p| p.spec().collections.iter().map(move |c| format!("{}.{}", p.spec().name, c.name)))
             .collect()
     }
 
     pub fn provider(&self, name: &str) -> Option<&Arc<dyn Provider>> {
-        self.providers.iter().find(|p| p.spec().name == name)
+        self.source(name).map(|s| &s.provider)
+    }
+
+    pub fn source(&self, name: &str) -> Option<&Source> {
+        self.sources.iter().find(|s| s.provider.spec().name == name)
     }
 
     pub async fn query(&self, req: QueryRequest) -> Result<Answer, QueryError> {
         let plan = plan::plan(self, req)?;
+        let forgotten = plan.forget.then(|| self.cache.clear());
         let fetched = fetch::fetch_all(self, &plan).await?;
-        Ok(shape::shape(&plan, fetched))
+        let mut answer = shape::shape(&plan, fetched)?;
+        if let Some((windows, bytes)) = forgotten {
+            answer.notices.cache_cleared = Some(format!(
+                "forget=true: the memory cache was emptied ({windows} window(s), {bytes} bytes) before this answer was fetched."
+            ));
+        }
+        Ok(answer)
     }
 }

@@ -1,8 +1,10 @@
 //! Turning what the caller asked into an exact plan, or a clear error before any request.
 use super::{Engine, QueryError};
 use crate::catalog::{CollectionSpec, RangeKind};
-use crate::providers::{Provider, Window};
-use crate::time::{parse_date, rfc3339, Zone};
+use super::render::Format;
+use super::resolution::Resolution;
+use crate::providers::Provider;
+use crate::time::{parse_date, Zone};
 use jiff::civil::Date;
 use jiff::ToSpan;
 use std::sync::Arc;
@@ -12,6 +14,10 @@ use std::sync::Arc;
 pub const PAD_DAYS: i64 = 2;
 /// Days covered when the caller gives no range at all (said in the answer).
 pub const DEFAULT_DAYS: i64 = 7;
+/// Characters an answer may take unless the caller says otherwise, and the bounds of what it may say.
+pub const DEFAULT_MAX_CHARS: usize = 100_000;
+pub const MIN_MAX_CHARS: usize = 5_000;
+pub const MAX_MAX_CHARS: usize = 2_000_000;
 
 /// The caller's question, as the MCP layer received it.
 #[derive(Debug, Default, Clone)]
@@ -25,12 +31,12 @@ pub struct QueryRequest {
     pub latest: bool,
     pub format: Option<String>,
     pub tz: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Json,
-    Csv,
+    pub resolution: Option<String>,
+    pub max_chars: Option<i64>,
+    /// Fetch every window again (the fresh result still refreshes the cache).
+    pub fresh: bool,
+    /// Empty the whole memory cache first.
+    pub forget: bool,
 }
 
 pub struct Plan {
@@ -40,7 +46,6 @@ pub struct Plan {
     pub zone: Zone,
     /// Inclusive local days asked for (None for `latest` and range-less collections).
     pub range: Option<(Date, Date)>,
-    pub window: Window,
     pub latest: bool,
     /// Fields asked for and known, plus the always-returned ones.
     pub fields: Option<Vec<String>>,
@@ -50,6 +55,11 @@ pub struct Plan {
     pub fields_split: bool,
     pub format: Format,
     pub range_note: Option<String>,
+    /// None: automatic (raw when it fits the budget, else the finest resolution that does).
+    pub resolution: Option<Resolution>,
+    pub max_chars: usize,
+    pub fresh: bool,
+    pub forget: bool,
 }
 
 fn bad(s: String) -> QueryError {
@@ -81,17 +91,47 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         None => Zone::default_zone(),
     };
     let format = match req.format.as_deref().map(str::trim) {
-        None | Some("") | Some("json") => Format::Json,
+        None | Some("") | Some("columns") | Some("json") => Format::Columns,
+        Some("records") => Format::Records,
         Some("csv") => Format::Csv,
-        Some(f) => return Err(bad(format!("`format`: {f:?} is not a format. Send `json` (the default) or `csv`."))),
+        Some(f) => {
+            return Err(bad(format!(
+                "`format`: {f:?} is not a format. Send `columns` (the default: {{\"columns\": [...], \"rows\": [[...]]}}), `records` (one object per record) or `csv`."
+            )))
+        }
+    };
+    let resolution = match req.resolution.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => None,
+        Some(r) => {
+            let res = Resolution::parse(r).ok_or_else(|| bad(format!("`resolution`: {r:?} is not a resolution. Send one of {}.", Resolution::names())))?;
+            if !collection.has_resolution() {
+                let with: Vec<String> = engine
+                    .providers()
+                    .flat_map(|p| p.spec().collections.iter().filter(|c| c.has_resolution()).map(move |c| format!("{}.{}", p.spec().name, c.name)))
+                    .collect();
+                return Err(bad(format!(
+                    "`resolution`: {qualified} has no time series to resample. It applies to {}; leave it out here.",
+                    with.join(", ")
+                )));
+            }
+            Some(res)
+        }
+    };
+    let max_chars = match req.max_chars {
+        None => DEFAULT_MAX_CHARS,
+        Some(n) if (MIN_MAX_CHARS as i64..=MAX_MAX_CHARS as i64).contains(&n) => n as usize,
+        Some(n) => {
+            return Err(bad(format!(
+                "`max_chars`: {n} is out of range. Send a number of characters from {MIN_MAX_CHARS} to {MAX_MAX_CHARS} (default {DEFAULT_MAX_CHARS})."
+            )))
+        }
     };
 
     let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
     if req.latest {
         if !collection.latest {
             let honour: Vec<String> = engine
-                .providers
-                .iter()
+                .providers()
                 .flat_map(|p| p.spec().collections.iter().filter(|c| c.latest).map(move |c| format!("{}.{}", p.spec().name, c.name)))
                 .collect();
             return Err(bad(format!(
@@ -147,19 +187,6 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         Some((s, e))
     };
 
-    let window = match (range, collection.range) {
-        (None, RangeKind::DateTime) if req.latest => Window::Latest,
-        (None, _) => Window::Unbounded,
-        (Some((s, e)), RangeKind::Date) => Window::Dates {
-            start: s.checked_sub(PAD_DAYS.days()).unwrap_or(s),
-            end: e.checked_add(PAD_DAYS.days()).unwrap_or(e),
-        },
-        (Some((s, e)), _) => Window::Instants {
-            start: rfc3339(&zone.day_start(s)),
-            end: rfc3339(&zone.day_start(e.checked_add(1.day()).unwrap_or(e))),
-        },
-    };
-
     let (fields, upstream_fields, ignored_fields) = match &req.fields {
         None => (None, None, vec![]),
         Some(asked) => {
@@ -194,7 +221,6 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         qualified,
         zone,
         range,
-        window,
         latest: req.latest,
         fields,
         upstream_fields,
@@ -202,5 +228,9 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         fields_split: req.fields_split,
         format,
         range_note,
+        resolution,
+        max_chars,
+        fresh: req.fresh,
+        forget: req.forget,
     })
 }

@@ -2,7 +2,9 @@
 //! when fetching stopped early, project fields, and say what happened.
 use super::answer::*;
 use super::fetch::{Fetched, StopReason};
-use super::plan::{Format, Plan};
+use super::fit::fit;
+use super::plan::Plan;
+use super::QueryError;
 use crate::catalog::CollectionSpec;
 use crate::providers::Mode;
 use crate::time::{local_day, Zone};
@@ -73,46 +75,6 @@ fn dedup(records: Vec<Value>) -> Vec<Value> {
         .collect()
 }
 
-pub fn to_csv(records: &[Value]) -> String {
-    let mut cols: Vec<String> = Vec::new();
-    for r in records {
-        if let Value::Object(m) = r {
-            for k in m.keys() {
-                if !cols.contains(k) {
-                    cols.push(k.clone());
-                }
-            }
-        }
-    }
-    // Identity columns first, whatever order the records' maps keep.
-    for k in ["timestamp", "day", "id"] {
-        if let Some(pos) = cols.iter().position(|c| c == k) {
-            let c = cols.remove(pos);
-            cols.insert(0, c);
-        }
-    }
-    let cell = |v: Option<&Value>| -> String {
-        let s = match v {
-            None | Some(Value::Null) => return String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-        };
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s
-        }
-    };
-    let mut out = cols.join(",");
-    out.push('\n');
-    for r in records {
-        let line: Vec<String> = cols.iter().map(|c| cell(r.get(c))).collect();
-        out.push_str(&line.join(","));
-        out.push('\n');
-    }
-    out
-}
-
 fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
     let mut by: std::collections::BTreeMap<String, usize> = Default::default();
     for r in records {
@@ -130,7 +92,7 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
         .collect()
 }
 
-pub fn shape(plan: &Plan, f: Fetched) -> Answer {
+pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     let mut n = Notices::default();
     let c = plan.collection;
     let synthetic = plan.provider.mode() == Mode::Sandbox;
@@ -143,6 +105,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Answer {
     if let Some((s, e)) = range {
         let (kept, discarded, undated) = trim(records, c, &plan.zone, s, e);
         records = kept;
+        let discarded = discarded + f.discarded_out_of_range;
         if discarded > 0 {
             n.discarded_out_of_range = Some(discarded);
         }
@@ -218,32 +181,71 @@ pub fn shape(plan: &Plan, f: Fetched) -> Answer {
         });
     }
 
-    let count = records.len();
-    let data = match plan.format {
-        Format::Json => Value::Array(records.clone()),
-        Format::Csv => Value::String(to_csv(&records)),
-    };
-    let chars = data.to_string().len();
+    if f.cached_windows > 0 {
+        n.cached = Some(Cached {
+            windows_cached: f.cached_windows,
+            windows: f.windows,
+            oldest_seconds: f.cache_age.unwrap_or_default().as_secs(),
+            note: format!(
+                "CACHED: {} of {} window(s) came from this process's memory (fetched earlier, {} page(s) then), not from {} now. \
+                 Only days before today are kept, and the last {} days for at most {} minutes, because a ring can sync late. \
+                 Send forget=true to fetch everything again.",
+                f.cached_windows,
+                f.windows,
+                f.cached_pages,
+                plan.provider.spec().display,
+                super::cache::RECENT_DAYS,
+                super::cache::RECENT_TTL.as_secs() / 60
+            ),
+        });
+    }
+    if f.paced.as_millis() > 0 {
+        let b = plan.provider.spec().rate_budget;
+        n.paced = Some(format!(
+            "Waited {:.1}s to stay inside {}'s budget of {} requests per {} seconds.",
+            f.paced.as_secs_f64(),
+            plan.provider.spec().display,
+            b.requests,
+            b.per.as_secs()
+        ));
+    }
+
+    let fitted = fit(plan, records)?;
+    if let Some((from, whole)) = fitted.cut {
+        let start = range.map(|(s, _)| s).unwrap_or(from);
+        range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
+        let why = format!(
+            "INCOMPLETE: the whole answer would take about {whole} characters, over max_chars = {}. Every day in `range` is complete; \
+             call again with `start` = `continue_from` for the rest{}.",
+            plan.max_chars,
+            if plan.collection.has_resolution() { ", or a coarser `resolution`, or a larger max_chars" } else { ", or ask for fewer `fields`, or a larger max_chars" }
+        );
+        n.truncated = Some(match n.truncated.take() {
+            Some(t) => Truncated { reason: format!("{why} Also: {}", t.reason), continue_from: Some(from.to_string()) },
+            None => Truncated { reason: why, continue_from: Some(from.to_string()) },
+        });
+    }
+    n.resolution_auto = fitted.resolution_auto;
+    n.compacted = fitted.compacted;
+    let chars = fitted.data.to_string().len();
     if chars > LARGE_CHARS {
         n.large_response = Some(LargeResponse {
             characters: chars,
-            heaviest_fields: weights(&records, chars),
-            advice: "Large answer: ask for fewer `fields`, a shorter range, or format=csv.".into(),
+            heaviest_fields: weights(&fitted.rows, chars),
+            advice: "Large answer: ask for fewer `fields`, a shorter range, a coarser `resolution`, or a smaller max_chars.".into(),
         });
     }
-    Answer {
+    Ok(Answer {
         collection: plan.qualified.clone(),
         synthetic,
         range: range.map(|(s, e)| RangeOut { start: s.to_string(), end: e.to_string(), tz: plan.zone.name.clone() }),
-        count,
+        count: fitted.rows.len(),
         pages: f.pages,
-        format: match plan.format {
-            Format::Json => "json".into(),
-            Format::Csv => "csv".into(),
-        },
-        data,
+        format: plan.format.name().into(),
+        resolution: fitted.resolution,
+        data: fitted.data,
         notices: n,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -283,12 +285,6 @@ mod tests {
     fn projection_keeps_only_named_fields_in_order() {
         let out = project(vec![json!({"id": "x", "day": "d", "score": 80, "contributors": {}})], &["id".into(), "day".into(), "score".into()]);
         assert_eq!(out[0], json!({"id": "x", "day": "d", "score": 80}));
-    }
-
-    #[test]
-    fn csv_quotes_nested_values() {
-        let csv = to_csv(&[json!({"id": "x", "c": {"a": 1, "b": 2}})]);
-        assert_eq!(csv, "id,c\nx,\"{\"\"a\"\":1,\"\"b\"\":2}\"\n");
     }
 
     #[test]

@@ -30,10 +30,11 @@ pub struct ProviderCheck {
 
 pub async fn check_report(engine: &Engine) -> CheckReport {
     let mut providers = Vec::new();
-    for p in &engine.providers {
+    for p in engine.providers() {
         let cred = p.credential();
         let spec = p.spec();
-        let probe = QueryRequest { collection: format!("{}.{}", spec.name, spec.probe), ..Default::default() };
+        // `fresh`: the check is about the API answering now, not about what memory holds.
+        let probe = QueryRequest { collection: format!("{}.{}", spec.name, spec.probe), fresh: true, ..Default::default() };
         let (ok, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
             Ok(a) if a.notices.truncated.is_none() => (true, format!("{}.{} answered ({} record(s), {} page(s))", spec.name, spec.probe, a.count, a.pages)),
             Ok(a) => (false, a.notices.truncated.map(|t| t.reason).unwrap_or_default()),

@@ -34,8 +34,7 @@ pub struct CollectionOut {
 
 pub fn sources_report(engine: &Engine) -> SourcesReport {
     let providers = engine
-        .providers
-        .iter()
+        .providers()
         .map(|p| ProviderOut {
             provider: p.spec().name.into(),
             state: p.mode().as_str().into(),

@@ -40,12 +40,22 @@ pub struct QueryArgs {
     /// Only the most recent record; only for collections whose `latest` is true in vitals_sources, without a range.
     #[serde(default)]
     pub latest: Option<bool>,
-    /// `json` (default) or `csv`.
+    /// `columns` (default: {"columns": [...], "rows": [[...]]}), `records` (one object per record) or `csv`. `json` means `columns`.
     #[serde(default)]
     pub format: Option<String>,
     /// Time zone for local days: IANA name (Europe/Paris) or offset (-06:00). Defaults to the machine's zone.
     #[serde(default)]
     pub tz: Option<String>,
+    /// For time series (and documents with embedded series): `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw when it
+    /// fits `max_chars`, else the finest that fits (said in notices.resolution_auto).
+    #[serde(default)]
+    pub resolution: Option<String>,
+    /// Character budget of the answer, 5,000 to 2,000,000. Default 100,000.
+    #[serde(default)]
+    pub max_chars: Option<i64>,
+    /// true empties this server's memory cache first, so everything is fetched again.
+    #[serde(default)]
+    pub forget: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -54,6 +64,9 @@ pub struct TodayArgs {
     /// How many days before today to include, 1 to 30. Default 7.
     #[serde(default)]
     pub days: Option<i64>,
+    /// Character budget of the whole report, shared evenly by its sections, 20,000 to 2,000,000. Default 100,000.
+    #[serde(default)]
+    pub max_chars: Option<i64>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
@@ -113,12 +126,15 @@ for each collection: the qualified name to pass to vitals_query (e.g. `oura.dail
         name = "vitals_query",
         title = "Read one collection over a range of days",
         description = "Returns every record of one collection for a range of local days, both ends inclusive, whatever the provider's \
-own rules are. It follows pagination to the end and reports `pages`. `notices` says everything that happened: `synthetic` \
-(sample data, not the user's: say so), `truncated` with `continue_from` (call again with start = continue_from), \
-`pagination_cycle`, `rate_limited`, `retried`, `discarded_out_of_range`, `ignored_fields`, `fields_split`, `range_defaulted`, \
-`empty` (no data vs not synced yet), `large_response`. Never treat an answer with `truncated` as complete. \
-`latest=true` only on collections whose `latest` is true in vitals_sources, and never with a range. Unknown fields are listed, \
-not silently dropped.",
+own rules are. It follows pagination to the end and reports `pages`. `data` is columnar by default ({columns, rows}); \
+format=records or csv on request. Answers stay within `max_chars` (default 100,000): a time series too large raw comes back \
+in buckets (n, avg, min, max per bucket; `resolution` says how) and says so in notices.resolution_auto; series inside documents \
+are compacted (notices.compacted); only if that is not enough is the answer cut at a day boundary. `notices` says everything \
+that happened: `synthetic` (sample data, not the user's: say so), `truncated` with `continue_from` (call again with \
+start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, `cached`, `discarded_out_of_range`, \
+`ignored_fields`, `fields_split`, `range_defaulted`, `empty` (no data vs not synced yet), `large_response`. Never treat an \
+answer with `truncated` as complete. `latest=true` only on collections whose `latest` is true in vitals_sources, and never \
+with a range. Unknown fields are listed, not silently dropped.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_query(&self, Parameters(a): Parameters<QueryArgs>) -> Result<Json<Answer>, String> {
@@ -137,6 +153,10 @@ not silently dropped.",
             latest: a.latest.unwrap_or(false),
             format: a.format,
             tz: a.tz,
+            resolution: a.resolution,
+            max_chars: a.max_chars,
+            fresh: false,
+            forget: a.forget.unwrap_or(false),
         };
         self.engine.query(req).await.map(Json).map_err(|e| e.to_string())
     }
@@ -154,11 +174,17 @@ yet). Computes nothing: summarise from the records yourself.",
         if !(1..=30).contains(&days) {
             return Err(format!("`days` must be a whole number from 1 to 30; got {days}. Send for example 7."));
         }
+        let budget = a.max_chars.unwrap_or(crate::engine::plan::DEFAULT_MAX_CHARS as i64);
+        if !(20_000..=crate::engine::plan::MAX_MAX_CHARS as i64).contains(&budget) {
+            return Err(format!("`max_chars` must be from 20000 to 2000000; got {budget}. Send for example 100000."));
+        }
+        let sections: usize = self.engine.providers().map(|p| p.spec().today.len()).sum();
+        let per_section = (budget / sections.max(1) as i64).max(crate::engine::plan::MIN_MAX_CHARS as i64);
         let zone = crate::time::Zone::default_zone();
         let today = zone.today();
         let start = today.checked_sub(jiff::Span::new().days(days)).unwrap_or(today);
         let mut providers = Vec::new();
-        for p in &self.engine.providers {
+        for p in self.engine.providers() {
             let mut out = TodayProvider {
                 provider: p.spec().name.into(),
                 synthetic: p.mode() == crate::providers::Mode::Sandbox,
@@ -172,6 +198,7 @@ yet). Computes nothing: summarise from the records yourself.",
                     collection: name.clone(),
                     start: Some(start.to_string()),
                     end: Some(today.to_string()),
+                    max_chars: Some(per_section),
                     ..Default::default()
                 };
                 match self.engine.query(req).await {

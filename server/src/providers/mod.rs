@@ -41,6 +41,7 @@ pub trait CredentialSource: Send + Sync {
 }
 
 /// The time window of one upstream request, already padded by the engine.
+#[derive(Debug, Clone)]
 pub enum Window {
     Dates { start: jiff::civil::Date, end: jiff::civil::Date },
     Instants { start: String, end: String },

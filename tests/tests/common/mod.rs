@@ -113,14 +113,29 @@ pub fn date(s: &str) -> jiff::civil::Date {
     s.parse().unwrap()
 }
 
-/// Identity of a record for comparisons: `id`, else `timestamp`.
-pub fn keys(records: &Value) -> Vec<String> {
-    records
+/// The records of an answer's `data`, whether columnar (`{columns, rows}`) or one object each.
+pub fn records(data: &Value) -> Vec<Value> {
+    if let Some(a) = data.as_array() {
+        return a.clone();
+    }
+    let cols: Vec<String> = data["columns"].as_array().expect("columnar data has columns").iter().map(|c| c.as_str().unwrap().to_string()).collect();
+    data["rows"]
         .as_array()
-        .unwrap()
+        .expect("columnar data has rows")
         .iter()
-        .map(|r| r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str).unwrap().to_string())
+        .map(|row| {
+            let cells = row.as_array().expect("a row is an array");
+            assert_eq!(cells.len(), cols.len(), "every row has a cell per column");
+            // A null cell is a key the record did not have.
+            Value::Object(cols.iter().cloned().zip(cells.iter().cloned()).filter(|(_, v)| !v.is_null()).collect())
+        })
         .collect()
+}
+
+/// Identity of a record for comparisons: `id`, else `timestamp`.
+pub fn keys(data: &Value) -> Vec<String> {
+    let recs = if data.is_array() { data.as_array().unwrap().clone() } else { records(data) };
+    recs.iter().map(|r| r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str).unwrap().to_string()).collect()
 }
 
 pub fn expected_keys(twin: &Twin, collection: &str, start: &str, end: &str) -> Vec<String> {

@@ -1,15 +1,33 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind::*};
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split};
+use std::time::Duration;
 
 const DOC: &[&str] = &["id", "day"];
 const SERIES: &[&str] = &["timestamp"];
+
+/// Document pages hold 25 records on the twin (unknown upstream): 18 days plus the 2+2 padding
+/// days fit one page for one-a-day collections.
+const DOC_WINDOW_DAYS: u32 = 18;
+
+/// Heart rate comes 1,000 rows a page at ~1,231 a day (~51 an hour): 19 hours fill one page
+/// (~975) with a little room, so a month is 40 independent single-page windows.
+const HR_WINDOW_HOURS: u32 = 19;
+
+static SLEEP_SERIES: &[Embedded] = &[
+    Embedded { field: "heart_rate", kind: Samples },
+    Embedded { field: "hrv", kind: Samples },
+    Embedded { field: "movement_30_sec", kind: Epochs(30) },
+    Embedded { field: "sleep_phase_30_sec", kind: Epochs(30) },
+    Embedded { field: "sleep_phase_5_min", kind: Epochs(300) },
+    Embedded { field: "app_sleep_phase_5_min", kind: Epochs(300) },
+];
 
 macro_rules! col {
     ($name:literal, $range:expr, $latest:expr, $summary:literal, $day:expr, $always:expr, $fields:expr, $volume:literal) => {
         CollectionSpec {
             name: $name, path: $name, summary: $summary, range: $range, latest: $latest,
             projectable: true, day_keys: $day, always: $always, fields: $fields, enveloped: true,
-            in_sandbox: true, volume: $volume,
+            in_sandbox: true, volume: $volume, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[],
         }
     };
 }
@@ -20,16 +38,18 @@ pub static OURA: ProviderSpec = ProviderSpec {
     collections: COLLECTIONS,
     probe: "daily_sleep",
     today: &[("sleep", "daily_sleep"), ("sleep", "sleep"), ("readiness", "daily_readiness"), ("activity", "daily_activity")],
+    // Oura's published limit: 5,000 requests per 5 minutes.
+    rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[
-    col!("daily_activity", Date, false, "Daily activity (a day starts at 4 a.m.): steps, calories, activity times, score, per-minute MET series.",
+    CollectionSpec { embedded: &[Embedded { field: "met", kind: Samples }, Embedded { field: "class_5_min", kind: Epochs(300) }], ..col!("daily_activity", Date, false, "Daily activity (a day starts at 4 a.m.): steps, calories, activity times, score, per-minute MET series.",
         &["day", "timestamp"], DOC,
         &["score", "active_calories", "average_met_minutes", "contributors", "equivalent_walking_distance", "high_activity_met_minutes",
           "high_activity_time", "inactivity_alerts", "low_activity_met_minutes", "low_activity_time", "medium_activity_met_minutes",
           "medium_activity_time", "met", "meters_to_target", "non_wear_time", "resting_time", "sedentary_met_minutes", "sedentary_time",
           "steps", "target_calories", "target_meters", "total_calories", "class_5_min", "timestamp"],
-        "1 record a day, ~8,400 characters each (87% in `met`)"),
+        "1 record a day, ~8,400 characters each (87% in `met`)") },
     col!("daily_cardiovascular_age", Date, false, "Daily vascular age and pulse wave velocity.", &["day"], DOC,
         &["vascular_age", "pulse_wave_velocity"], "1 record a day, small"),
     col!("daily_readiness", Date, false, "Daily readiness score, temperature deviation and contributors.", &["day", "timestamp"], DOC,
@@ -44,35 +64,48 @@ static COLLECTIONS: &[CollectionSpec] = &[
         &["stress_high", "recovery_high", "day_summary"], "1 record a day, small"),
     col!("enhanced_tag", Date, false, "Tags the user added (type, custom name, comment, start/end).", &["start_day", "start_time"], &["id", "start_day"],
         &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"], "a few a week"),
-    col!("heartrate", DateTime, true, "Heart-rate samples (bpm, source), UTC timestamps.", &["timestamp"], SERIES,
-        &["bpm", "source", "timestamp", "timestamp_unix"], "~1,231 samples a day, pages of 1,000"),
+    CollectionSpec {
+        split: Split::Hours(HR_WINDOW_HOURS),
+        series: Some(SeriesSpec { values: &["bpm"], levels: false, categories: &["source"] }),
+        ..col!("heartrate", DateTime, true, "Heart-rate samples (bpm, source), UTC timestamps.", &["timestamp"], SERIES,
+            &["bpm", "source", "timestamp", "timestamp_unix"], "~1,231 samples a day, pages of 1,000")
+    },
     CollectionSpec {
         name: "personal_info", path: "personal_info", summary: "The user's profile: age, weight, height, biological sex, email.",
         range: None, latest: false, projectable: false, day_keys: &[], always: &["id"],
         fields: &["id", "age", "weight", "height", "biological_sex", "email"], enveloped: false, in_sandbox: false,
-        volume: "one object",
+        volume: "one object", split: Split::Whole, series: Option::None, embedded: &[],
     },
     col!("rest_mode_period", Date, false, "Rest mode periods with their episodes.", &["start_day", "start_time"], &["id", "start_day"],
         &["start_day", "end_day", "start_time", "end_time", "episodes"], "rare"),
-    col!("ring_battery_level", DateTime, true, "Ring battery level samples (level, charging), UTC timestamps.", &["timestamp"], SERIES,
-        &["level", "charging", "in_charger", "timestamp", "timestamp_unix"], "~300 samples a day"),
+    CollectionSpec {
+        // ~288 a day: three days fill most of a 1,000-row page.
+        split: Split::Hours(72),
+        series: Some(SeriesSpec { values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
+        ..col!("ring_battery_level", DateTime, true, "Ring battery level samples (level, charging), UTC timestamps.", &["timestamp"], SERIES,
+            &["level", "charging", "in_charger", "timestamp", "timestamp_unix"], "~300 samples a day")
+    },
     CollectionSpec {
         name: "ring_configuration", path: "ring_configuration", summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
         range: None, latest: false, projectable: true, day_keys: &[], always: &["id"],
         fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"], enveloped: true, in_sandbox: true,
-        volume: "one record a ring",
+        volume: "one record a ring", split: Split::Whole, series: Option::None, embedded: &[],
     },
-    col!("session", Date, false, "Guided and unguided sessions (breathing, meditation, nap...) with HR/HRV/motion series.",
+    CollectionSpec { embedded: &[
+        Embedded { field: "heart_rate", kind: Samples },
+        Embedded { field: "heart_rate_variability", kind: Samples },
+        Embedded { field: "motion_count", kind: Samples },
+    ], ..col!("session", Date, false, "Guided and unguided sessions (breathing, meditation, nap...) with HR/HRV/motion series.",
         &["day", "start_datetime"], DOC,
-        &["start_datetime", "end_datetime", "type", "heart_rate", "heart_rate_variability", "mood", "motion_count"], "a few a week"),
-    col!("sleep", Date, false, "Sleep periods (several a day possible), filed under the wake-up day, with 5-minute HR/HRV series and hypnograms.",
+        &["start_datetime", "end_datetime", "type", "heart_rate", "heart_rate_variability", "mood", "motion_count"], "a few a week") },
+    CollectionSpec { embedded: SLEEP_SERIES, ..col!("sleep", Date, false, "Sleep periods (several a day possible), filed under the wake-up day, with 5-minute HR/HRV series and hypnograms.",
         &["day", "bedtime_start"], DOC,
         &["average_breath", "average_heart_rate", "average_hrv", "awake_time", "bedtime_end", "bedtime_start", "deep_sleep_duration",
           "efficiency", "heart_rate", "hrv", "latency", "light_sleep_duration", "low_battery_alert", "lowest_heart_rate", "movement_30_sec",
           "period", "readiness", "readiness_score_delta", "rem_sleep_duration", "restless_periods", "sleep_phase_5_min", "sleep_phase_30_sec",
           "app_sleep_phase_5_min", "sleep_score_delta", "sleep_algorithm_version", "sleep_analysis_reason", "time_in_bed",
           "total_sleep_duration", "type", "ring_id"],
-        "1–2 records a day, ~4,000 characters each"),
+        "1–2 records a day, ~4,000 characters each") },
     col!("sleep_time", Date, false, "Recommended bedtime window and status.", &["day"], DOC,
         &["optimal_bedtime", "recommendation", "status"], "1 record a day, small"),
     col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC,

@@ -1,0 +1,189 @@
+//! Keeping an answer inside `max_chars` without losing anything silently: a series too large
+//! raw is bucketed at the finest resolution that fits, embedded document series are compacted,
+//! and only when that is not enough (or the caller fixed the resolution) is the answer cut at a
+//! day boundary, with `truncated` and `continue_from`.
+use super::answer::{Compacted, ResolutionAuto, ResolutionOut};
+use super::plan::Plan;
+use super::render::{costs, render};
+use super::resolution::{bucket, compact_documents, method, Resolution, STEPS};
+use super::shape::record_day;
+use super::QueryError;
+use jiff::civil::Date;
+use serde_json::Value;
+
+/// Characters kept for everything around `data` (notices, range, counts).
+pub const ENVELOPE: usize = 3_000;
+
+pub struct Fitted {
+    pub rows: Vec<Value>,
+    pub data: Value,
+    pub resolution: Option<ResolutionOut>,
+    pub resolution_auto: Option<ResolutionAuto>,
+    pub compacted: Option<Compacted>,
+    /// The answer was cut for size: (first day left out, characters the whole would have taken).
+    pub cut: Option<(Date, usize)>,
+}
+
+fn size(rows: &[Value], plan: &Plan) -> usize {
+    render(rows, plan.format).to_string().len()
+}
+
+pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
+    let c = plan.collection;
+    let budget = plan.max_chars.saturating_sub(ENVELOPE);
+    let raw_samples = records.len();
+    let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
+
+    let rows = if let Some(spec) = c.series {
+        let bucketed = |step: u32| {
+            let (mut rows, rest) = bucket(&records, &spec, &plan.zone, step);
+            rows.extend(rest);
+            rows
+        };
+        let describe = |step: u32, rows: &[Value]| ResolutionOut {
+            applied: Resolution::Step(step).name().into(),
+            method: method(&spec, Resolution::Step(step).name(), &plan.zone),
+            raw_samples,
+            rows: rows.len(),
+        };
+        match plan.resolution {
+            Some(Resolution::Raw) => records,
+            Some(Resolution::Step(step)) => {
+                let rows = bucketed(step);
+                out.resolution = Some(describe(step, &rows));
+                rows
+            }
+            None => {
+                let raw_chars = size(&records, plan);
+                if raw_chars <= budget {
+                    records
+                } else {
+                    let mut chosen = None;
+                    for (_, step) in STEPS {
+                        let rows = bucketed(*step);
+                        if size(&rows, plan) <= budget || *step == STEPS[STEPS.len() - 1].1 {
+                            chosen = Some((*step, rows));
+                            break;
+                        }
+                    }
+                    let (step, rows) = chosen.expect("STEPS is not empty");
+                    let name = Resolution::Step(step).name();
+                    out.resolution = Some(describe(step, &rows));
+                    out.resolution_auto = Some(ResolutionAuto {
+                        chosen: name.into(),
+                        raw_characters: raw_chars,
+                        raw_samples,
+                        max_chars: plan.max_chars,
+                        note: format!(
+                            "RESAMPLED: the {raw_samples} raw samples would take {raw_chars} characters, over max_chars = {}, so they are \
+                             returned as {name} buckets (the finest resolution that fits); every sample is counted in a bucket's `n`. \
+                             For raw samples ask for a shorter range, or resolution=raw with a larger max_chars (up to {}).",
+                            plan.max_chars,
+                            super::plan::MAX_MAX_CHARS
+                        ),
+                    });
+                    rows
+                }
+            }
+        }
+    } else if !c.embedded.is_empty() {
+        let mut records = records;
+        match plan.resolution {
+            Some(Resolution::Raw) => records,
+            Some(Resolution::Step(step)) => {
+                let fields = compact_documents(&mut records, c.embedded, step);
+                out.compacted = compacted(step, fields, None, false);
+                records
+            }
+            None => {
+                let raw_chars = size(&records, plan);
+                if raw_chars <= budget {
+                    records
+                } else {
+                    let mut chosen = None;
+                    for (_, step) in STEPS {
+                        let mut trial = records.clone();
+                        let fields = compact_documents(&mut trial, c.embedded, *step);
+                        if size(&trial, plan) <= budget || *step == STEPS[STEPS.len() - 1].1 {
+                            chosen = Some((*step, fields, trial));
+                            break;
+                        }
+                    }
+                    let (step, fields, trial) = chosen.expect("STEPS is not empty");
+                    out.compacted = compacted(step, fields, Some(raw_chars), true);
+                    trial
+                }
+            }
+        }
+    } else {
+        records
+    };
+
+    let (frame, per) = costs(&rows, plan.format);
+    let total = frame + per.iter().sum::<usize>();
+    let mut rows = rows;
+    if total > budget && plan.range.is_some() {
+        let keep = cut_point(&rows, &per, frame, budget, plan)?;
+        if keep < rows.len() {
+            let from = record_day(&rows[keep], c, &plan.zone).expect("a cut is made at a dated row");
+            rows.truncate(keep);
+            out.cut = Some((from, total));
+        }
+    }
+    out.data = render(&rows, plan.format);
+    out.rows = rows;
+    Ok(out)
+}
+
+fn compacted(step: u32, fields: Vec<String>, raw_chars: Option<usize>, auto: bool) -> Option<Compacted> {
+    (!fields.is_empty()).then(|| {
+        let name = Resolution::Step(step).name();
+        Compacted {
+            resolution: name.into(),
+            fields: fields.clone(),
+            raw_characters: raw_chars,
+            note: format!(
+                "{}{}: compacted to {name}. Sample series (`{{interval, items, timestamp}}`) now hold bucket averages in `items` \
+                 with `min`, `max` and `n` (readings per bucket) beside them and `compacted_from_interval`; one-character-per-epoch \
+                 strings hold the most frequent character of each {name}. Every other field is whole. For full resolution ask for \
+                 fewer days or resolution=raw with a larger max_chars.",
+                if auto { "COMPACTED to fit max_chars: " } else { "" },
+                fields.join(", ")
+            ),
+        }
+    })
+}
+
+/// The number of leading rows to keep: whole days only, as many as fit.
+fn cut_point(rows: &[Value], per: &[usize], frame: usize, budget: usize, plan: &Plan) -> Result<usize, QueryError> {
+    let c = plan.collection;
+    let mut total = frame;
+    let mut keep = 0;
+    let mut prev: Option<Date> = None;
+    for (i, r) in rows.iter().enumerate() {
+        let day = record_day(r, c, &plan.zone).or(prev);
+        if i > 0 && day != prev {
+            if total > budget {
+                break;
+            }
+            keep = i;
+        }
+        total += per[i];
+        prev = day;
+    }
+    if total <= budget {
+        return Ok(rows.len());
+    }
+    if keep == 0 {
+        let d0 = record_day(&rows[0], c, &plan.zone);
+        let first_day: usize = rows.iter().zip(per).take_while(|(r, _)| record_day(r, c, &plan.zone) == d0).map(|(_, n)| *n).sum::<usize>() + frame;
+        let coarser = if c.has_resolution() { " or a coarser `resolution`" } else { " or fewer `fields`" };
+        return Err(QueryError::BadInput(format!(
+            "`max_chars`: the first day alone needs about {} characters, more than max_chars = {} allows. Send a larger max_chars (up to {}){coarser}.",
+            first_day + ENVELOPE,
+            plan.max_chars,
+            super::plan::MAX_MAX_CHARS
+        )));
+    }
+    Ok(keep)
+}

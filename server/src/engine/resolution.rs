@@ -1,0 +1,334 @@
+//! Coarser views of a time series that keep every sample accounted for: buckets of a fixed
+//! length carry `n` (samples in the bucket: the `n`s add up to the raw count), avg/min/max of
+//! each value, first/last where the level matters (a battery), and the most frequent value of
+//! categorical fields. Series embedded in documents are compacted the same way.
+use crate::catalog::{Embedded, EmbeddedKind, SeriesSpec};
+use crate::time::{rfc3339, Zone};
+use jiff::Timestamp;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+
+/// `raw`, or buckets of this many seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolution {
+    Raw,
+    Step(u32),
+}
+
+/// The resolutions a caller may ask for, finest first (the order auto-selection tries them in).
+pub const STEPS: &[(&str, u32)] = &[("1m", 60), ("5m", 300), ("15m", 900), ("30m", 1800), ("1h", 3600), ("1d", 86_400)];
+
+impl Resolution {
+    pub fn parse(s: &str) -> Option<Resolution> {
+        if s == "raw" {
+            return Some(Resolution::Raw);
+        }
+        STEPS.iter().find(|(n, _)| *n == s).map(|(_, secs)| Resolution::Step(*secs))
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Resolution::Raw => "raw",
+            Resolution::Step(s) => STEPS.iter().find(|(_, x)| *x == s).map(|(n, _)| *n).unwrap_or("custom"),
+        }
+    }
+
+    pub fn names() -> String {
+        std::iter::once("raw").chain(STEPS.iter().map(|(n, _)| *n)).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[derive(Default)]
+struct Stat {
+    n: usize,
+    sum: f64,
+    min: f64,
+    max: f64,
+    first: Option<f64>,
+    last: Option<f64>,
+}
+
+impl Stat {
+    fn add(&mut self, x: f64) {
+        if self.n == 0 {
+            self.min = x;
+            self.max = x;
+        }
+        self.n += 1;
+        self.sum += x;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        self.first.get_or_insert(x);
+        self.last = Some(x);
+    }
+    fn avg(&self) -> Option<f64> {
+        (self.n > 0).then(|| round1(self.sum / self.n as f64))
+    }
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn num(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 1e15 { json!(x as i64) } else { json!(x) }
+}
+
+#[derive(Default)]
+struct Bucket {
+    n: usize,
+    values: Vec<Stat>,
+    categories: Vec<Vec<(Value, usize)>>,
+}
+
+/// Where a sample's bucket starts: local midnight plus a whole number of steps of elapsed time
+/// (so buckets line up with the local clock, and a 23- or 25-hour day has 23 or 25 hour buckets).
+fn bucket_start(t: Timestamp, zone: &Zone, step: u32) -> Timestamp {
+    let day = t.to_zoned(zone.tz.clone()).date();
+    let midnight = zone.day_start(day).timestamp();
+    if step >= 86_400 {
+        return midnight;
+    }
+    let elapsed = t.as_second() - midnight.as_second();
+    let k = elapsed.div_euclid(i64::from(step));
+    Timestamp::from_second(midnight.as_second() + k * i64::from(step)).unwrap_or(midnight)
+}
+
+/// Bucket series records (each with a `timestamp`) into rows of `step` seconds. Records without a
+/// readable timestamp are counted in `unbucketed` and returned as they are, never dropped.
+pub fn bucket(records: &[Value], spec: &SeriesSpec, zone: &Zone, step: u32) -> (Vec<Value>, Vec<Value>) {
+    let mut buckets: BTreeMap<i64, Bucket> = BTreeMap::new();
+    let mut unbucketed = vec![];
+    let cats: Vec<&str> = spec.categories.iter().copied().filter(|c| records.iter().any(|r| r.get(*c).is_some())).collect();
+    let vals: Vec<&str> = spec.values.iter().copied().filter(|v| records.iter().any(|r| r.get(*v).is_some())).collect();
+    for r in records {
+        let Some(t) = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()) else {
+            unbucketed.push(r.clone());
+            continue;
+        };
+        let b = buckets.entry(bucket_start(t, zone, step).as_second()).or_insert_with(|| Bucket {
+            n: 0,
+            values: vals.iter().map(|_| Stat::default()).collect(),
+            categories: vec![vec![]; cats.len()],
+        });
+        b.n += 1;
+        for (i, v) in vals.iter().enumerate() {
+            if let Some(x) = r.get(*v).and_then(Value::as_f64) {
+                b.values[i].add(x);
+            }
+        }
+        for (i, c) in cats.iter().enumerate() {
+            if let Some(x) = r.get(*c).filter(|x| !x.is_null()) {
+                match b.categories[i].iter_mut().find(|(v, _)| v == x) {
+                    Some((_, n)) => *n += 1,
+                    None => b.categories[i].push((x.clone(), 1)),
+                }
+            }
+        }
+    }
+    let rows = buckets
+        .into_iter()
+        .map(|(start, b)| {
+            let mut m = Map::new();
+            let at = Timestamp::from_second(start).expect("a bucket start is an instant");
+            m.insert("timestamp".into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
+            m.insert("n".into(), json!(b.n));
+            for (v, s) in vals.iter().zip(&b.values) {
+                m.insert(format!("{v}_avg"), s.avg().map(num).unwrap_or(Value::Null));
+                m.insert(format!("{v}_min"), if s.n > 0 { num(s.min) } else { Value::Null });
+                m.insert(format!("{v}_max"), if s.n > 0 { num(s.max) } else { Value::Null });
+                if spec.levels {
+                    m.insert(format!("{v}_first"), s.first.map(num).unwrap_or(Value::Null));
+                    m.insert(format!("{v}_last"), s.last.map(num).unwrap_or(Value::Null));
+                }
+            }
+            for (c, counts) in cats.iter().zip(&b.categories) {
+                // Most frequent; on a tie the one seen first.
+                let mode = counts.iter().fold(None::<&(Value, usize)>, |best, x| match best {
+                    Some(b) if b.1 >= x.1 => Some(b),
+                    _ => Some(x),
+                });
+                m.insert((*c).to_string(), mode.map(|(v, _)| v.clone()).unwrap_or(Value::Null));
+            }
+            Value::Object(m)
+        })
+        .collect();
+    (rows, unbucketed)
+}
+
+/// How a bucketed answer was made, in words for the model.
+pub fn method(spec: &SeriesSpec, step_name: &str, zone: &Zone) -> String {
+    let vals = spec.values.join(", ");
+    let levels = if spec.levels { ", plus `_first`/`_last` (the level at the start and end of the bucket)" } else { "" };
+    let cats = if spec.categories.is_empty() {
+        String::new()
+    } else {
+        format!("; {} = the most frequent value in the bucket", spec.categories.join(", "))
+    };
+    format!(
+        "Samples grouped into {step_name} buckets aligned to local midnight in {} (`timestamp` is the bucket start). Per bucket: \
+         `n` = samples in it (the n's add up to the raw sample count), `{vals}_avg`/`_min`/`_max` over them{levels}{cats}.",
+        zone.name
+    )
+}
+
+/// Compact the embedded series of each document to `step` seconds where they are finer.
+/// Returns the fields that were compacted.
+pub fn compact_documents(records: &mut [Value], embedded: &[Embedded], step: u32) -> Vec<String> {
+    let mut touched: Vec<String> = vec![];
+    for r in records.iter_mut() {
+        let Value::Object(m) = r else { continue };
+        for e in embedded {
+            let Some(v) = m.get_mut(e.field) else { continue };
+            let done = match e.kind {
+                EmbeddedKind::Samples => compact_samples(v, step),
+                EmbeddedKind::Epochs(secs) => compact_epochs(v, secs, step),
+            };
+            if done && !touched.iter().any(|f| f == e.field) {
+                touched.push(e.field.to_string());
+            }
+        }
+    }
+    touched
+}
+
+/// `{"interval", "items", "timestamp"}` → items are bucket averages, with `min`, `max` and `n`
+/// (non-null samples) arrays beside them and the interval they came from.
+fn compact_samples(v: &mut Value, step: u32) -> bool {
+    let Some(interval) = v.get("interval").and_then(Value::as_f64).filter(|i| *i > 0.0) else { return false };
+    if interval >= f64::from(step) {
+        return false;
+    }
+    let Some(items) = v.get("items").and_then(Value::as_array) else { return false };
+    let per = (f64::from(step) / interval).round().max(1.0) as usize;
+    let (mut avg, mut min, mut max, mut n) = (vec![], vec![], vec![], vec![]);
+    for chunk in items.chunks(per) {
+        let mut s = Stat::default();
+        for x in chunk.iter().filter_map(Value::as_f64) {
+            s.add(x);
+        }
+        avg.push(s.avg().map(num).unwrap_or(Value::Null));
+        min.push(if s.n > 0 { num(s.min) } else { Value::Null });
+        max.push(if s.n > 0 { num(s.max) } else { Value::Null });
+        n.push(json!(s.n));
+    }
+    let ts = v.get("timestamp").cloned().unwrap_or(Value::Null);
+    *v = json!({
+        "interval": interval * per as f64,
+        "timestamp": ts,
+        "items": avg,
+        "min": min,
+        "max": max,
+        "n": n,
+        "compacted_from_interval": interval,
+    });
+    true
+}
+
+/// One character per epoch → one character per `step`: the most frequent of the characters it covers.
+fn compact_epochs(v: &mut Value, secs: u32, step: u32) -> bool {
+    let Some(s) = v.as_str() else { return false };
+    if secs >= step || secs == 0 {
+        return false;
+    }
+    let per = (step / secs).max(1) as usize;
+    let chars: Vec<char> = s.chars().collect();
+    let out: String = chars
+        .chunks(per)
+        .map(|c| {
+            let mut counts: Vec<(char, usize)> = vec![];
+            for ch in c {
+                match counts.iter_mut().find(|(x, _)| x == ch) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((*ch, 1)),
+                }
+            }
+            counts.iter().fold((c[0], 0), |best, x| if x.1 > best.1 { *x } else { best }).0
+        })
+        .collect();
+    *v = Value::String(out);
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::oura::catalog::OURA;
+
+    fn hr(ts: &str, bpm: i64, source: &str) -> Value {
+        json!({"timestamp": ts, "bpm": bpm, "source": source})
+    }
+
+    #[test]
+    fn bucket_counts_add_up_to_the_raw_count() {
+        let z = Zone::parse("-06:00").unwrap();
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        let recs: Vec<Value> = (0..1000)
+            .map(|i| hr(&Timestamp::from_second(1_780_000_000 + i * 67).unwrap().to_string(), 50 + (i % 40), if i % 3 == 0 { "rest" } else { "awake" }))
+            .collect();
+        for (name, step) in STEPS {
+            let (rows, rest) = bucket(&recs, &spec, &z, *step);
+            assert!(rest.is_empty());
+            let total: u64 = rows.iter().map(|r| r["n"].as_u64().unwrap()).sum();
+            assert_eq!(total, 1000, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_bucket_carries_n_avg_min_max_and_the_mode() {
+        let z = Zone::parse("UTC").unwrap();
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        let recs = vec![
+            hr("2026-06-10T10:00:05Z", 60, "rest"),
+            hr("2026-06-10T10:03:00Z", 70, "awake"),
+            hr("2026-06-10T10:04:59Z", 65, "awake"),
+            hr("2026-06-10T10:05:00Z", 90, "workout"),
+        ];
+        let (rows, _) = bucket(&recs, &spec, &z, 300);
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[0], json!({"timestamp": "2026-06-10T10:00:00+00:00", "n": 3, "bpm_avg": 65, "bpm_min": 60, "bpm_max": 70, "source": "awake"}));
+        assert_eq!(rows[1]["n"], 1);
+    }
+
+    #[test]
+    fn battery_buckets_keep_first_and_last() {
+        let z = Zone::parse("UTC").unwrap();
+        let spec = OURA.collection("ring_battery_level").unwrap().series.unwrap();
+        let recs = vec![json!({"timestamp": "2026-06-10T10:00:00Z", "level": 80}), json!({"timestamp": "2026-06-10T10:30:00Z", "level": 76})];
+        let (rows, _) = bucket(&recs, &spec, &z, 3600);
+        assert_eq!((rows[0]["level_first"].clone(), rows[0]["level_last"].clone()), (json!(80), json!(76)));
+    }
+
+    #[test]
+    fn hour_buckets_follow_local_midnight_on_a_dst_day() {
+        let z = Zone::parse("America/Chicago").unwrap();
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        // 2026-03-08: a 23-hour day. One sample each half hour of it.
+        let start = z.day_start(jiff::civil::date(2026, 3, 8)).timestamp().as_second();
+        let recs: Vec<Value> = (0..46).map(|i| hr(&Timestamp::from_second(start + i * 1800).unwrap().to_string(), 60, "rest")).collect();
+        let (rows, _) = bucket(&recs, &spec, &z, 3600);
+        assert_eq!(rows.len(), 23);
+        assert_eq!(rows[2]["timestamp"], "2026-03-08T03:00:00-05:00");
+        let (days, _) = bucket(&recs, &spec, &z, 86_400);
+        assert_eq!(days.len(), 1);
+        assert_eq!(days[0]["n"], 46);
+    }
+
+    #[test]
+    fn embedded_series_compact_with_their_counts() {
+        let emb = OURA.collection("daily_activity").unwrap().embedded;
+        let mut docs = vec![json!({
+            "id": "a", "day": "2026-06-10", "score": 80,
+            "met": {"interval": 60.0, "items": (0..120).map(|i| if i == 5 { Value::Null } else { json!(1.0 + (i % 2) as f64) }).collect::<Vec<_>>(), "timestamp": "2026-06-10T04:00:00-06:00"},
+            "class_5_min": "0011112222331111"
+        })];
+        let touched = compact_documents(&mut docs, emb, 3600);
+        assert_eq!(touched, ["met", "class_5_min"]);
+        let met = &docs[0]["met"];
+        assert_eq!(met["items"].as_array().unwrap().len(), 2);
+        assert_eq!(met["n"], json!([59, 60]));
+        assert_eq!(met["interval"], json!(3600.0));
+        assert_eq!(docs[0]["class_5_min"], "11", "the most frequent class of each hour, the first on a tie");
+        assert_eq!(docs[0]["score"], 80, "scalars come back whole");
+    }
+}

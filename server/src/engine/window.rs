@@ -1,0 +1,230 @@
+//! Cutting one query into windows that can be fetched at the same time, and deciding which
+//! records belong to which window so that the merge is exact: each record is kept by exactly one
+//! window (its own), whatever overlap the upstream filters have at the edges.
+use super::plan::{Plan, PAD_DAYS};
+use super::shape::record_day;
+use crate::catalog::{CollectionSpec, RangeKind, Split};
+use crate::providers::Window;
+use crate::time::{rfc3339, Zone};
+use jiff::civil::Date;
+use jiff::{Timestamp, ToSpan};
+use serde_json::Value;
+
+/// The part of the asked range a window answers for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Own {
+    /// Local days, both ends inclusive.
+    Days(Date, Date),
+    /// Instants, start inclusive, end exclusive.
+    Instants(Timestamp, Timestamp),
+    /// Everything upstream sends (range-less collections, `latest`).
+    All,
+}
+
+/// One window: what is asked upstream and what of the answer it keeps.
+#[derive(Debug)]
+pub struct Piece {
+    pub upstream: Window,
+    pub own: Own,
+    /// Only the first window keeps records whose day cannot be told, so they appear once.
+    pub keeps_undated: bool,
+}
+
+const EPOCH: Date = jiff::civil::date(1970, 1, 1);
+
+/// The windows of a plan, oldest first.
+pub fn split(plan: &Plan) -> Vec<Piece> {
+    let c = plan.collection;
+    let Some((s, e)) = plan.range else {
+        let upstream = if plan.latest { Window::Latest } else { Window::Unbounded };
+        return vec![Piece { upstream, own: Own::All, keeps_undated: true }];
+    };
+    let owns = match (c.range, c.split) {
+        (RangeKind::DateTime, Split::Hours(h)) => hour_grid(&plan.zone, s, e, h),
+        (RangeKind::DateTime, _) => vec![Own::Instants(start_of(&plan.zone, s), start_of(&plan.zone, next(e)))],
+        (_, Split::Days(n)) => day_grid(s, e, n),
+        (_, Split::Hours(h)) => day_grid(s, e, (h / 24).max(1)),
+        (_, Split::Whole) => vec![Own::Days(s, e)],
+    };
+    owns.into_iter()
+        .enumerate()
+        .map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone), own, keeps_undated: i == 0 })
+        .collect()
+}
+
+fn next(d: Date) -> Date {
+    d.tomorrow().unwrap_or(d)
+}
+
+fn start_of(zone: &Zone, d: Date) -> Timestamp {
+    zone.day_start(d).timestamp()
+}
+
+/// The local days `[s, e]` as instants, cut on a grid of `hours` fixed from the Unix epoch.
+fn hour_grid(zone: &Zone, s: Date, e: Date, hours: u32) -> Vec<Own> {
+    let (a, b) = (start_of(zone, s).as_second(), start_of(zone, next(e)).as_second());
+    let step = i64::from(hours.max(1)) * 3600;
+    let mut out = vec![];
+    let mut t = a;
+    while t < b {
+        let cell_end = (t.div_euclid(step) + 1) * step;
+        let end = cell_end.min(b);
+        out.push(Own::Instants(ts(t), ts(end)));
+        t = end;
+    }
+    out
+}
+
+/// The days `[s, e]` cut on a grid of `n` days fixed from 1970-01-01.
+fn day_grid(s: Date, e: Date, n: u32) -> Vec<Own> {
+    let n = i64::from(n.max(1));
+    let mut out = vec![];
+    let mut d = s;
+    while d <= e {
+        let idx = (d - EPOCH).get_days() as i64;
+        let cell_last = EPOCH.checked_add(((idx.div_euclid(n) + 1) * n - 1).days()).unwrap_or(e);
+        let last = cell_last.min(e);
+        out.push(Own::Days(d, last));
+        d = next(last);
+        if last == e {
+            break;
+        }
+    }
+    out
+}
+
+fn ts(s: i64) -> Timestamp {
+    Timestamp::from_second(s).expect("instants of a civil date are in range")
+}
+
+fn upstream_of(own: &Own, zone: &Zone) -> Window {
+    match own {
+        Own::Days(a, b) => Window::Dates {
+            start: a.checked_sub(PAD_DAYS.days()).unwrap_or(*a),
+            end: b.checked_add(PAD_DAYS.days()).unwrap_or(*b),
+        },
+        Own::Instants(a, b) => Window::Instants { start: rfc3339(&a.to_zoned(zone.tz.clone())), end: rfc3339(&b.to_zoned(zone.tz.clone())) },
+        Own::All => Window::Unbounded,
+    }
+}
+
+/// The instant a series record is at, from its first day key.
+fn record_instant(rec: &Value, c: &CollectionSpec) -> Option<Timestamp> {
+    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()))
+}
+
+impl Piece {
+    /// Whether `rec` belongs to this window (and so to no other).
+    pub fn keeps(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> bool {
+        match &self.own {
+            Own::All => true,
+            Own::Days(a, b) => match record_day(rec, c, zone) {
+                Some(d) => d >= *a && d <= *b,
+                None => self.keeps_undated,
+            },
+            Own::Instants(a, b) => match record_instant(rec, c) {
+                Some(t) => t >= *a && t < *b,
+                None => self.keeps_undated,
+            },
+        }
+    }
+
+    /// Whether every moment this window answers for ended before `today` began in `zone`:
+    /// only such windows may be cached.
+    pub fn closed_before(&self, today: Date, zone: &Zone) -> bool {
+        match &self.own {
+            Own::Days(_, b) => *b < today,
+            Own::Instants(_, b) => *b <= start_of(zone, today),
+            Own::All => false,
+        }
+    }
+
+    /// The last local day this window answers for.
+    pub fn last_day(&self, zone: &Zone) -> Option<Date> {
+        match &self.own {
+            Own::Days(_, b) => Some(*b),
+            Own::Instants(_, b) => Some((*b - 1.second()).to_zoned(zone.tz.clone()).date()),
+            Own::All => None,
+        }
+    }
+
+    /// A stable name for this window, for the cache key and for logs.
+    pub fn label(&self) -> String {
+        match &self.own {
+            Own::Days(a, b) => format!("{a}..{b}"),
+            Own::Instants(a, b) => format!("{a}..{b}"),
+            Own::All => "all".into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+
+    fn hours(o: &Own) -> i64 {
+        match o {
+            Own::Instants(a, b) => (b.as_second() - a.as_second()) / 3600,
+            _ => panic!("not instants"),
+        }
+    }
+
+    #[test]
+    fn hour_windows_tile_the_local_days_exactly_across_dst() {
+        let z = Zone::parse("America/Chicago").unwrap();
+        // 2026-03-08 has 23 hours, 2026-11-01 has 25.
+        for (s, e, total) in [(date(2026, 3, 7), date(2026, 3, 9), 71), (date(2026, 10, 31), date(2026, 11, 2), 73)] {
+            let w = hour_grid(&z, s, e, 19);
+            assert_eq!(w.iter().map(hours).sum::<i64>(), total);
+            for pair in w.windows(2) {
+                match (&pair[0], &pair[1]) {
+                    (Own::Instants(_, b), Own::Instants(a, _)) => assert_eq!(b, a, "no gap and no overlap"),
+                    _ => unreachable!(),
+                }
+            }
+            assert!(w.iter().all(|o| hours(o) <= 19));
+        }
+    }
+
+    #[test]
+    fn grid_cells_are_the_same_whatever_the_range() {
+        let z = Zone::parse("-06:00").unwrap();
+        let a = hour_grid(&z, date(2026, 6, 1), date(2026, 6, 30), 19);
+        let b = hour_grid(&z, date(2026, 6, 10), date(2026, 6, 20), 19);
+        // Every interior window of the shorter range is a window of the longer one.
+        for o in &b[1..b.len() - 1] {
+            assert!(a.contains(o), "{o:?}");
+        }
+    }
+
+    #[test]
+    fn day_windows_cover_each_day_once() {
+        let w = day_grid(date(2026, 5, 20), date(2026, 7, 3), 18);
+        let mut days = vec![];
+        for o in &w {
+            let Own::Days(a, b) = o else { unreachable!() };
+            let mut d = *a;
+            while d <= *b {
+                days.push(d);
+                d = d.tomorrow().unwrap();
+            }
+        }
+        assert_eq!(days.len(), 45);
+        assert!(days.windows(2).all(|p| p[1] == p[0].tomorrow().unwrap()));
+        assert_eq!(day_grid(date(2026, 6, 10), date(2026, 6, 10), 18), vec![Own::Days(date(2026, 6, 10), date(2026, 6, 10))]);
+    }
+
+    #[test]
+    fn only_windows_ended_before_today_are_closed() {
+        let z = Zone::parse("-06:00").unwrap();
+        let today = date(2026, 6, 10);
+        let piece = |own| Piece { upstream: Window::Unbounded, own, keeps_undated: false };
+        assert!(piece(Own::Days(date(2026, 6, 1), date(2026, 6, 9))).closed_before(today, &z));
+        assert!(!piece(Own::Days(date(2026, 6, 1), date(2026, 6, 10))).closed_before(today, &z));
+        let midnight = start_of(&z, today);
+        assert!(piece(Own::Instants(midnight - 5.hours(), midnight)).closed_before(today, &z));
+        assert!(!piece(Own::Instants(midnight - 5.hours(), midnight + 1.second())).closed_before(today, &z));
+        assert!(!piece(Own::All).closed_before(today, &z));
+    }
+}
