@@ -119,10 +119,10 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
         records
     };
 
-    let (frame, per) = costs(&rows, plan.format);
-    let total = frame + per.iter().sum::<usize>();
+    let total = size(&rows, plan);
     let mut rows = rows;
     if total > budget && plan.range.is_some() {
+        let (frame, per) = costs(&rows, plan.format);
         let keep = cut_point(&rows, &per, frame, budget, plan)?;
         if keep < rows.len() {
             let from = record_day(&rows[keep], c, &plan.zone).expect("a cut is made at a dated row");

@@ -22,7 +22,7 @@ impl Format {
     }
 }
 
-/// Every key of `records`, identity columns (`timestamp`, `day`, `id`) first, then in order of appearance.
+/// Every key of `records`, identity columns first (`day`, `id` for documents, `timestamp` for a series), then in order of appearance.
 pub fn columns(records: &[Value]) -> Vec<String> {
     let mut cols: Vec<String> = Vec::new();
     for r in records {
@@ -34,7 +34,10 @@ pub fn columns(records: &[Value]) -> Vec<String> {
             }
         }
     }
-    for k in ["timestamp", "day", "id"] {
+    // Documents lead with `day, id`; a series (no `day`) leads with its `timestamp`, which in a
+    // document is just another field.
+    let lead: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["timestamp"] };
+    for k in lead {
         if let Some(pos) = cols.iter().position(|c| c == k) {
             let c = cols.remove(pos);
             cols.insert(0, c);

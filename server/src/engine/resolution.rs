@@ -214,13 +214,13 @@ fn compact_samples(v: &mut Value, step: u32) -> bool {
     }
     let ts = v.get("timestamp").cloned().unwrap_or(Value::Null);
     *v = json!({
-        "interval": interval * per as f64,
+        "interval": num(interval * per as f64),
         "timestamp": ts,
         "items": avg,
         "min": min,
         "max": max,
         "n": n,
-        "compacted_from_interval": interval,
+        "compacted_from_interval": num(interval),
     });
     true
 }
@@ -327,7 +327,7 @@ mod tests {
         let met = &docs[0]["met"];
         assert_eq!(met["items"].as_array().unwrap().len(), 2);
         assert_eq!(met["n"], json!([59, 60]));
-        assert_eq!(met["interval"], json!(3600.0));
+        assert_eq!(met["interval"], json!(3600));
         assert_eq!(docs[0]["class_5_min"], "11", "the most frequent class of each hour, the first on a tie");
         assert_eq!(docs[0]["score"], 80, "scalars come back whole");
     }
