@@ -36,7 +36,7 @@ pub fn columns(records: &[Value]) -> Vec<String> {
     }
     // Documents lead with `day, id`; a series (no `day`) leads with its `timestamp`, which in a
     // document is just another field.
-    let lead: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["timestamp"] };
+    let lead: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["id", "timestamp"] };
     for k in lead {
         if let Some(pos) = cols.iter().position(|c| c == k) {
             let c = cols.remove(pos);
