@@ -98,6 +98,11 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
     tokio::spawn(async move {
+        // Like a production server: no Nagle delay on small writes.
+        use axum::serve::ListenerExt;
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let _ = axum::serve(listener, app).await;
     });
     Ok(Twin { addr, state })

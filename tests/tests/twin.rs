@@ -86,3 +86,14 @@ async fn a_dst_zone_gives_23_and_25_hour_days() {
     let last = spring.last().unwrap()["timestamp"].as_str().unwrap().to_string();
     assert!(last.as_str() < "2026-03-09T05:00:00+00:00", "{last}: the short day ends at 05:00 UTC");
 }
+
+#[tokio::test]
+async fn naive_datetimes_are_read_as_utc() {
+    // mcp-oura sends `T00:00:00` without an offset; how Oura reads that is unmeasured, the twin reads UTC.
+    let twin = twin().await;
+    let (status, naive) = get(&twin, "/v2/usercollection/heartrate?start_datetime=2026-06-10T00:00:00&end_datetime=2026-06-10T01:00:00").await;
+    assert_eq!(status, 200);
+    let (_, utc) = get(&twin, "/v2/usercollection/heartrate?start_datetime=2026-06-10T00:00:00Z&end_datetime=2026-06-10T01:00:00Z").await;
+    assert!(!naive["data"].as_array().unwrap().is_empty());
+    assert_eq!(naive["data"], utc["data"]);
+}

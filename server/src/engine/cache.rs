@@ -1,7 +1,7 @@
 //! Windows already fetched, in memory only (no health data ever reaches the disk), bounded by
-//! bytes. The engine only offers it windows that closed before today and came back complete and
-//! non-empty; this type refuses empty ones itself as well.
-use serde_json::Value;
+//! bytes. A window is kept as the page bodies the provider sent (no re-encoding, and what is
+//! counted is what is held). The engine only offers windows that closed before today and came
+//! back complete and non-empty; this type refuses empty ones itself as well.
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -24,18 +24,16 @@ struct Inner {
 }
 
 struct Entry {
-    /// The window's records as compact JSON: what is counted is what is held.
-    body: String,
-    pages: u32,
+    bodies: std::sync::Arc<Vec<String>>,
+    bytes: usize,
     fetched: Instant,
     expires: Option<Instant>,
     used: u64,
 }
 
-/// A window served from memory.
+/// A window served from memory: the page bodies as they came.
 pub struct Hit {
-    pub records: Vec<Value>,
-    pub pages: u32,
+    pub bodies: std::sync::Arc<Vec<String>>,
     pub age: Duration,
 }
 
@@ -59,30 +57,27 @@ impl Cache {
         }
         let e = g.map.get_mut(key)?;
         e.used = tick;
-        let records = serde_json::from_str(&e.body).ok()?;
-        Some(Hit { records, pages: e.pages, age: e.fetched.elapsed() })
+        Some(Hit { bodies: e.bodies.clone(), age: e.fetched.elapsed() })
     }
 
-    /// Keep a window. Empty windows are never kept: "nothing yet" must be asked again.
-    pub fn keep(&self, key: String, records: &[Value], pages: u32, ttl: Option<Duration>) {
-        if records.is_empty() || !self.enabled() {
-            return;
-        }
-        let Ok(body) = serde_json::to_string(records) else { return };
-        if body.len() > self.max_bytes {
+    /// Keep a window's page bodies. Windows with no record (`records == 0`) are never kept:
+    /// "nothing yet" must be asked again.
+    pub fn keep(&self, key: String, bodies: Vec<String>, records: usize, ttl: Option<Duration>) {
+        let bytes: usize = bodies.iter().map(String::len).sum();
+        if records == 0 || !self.enabled() || bytes > self.max_bytes {
             return;
         }
         let mut g = self.inner.lock().expect("cache lock");
         g.remove(&key);
-        while g.bytes + body.len() > self.max_bytes {
+        while g.bytes + bytes > self.max_bytes {
             let Some(oldest) = g.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| k.clone()) else { break };
             g.remove(&oldest);
         }
         g.tick += 1;
-        g.bytes += body.len();
+        g.bytes += bytes;
         let now = Instant::now();
         let used = g.tick;
-        g.map.insert(key, Entry { body, pages, fetched: now, expires: ttl.map(|t| now + t), used });
+        g.map.insert(key, Entry { bodies: std::sync::Arc::new(bodies), bytes, fetched: now, expires: ttl.map(|t| now + t), used });
     }
 
     /// Drop everything. Returns (windows, bytes) dropped.
@@ -107,7 +102,7 @@ impl Cache {
 impl Inner {
     fn remove(&mut self, key: &str) {
         if let Some(e) = self.map.remove(key) {
-            self.bytes -= e.body.len();
+            self.bytes -= e.bytes;
         }
     }
 }
@@ -115,25 +110,27 @@ impl Inner {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+
+    fn page() -> Vec<String> {
+        vec![r#"{"data":[{"timestamp":"2026-06-01T00:00:00+00:00","bpm":60}],"next_token":null}"#.to_string()]
+    }
 
     #[test]
     fn empty_windows_are_never_kept() {
         let c = Cache::new(1 << 20);
-        c.keep("k".into(), &[], 1, None);
+        c.keep("k".into(), vec![r#"{"data":[],"next_token":null}"#.into()], 0, None);
         assert!(c.get("k").is_none());
         assert_eq!(c.size(), (0, 0));
     }
 
     #[test]
     fn bytes_stay_under_the_bound_and_the_least_recent_goes_first() {
-        let rec = vec![json!({"timestamp": "2026-06-01T00:00:00+00:00", "bpm": 60})];
-        let one = serde_json::to_string(&rec).unwrap().len();
+        let one = page()[0].len();
         let c = Cache::new(one * 2);
-        c.keep("a".into(), &rec, 1, None);
-        c.keep("b".into(), &rec, 1, None);
+        c.keep("a".into(), page(), 1, None);
+        c.keep("b".into(), page(), 1, None);
         assert!(c.get("a").is_some()); // a is now more recent than b
-        c.keep("c".into(), &rec, 1, None);
+        c.keep("c".into(), page(), 1, None);
         assert!(c.get("b").is_none());
         assert!(c.get("a").is_some() && c.get("c").is_some());
         assert!(c.size().1 <= one * 2);
@@ -144,10 +141,10 @@ mod tests {
     #[test]
     fn recent_windows_expire() {
         let c = Cache::new(1 << 20);
-        c.keep("k".into(), &[json!({"id": "x"})], 1, Some(Duration::ZERO));
+        c.keep("k".into(), page(), 1, Some(Duration::ZERO));
         assert!(c.get("k").is_none());
         let c0 = Cache::new(0);
-        c0.keep("k".into(), &[json!({"id": "x"})], 1, None);
+        c0.keep("k".into(), page(), 1, None);
         assert!(c0.get("k").is_none(), "a zero-byte cache holds nothing");
     }
 }

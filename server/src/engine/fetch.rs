@@ -3,7 +3,7 @@
 //! never leaves here looking complete.
 use super::cache::{RECENT_DAYS, RECENT_TTL};
 use super::plan::Plan;
-use super::window::{split, Piece};
+use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
 use futures::{StreamExt, TryStreamExt};
 use jiff::civil::Date;
@@ -44,6 +44,8 @@ pub struct Fetched {
     pub paced: Duration,
     /// Records upstream sent from outside the asked days (the padding), dropped.
     pub discarded_out_of_range: usize,
+    /// Records kept although their day cannot be told.
+    pub undated_kept: usize,
 }
 
 #[derive(Default)]
@@ -59,10 +61,12 @@ struct WindowOut {
     paced: Duration,
     cached: Option<(Duration, u32)>,
     discarded_out_of_range: usize,
+    undated_kept: usize,
 }
 
 enum Outcome {
-    Page(crate::providers::Page),
+    /// A decoded page and the body it came from (kept for the cache).
+    Page(crate::providers::Page, String),
     Stop(StopReason),
 }
 
@@ -87,12 +91,23 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32) };
     let today = plan.zone.today();
     // The futures are made first and then driven: a stream `map` over borrowing closures is
-    // not provably `Send` to the compiler, a stream of ready-made futures is.
-    let windows: Vec<_> = pieces.iter().take(launched).map(|piece| fetch_window(engine, source, plan, piece, &budget, today)).collect();
-    let outs: Vec<WindowOut> = futures::stream::iter(windows)
-        .buffered(engine.limits.concurrency.max(1))
+    // not provably `Send` to the compiler, a stream of ready-made futures is. Unordered, so a
+    // slot frees the moment any window is done; the merge below restores the order.
+    let windows: Vec<_> = pieces
+        .iter()
+        .take(launched)
+        .enumerate()
+        .map(|(i, piece)| {
+            let budget = &budget;
+            async move { fetch_window(engine, source, plan, piece, budget, today).await.map(|w| (i, w)) }
+        })
+        .collect();
+    let mut outs: Vec<(usize, WindowOut)> = futures::stream::iter(windows)
+        .buffer_unordered(engine.limits.concurrency.max(1))
         .try_collect()
         .await?;
+    outs.sort_by_key(|(i, _)| *i);
+    let outs = outs.into_iter().map(|(_, w)| w);
 
     let mut f = Fetched { windows: pieces.len() as u32, ..Default::default() };
     for w in outs {
@@ -104,6 +119,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         f.transient_retries += w.transient_retries;
         f.paced = f.paced.max(w.paced);
         f.discarded_out_of_range += w.discarded_out_of_range;
+        f.undated_kept += w.undated_kept;
         if let Some((age, pages)) = w.cached {
             f.cached_windows += 1;
             f.cached_pages += pages;
@@ -135,6 +151,21 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
     )
 }
 
+/// Keep the records that belong to this window; count those from outside the asked days.
+fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, out: &mut WindowOut) {
+    for r in records {
+        match piece.place(&r, plan.collection, &plan.zone) {
+            Place::Mine => out.records.push(r),
+            Place::MineUndated => {
+                out.undated_kept += 1;
+                out.records.push(r);
+            }
+            Place::Elsewhere if outside(plan, &r) => out.discarded_out_of_range += 1,
+            Place::Elsewhere => {}
+        }
+    }
+}
+
 /// Whether a record lies outside every asked day (rather than in a neighbouring window).
 fn outside(plan: &Plan, r: &Value) -> bool {
     let day = super::shape::record_day(r, plan.collection, &plan.zone);
@@ -152,10 +183,17 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
     if let (Some(k), false) = (&key, plan.fresh) {
         if let Some(hit) = engine.cache.get(k) {
             tracing::debug!(window = %piece.label(), "served from the memory cache");
-            return Ok(WindowOut { records: hit.records, cached: Some((hit.age, hit.pages)), ..Default::default() });
+            let mut out = WindowOut { cached: Some((hit.age, hit.bodies.len() as u32)), ..Default::default() };
+            for body in hit.bodies.iter() {
+                // These bodies decoded once already; one that no longer does is a bug, not data.
+                let page = plan.provider.parse_page(plan.collection, body).map_err(QueryError::Upstream)?;
+                take_records(plan, piece, page.records, &mut out);
+            }
+            return Ok(out);
         }
     }
     let mut out = WindowOut::default();
+    let mut bodies: Vec<String> = vec![];
     let mut seen: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
     loop {
@@ -168,16 +206,12 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
                 out.stopped = Some(r);
                 break;
             }
-            Outcome::Page(page) => {
+            Outcome::Page(page, body) => {
                 out.pages += 1;
-                let c = plan.collection;
-                for r in page.records {
-                    if piece.keeps(&r, c, &plan.zone) {
-                        out.records.push(r);
-                    } else if outside(plan, &r) {
-                        out.discarded_out_of_range += 1;
-                    }
+                if key.is_some() {
+                    bodies.push(body);
                 }
+                take_records(plan, piece, page.records, &mut out);
                 match page.next_token {
                     None => break,
                     Some(t) if !seen.insert(t.clone()) => {
@@ -192,9 +226,18 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
     }
     if let Some(k) = key.filter(|_| out.stopped.is_none() && !out.cycle) {
         let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
-        engine.cache.keep(k, &out.records, out.pages, ttl);
+        engine.cache.keep(k, bodies, out.records.len(), ttl);
     }
     Ok(out)
+}
+
+/// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
+/// taking turns on the one task that drives them.
+async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static crate::catalog::CollectionSpec, body: String) -> (Result<crate::providers::Page, String>, String) {
+    let p = p.clone();
+    tokio::task::spawn_blocking(move || (p.parse_page(c, &body), body))
+        .await
+        .unwrap_or_else(|e| (Err(format!("decoding the page failed: {e}")), String::new()))
 }
 
 async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
@@ -210,9 +253,9 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
         let failure = match source.http.get(&url, &params, &bearer).await {
             Ok(reply) => match reply.status {
                 200 => match reply.body {
-                    Ok(body) => match p.parse_page(plan.collection, &body) {
-                        Ok(page) => return Ok(Outcome::Page(page)),
-                        Err(e) => e,
+                    Ok(body) => match decode(p, plan.collection, body).await {
+                        (Ok(page), body) => return Ok(Outcome::Page(page, body)),
+                        (Err(e), _) => e,
                     },
                     Err(e) => format!("the answer body broke off ({e})"),
                 },

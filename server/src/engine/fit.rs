@@ -4,8 +4,8 @@
 //! day boundary, with `truncated` and `continue_from`.
 use super::answer::{Compacted, ResolutionAuto, ResolutionOut};
 use super::plan::Plan;
-use super::render::{costs, render};
-use super::resolution::{bucket, compact_documents, method, Resolution, STEPS};
+use super::render::{costs, render, size as exact_size};
+use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
 use super::shape::record_day;
 use super::QueryError;
 use jiff::civil::Date;
@@ -25,8 +25,11 @@ pub struct Fitted {
 }
 
 fn size(rows: &[Value], plan: &Plan) -> usize {
-    render(rows, plan.format).to_string().len()
+    exact_size(rows, plan.format)
 }
+
+/// Buckets built to measure what a row costs before choosing a resolution.
+const PROBE_ROWS: usize = 64;
 
 pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
     let c = plan.collection;
@@ -35,9 +38,12 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
     let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
 
     let rows = if let Some(spec) = c.series {
-        let bucketed = |step: u32| {
-            let (mut rows, rest) = bucket(&records, &spec, &plan.zone, step);
-            rows.extend(rest);
+        let samples = Samples::new(&records, &plan.zone);
+        let bucketed = |step: u32, limit: usize| {
+            let mut rows = bucket(&records, &samples, &spec, &plan.zone, step, limit);
+            if limit == usize::MAX {
+                rows.extend(samples.unreadable.iter().map(|i| records[*i].clone()));
+            }
             rows
         };
         let describe = |step: u32, rows: &[Value]| ResolutionOut {
@@ -49,7 +55,7 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
         match plan.resolution {
             Some(Resolution::Raw) => records,
             Some(Resolution::Step(step)) => {
-                let rows = bucketed(step);
+                let rows = bucketed(step, usize::MAX);
                 out.resolution = Some(describe(step, &rows));
                 rows
             }
@@ -58,15 +64,24 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
                 if raw_chars <= budget {
                     records
                 } else {
-                    let mut chosen = None;
-                    for (_, step) in STEPS {
-                        let rows = bucketed(*step);
-                        if size(&rows, plan) <= budget || *step == STEPS[STEPS.len() - 1].1 {
-                            chosen = Some((*step, rows));
-                            break;
+                    // Estimate each resolution from its bucket count and a measured sample of rows,
+                    // build the finest that should fit, and step coarser only if the exact size says so.
+                    let last = STEPS.len() - 1;
+                    let fits = |i: usize| {
+                        let step = STEPS[i].1;
+                        let probe = bucketed(step, PROBE_ROWS);
+                        let per_row = size(&probe, plan) as f64 / probe.len().max(1) as f64;
+                        per_row * samples.count(step) as f64 <= budget as f64
+                    };
+                    let mut i = (0..last).find(|i| fits(*i)).unwrap_or(last);
+                    let rows = loop {
+                        let rows = bucketed(STEPS[i].1, usize::MAX);
+                        if i == last || size(&rows, plan) <= budget {
+                            break rows;
                         }
-                    }
-                    let (step, rows) = chosen.expect("STEPS is not empty");
+                        i += 1;
+                    };
+                    let step = STEPS[i].1;
                     let name = Resolution::Step(step).name();
                     out.resolution = Some(describe(step, &rows));
                     out.resolution_auto = Some(ResolutionAuto {

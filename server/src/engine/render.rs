@@ -90,6 +90,44 @@ pub fn render(records: &[Value], f: Format) -> Value {
     }
 }
 
+/// Counts what serde_json writes, without keeping it.
+struct Count(usize);
+
+impl std::io::Write for Count {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0 += b.len();
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn chars_of(v: &Value) -> usize {
+    let mut c = Count(0);
+    serde_json::to_writer(&mut c, v).expect("counting never fails");
+    c.0
+}
+
+/// Exactly `render(records, f).to_string().len()`, without building the rendered value.
+pub fn size(records: &[Value], f: Format) -> usize {
+    let commas = records.len().saturating_sub(1);
+    match f {
+        Format::Records => 2 + commas + records.iter().map(chars_of).sum::<usize>(),
+        Format::Csv => chars_of(&Value::String(to_csv(records))),
+        Format::Columns => {
+            let cols = columns(records);
+            let frame = json!({"columns": cols, "rows": []}).to_string().len();
+            let null = Value::Null;
+            let rows: usize = records
+                .iter()
+                .map(|r| 2 + cols.len().saturating_sub(1) + cols.iter().map(|c| chars_of(r.get(c).unwrap_or(&null))).sum::<usize>())
+                .sum();
+            frame + rows + commas
+        }
+    }
+}
+
 /// Characters `render` writes around the rows, and for each record. The serialised length of
 /// `render(records[..k])` is at most `frame + sum(per_row[..k])` (a CSV string's escapes aside,
 /// which the final measure catches).
@@ -125,6 +163,15 @@ mod tests {
     fn csv_quotes_nested_values() {
         let csv = to_csv(&[json!({"id": "x", "c": {"a": 1, "b": 2}})]);
         assert_eq!(csv, "id,c\nx,\"{\"\"a\"\":1,\"\"b\"\":2}\"\n");
+    }
+
+    #[test]
+    fn size_is_exact() {
+        let recs: Vec<Value> = (0..30).map(|i| json!({"timestamp": format!("t{i}"), "bpm": i, "x": if i % 2 == 0 { json!(null) } else { json!({"a": [1, 2]}) }})).collect();
+        for f in [Format::Columns, Format::Records, Format::Csv] {
+            assert_eq!(size(&recs, f), render(&recs, f).to_string().len(), "{f:?}");
+            assert_eq!(size(&[], f), render(&[], f).to_string().len(), "{f:?} empty");
+        }
     }
 
     #[test]

@@ -6,7 +6,6 @@ use crate::catalog::{Embedded, EmbeddedKind, SeriesSpec};
 use crate::time::{rfc3339, Zone};
 use jiff::Timestamp;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 
 /// `raw`, or buckets of this many seconds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,79 +80,127 @@ struct Bucket {
     categories: Vec<Vec<(Value, usize)>>,
 }
 
-/// Where a sample's bucket starts: local midnight plus a whole number of steps of elapsed time
-/// (so buckets line up with the local clock, and a 23- or 25-hour day has 23 or 25 hour buckets).
-fn bucket_start(t: Timestamp, zone: &Zone, step: u32) -> Timestamp {
-    let day = t.to_zoned(zone.tz.clone()).date();
-    let midnight = zone.day_start(day).timestamp();
-    if step >= 86_400 {
-        return midnight;
-    }
-    let elapsed = t.as_second() - midnight.as_second();
-    let k = elapsed.div_euclid(i64::from(step));
-    Timestamp::from_second(midnight.as_second() + k * i64::from(step)).unwrap_or(midnight)
+/// A series' samples with their instants read once: (instant, local midnight of its day), both
+/// in Unix seconds, and the records whose timestamp could not be read (returned as they are).
+pub struct Samples {
+    at: Vec<(i64, i64, usize)>,
+    pub unreadable: Vec<usize>,
 }
 
-/// Bucket series records (each with a `timestamp`) into rows of `step` seconds. Records without a
-/// readable timestamp are counted in `unbucketed` and returned as they are, never dropped.
-pub fn bucket(records: &[Value], spec: &SeriesSpec, zone: &Zone, step: u32) -> (Vec<Value>, Vec<Value>) {
-    let mut buckets: BTreeMap<i64, Bucket> = BTreeMap::new();
-    let mut unbucketed = vec![];
-    let cats: Vec<&str> = spec.categories.iter().copied().filter(|c| records.iter().any(|r| r.get(*c).is_some())).collect();
-    let vals: Vec<&str> = spec.values.iter().copied().filter(|v| records.iter().any(|r| r.get(*v).is_some())).collect();
-    for r in records {
-        let Some(t) = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()) else {
-            unbucketed.push(r.clone());
-            continue;
-        };
-        let b = buckets.entry(bucket_start(t, zone, step).as_second()).or_insert_with(|| Bucket {
-            n: 0,
-            values: vals.iter().map(|_| Stat::default()).collect(),
-            categories: vec![vec![]; cats.len()],
-        });
-        b.n += 1;
-        for (i, v) in vals.iter().enumerate() {
-            if let Some(x) = r.get(*v).and_then(Value::as_f64) {
-                b.values[i].add(x);
-            }
-        }
-        for (i, c) in cats.iter().enumerate() {
-            if let Some(x) = r.get(*c).filter(|x| !x.is_null()) {
-                match b.categories[i].iter_mut().find(|(v, _)| v == x) {
-                    Some((_, n)) => *n += 1,
-                    None => b.categories[i].push((x.clone(), 1)),
+impl Samples {
+    pub fn new(records: &[Value], zone: &Zone) -> Samples {
+        let (mut at, mut unreadable) = (Vec::with_capacity(records.len()), vec![]);
+        // One zone conversion per local day, not per sample.
+        let mut day: Option<(i64, i64)> = None;
+        for (i, r) in records.iter().enumerate() {
+            let Some(t) = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()) else {
+                unreadable.push(i);
+                continue;
+            };
+            let t = t.as_second();
+            let midnight = match day {
+                Some((m, n)) if t >= m && t < n => m,
+                _ => {
+                    let d = Timestamp::from_second(t).expect("read from an instant").to_zoned(zone.tz.clone()).date();
+                    let m = zone.day_start(d).timestamp().as_second();
+                    let n = d.tomorrow().map(|x| zone.day_start(x).timestamp().as_second()).unwrap_or(i64::MAX);
+                    day = Some((m, n));
+                    m
                 }
-            }
+            };
+            at.push((t, midnight, i));
         }
+        at.sort_by_key(|x| x.0);
+        Samples { at, unreadable }
     }
-    let rows = buckets
-        .into_iter()
-        .map(|(start, b)| {
-            let mut m = Map::new();
-            let at = Timestamp::from_second(start).expect("a bucket start is an instant");
-            m.insert("timestamp".into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
-            m.insert("n".into(), json!(b.n));
-            for (v, s) in vals.iter().zip(&b.values) {
-                m.insert(format!("{v}_avg"), s.avg().map(num).unwrap_or(Value::Null));
-                m.insert(format!("{v}_min"), if s.n > 0 { num(s.min) } else { Value::Null });
-                m.insert(format!("{v}_max"), if s.n > 0 { num(s.max) } else { Value::Null });
-                if spec.levels {
-                    m.insert(format!("{v}_first"), s.first.map(num).unwrap_or(Value::Null));
-                    m.insert(format!("{v}_last"), s.last.map(num).unwrap_or(Value::Null));
+
+    fn start(&self, k: usize, step: u32) -> i64 {
+        let (t, midnight, _) = self.at[k];
+        if step >= 86_400 {
+            return midnight;
+        }
+        midnight + (t - midnight).div_euclid(i64::from(step)) * i64::from(step)
+    }
+
+    /// How many buckets `step` makes: cheap, for choosing a resolution before building any.
+    pub fn count(&self, step: u32) -> usize {
+        let mut n = 0;
+        let mut last = None;
+        for k in 0..self.at.len() {
+            let s = self.start(k, step);
+            if last != Some(s) {
+                n += 1;
+                last = Some(s);
+            }
+        }
+        n
+    }
+}
+
+/// Bucket series records into rows of `step` seconds aligned to local midnight (buckets line up
+/// with the local clock, and a 23- or 25-hour day has 23 or 25 hour buckets). At most `limit`
+/// rows are built (to measure a sample of them). Unreadable records are not included: see
+/// [`Samples::unreadable`].
+pub fn bucket(records: &[Value], samples: &Samples, spec: &SeriesSpec, zone: &Zone, step: u32, limit: usize) -> Vec<Value> {
+    let present = |names: &'static [&'static str]| -> Vec<&'static str> {
+        names.iter().copied().filter(|c| records.iter().any(|r| r.get(*c).is_some())).collect()
+    };
+    let (vals, cats) = (present(spec.values), present(spec.categories));
+    let keys: Vec<[String; 5]> = vals.iter().map(|v| [format!("{v}_avg"), format!("{v}_min"), format!("{v}_max"), format!("{v}_first"), format!("{v}_last")]).collect();
+    let mut rows = vec![];
+    let mut k = 0;
+    while k < samples.at.len() && rows.len() < limit {
+        let start = samples.start(k, step);
+        let mut b = Bucket { n: 0, values: vals.iter().map(|_| Stat::default()).collect(), categories: vec![vec![]; cats.len()] };
+        while k < samples.at.len() && samples.start(k, step) == start {
+            let r = &records[samples.at[k].2];
+            b.n += 1;
+            for (i, v) in vals.iter().enumerate() {
+                if let Some(x) = r.get(*v).and_then(Value::as_f64) {
+                    b.values[i].add(x);
                 }
             }
-            for (c, counts) in cats.iter().zip(&b.categories) {
-                // Most frequent; on a tie the one seen first.
-                let mode = counts.iter().fold(None::<&(Value, usize)>, |best, x| match best {
-                    Some(b) if b.1 >= x.1 => Some(b),
-                    _ => Some(x),
-                });
-                m.insert((*c).to_string(), mode.map(|(v, _)| v.clone()).unwrap_or(Value::Null));
+            for (i, c) in cats.iter().enumerate() {
+                if let Some(x) = r.get(*c).filter(|x| !x.is_null()) {
+                    match b.categories[i].iter_mut().find(|(v, _)| v == x) {
+                        Some((_, n)) => *n += 1,
+                        None => b.categories[i].push((x.clone(), 1)),
+                    }
+                }
             }
-            Value::Object(m)
-        })
-        .collect();
-    (rows, unbucketed)
+            k += 1;
+        }
+        rows.push(b.row(start, &keys, &cats, spec.levels, zone));
+    }
+    rows
+}
+
+impl Bucket {
+    fn row(self, start: i64, keys: &[[String; 5]], cats: &[&str], levels: bool, zone: &Zone) -> Value {
+        let mut m = Map::new();
+        let at = Timestamp::from_second(start).expect("a bucket start is an instant");
+        m.insert("timestamp".into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
+        m.insert("n".into(), json!(self.n));
+        for (k, s) in keys.iter().zip(&self.values) {
+            let some = |x: f64| if s.n > 0 { num(x) } else { Value::Null };
+            m.insert(k[0].clone(), s.avg().map(num).unwrap_or(Value::Null));
+            m.insert(k[1].clone(), some(s.min));
+            m.insert(k[2].clone(), some(s.max));
+            if levels {
+                m.insert(k[3].clone(), s.first.map(num).unwrap_or(Value::Null));
+                m.insert(k[4].clone(), s.last.map(num).unwrap_or(Value::Null));
+            }
+        }
+        for (c, counts) in cats.iter().zip(&self.categories) {
+            // Most frequent; on a tie the one seen first.
+            let mode = counts.iter().fold(None::<&(Value, usize)>, |best, x| match best {
+                Some(b) if b.1 >= x.1 => Some(b),
+                _ => Some(x),
+            });
+            m.insert((*c).to_string(), mode.map(|(v, _)| v.clone()).unwrap_or(Value::Null));
+        }
+        Value::Object(m)
+    }
 }
 
 /// How a bucketed answer was made, in words for the model.
@@ -267,8 +314,10 @@ mod tests {
             .map(|i| hr(&Timestamp::from_second(1_780_000_000 + i * 67).unwrap().to_string(), 50 + (i % 40), if i % 3 == 0 { "rest" } else { "awake" }))
             .collect();
         for (name, step) in STEPS {
-            let (rows, rest) = bucket(&recs, &spec, &z, *step);
-            assert!(rest.is_empty());
+            let samples = Samples::new(&recs, &z);
+            let rows = bucket(&recs, &samples, &spec, &z, *step, usize::MAX);
+            assert!(samples.unreadable.is_empty());
+            assert_eq!(samples.count(*step), rows.len());
             let total: u64 = rows.iter().map(|r| r["n"].as_u64().unwrap()).sum();
             assert_eq!(total, 1000, "{name}");
         }
@@ -284,7 +333,7 @@ mod tests {
             hr("2026-06-10T10:04:59Z", 65, "awake"),
             hr("2026-06-10T10:05:00Z", 90, "workout"),
         ];
-        let (rows, _) = bucket(&recs, &spec, &z, 300);
+        let rows = bucket(&recs, &Samples::new(&recs, &z), &spec, &z, 300, usize::MAX);
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0], json!({"timestamp": "2026-06-10T10:00:00+00:00", "n": 3, "bpm_avg": 65, "bpm_min": 60, "bpm_max": 70, "source": "awake"}));
         assert_eq!(rows[1]["n"], 1);
@@ -295,7 +344,7 @@ mod tests {
         let z = Zone::parse("UTC").unwrap();
         let spec = OURA.collection("ring_battery_level").unwrap().series.unwrap();
         let recs = vec![json!({"timestamp": "2026-06-10T10:00:00Z", "level": 80}), json!({"timestamp": "2026-06-10T10:30:00Z", "level": 76})];
-        let (rows, _) = bucket(&recs, &spec, &z, 3600);
+        let rows = bucket(&recs, &Samples::new(&recs, &z), &spec, &z, 3600, usize::MAX);
         assert_eq!((rows[0]["level_first"].clone(), rows[0]["level_last"].clone()), (json!(80), json!(76)));
     }
 
@@ -306,10 +355,11 @@ mod tests {
         // 2026-03-08: a 23-hour day. One sample each half hour of it.
         let start = z.day_start(jiff::civil::date(2026, 3, 8)).timestamp().as_second();
         let recs: Vec<Value> = (0..46).map(|i| hr(&Timestamp::from_second(start + i * 1800).unwrap().to_string(), 60, "rest")).collect();
-        let (rows, _) = bucket(&recs, &spec, &z, 3600);
+        let samples = Samples::new(&recs, &z);
+        let rows = bucket(&recs, &samples, &spec, &z, 3600, usize::MAX);
         assert_eq!(rows.len(), 23);
         assert_eq!(rows[2]["timestamp"], "2026-03-08T03:00:00-05:00");
-        let (days, _) = bucket(&recs, &spec, &z, 86_400);
+        let days = bucket(&recs, &samples, &spec, &z, 86_400, usize::MAX);
         assert_eq!(days.len(), 1);
         assert_eq!(days[0]["n"], 46);
     }

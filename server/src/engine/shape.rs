@@ -1,5 +1,5 @@
-//! From fetched pages to the answer: trim to the asked local days, cut at the last complete day
-//! when fetching stopped early, project fields, and say what happened.
+//! From fetched windows to the answer: cut at the last complete day when fetching stopped early,
+//! project fields, fit the budget, and say what happened.
 use super::answer::*;
 use super::fetch::{Fetched, StopReason};
 use super::fit::fit;
@@ -18,27 +18,6 @@ pub const LARGE_CHARS: usize = 100_000;
 /// A record's local day: the first day key present, as a date or an instant in `zone`.
 pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
     c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| local_day(s, zone)))
-}
-
-/// Keep records whose local day is in `[start, end]` and those whose day cannot be told.
-/// Returns (kept, discarded, undated).
-pub fn trim(records: Vec<Value>, c: &CollectionSpec, zone: &Zone, start: Date, end: Date) -> (Vec<Value>, usize, usize) {
-    let (mut discarded, mut undated) = (0, 0);
-    let kept = records
-        .into_iter()
-        .filter(|r| match record_day(r, c, zone) {
-            Some(d) if d < start || d > end => {
-                discarded += 1;
-                false
-            }
-            Some(_) => true,
-            None => {
-                undated += 1;
-                true
-            }
-        })
-        .collect();
-    (kept, discarded, undated)
 }
 
 /// Keep only `fields` (which already include the always-returned keys), in that order.
@@ -62,17 +41,17 @@ pub fn project(records: Vec<Value>, fields: &[String]) -> Vec<Value> {
 
 /// Drop duplicates the provider sent across pages (same `id`, or same timestamp for series).
 fn dedup(records: Vec<Value>) -> Vec<Value> {
-    let mut seen = std::collections::HashSet::new();
-    records
-        .into_iter()
-        .filter(|r| {
-            let key = r.get("id").or_else(|| r.get("timestamp")).map(|v| v.to_string());
-            match key {
+    let keep: Vec<bool> = {
+        let mut seen = std::collections::HashSet::with_capacity(records.len());
+        records
+            .iter()
+            .map(|r| match r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str) {
                 Some(k) => seen.insert(k),
                 None => true,
-            }
-        })
-        .collect()
+            })
+            .collect()
+    };
+    records.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect()
 }
 
 fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
@@ -102,16 +81,12 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     let mut records = dedup(f.records);
     let mut range = plan.range;
 
-    if let Some((s, e)) = range {
-        let (kept, discarded, undated) = trim(records, c, &plan.zone, s, e);
-        records = kept;
-        let discarded = discarded + f.discarded_out_of_range;
-        if discarded > 0 {
-            n.discarded_out_of_range = Some(discarded);
-        }
-        if undated > 0 {
-            n.undated_kept = Some(undated);
-        }
+    // Each window kept only its own records (engine/window.rs): the range is already exact.
+    if f.discarded_out_of_range > 0 {
+        n.discarded_out_of_range = Some(f.discarded_out_of_range);
+    }
+    if f.undated_kept > 0 {
+        n.undated_kept = Some(f.undated_kept);
     }
 
     if let Some(reason) = &f.stopped {
@@ -251,35 +226,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::oura::catalog::OURA;
-    use jiff::civil::date;
     use serde_json::json;
-
-    #[test]
-    fn trimming_uses_the_local_day_of_each_record() {
-        let z = Zone::parse("-06:00").unwrap();
-        let w = OURA.collection("workout").unwrap();
-        let recs = vec![
-            json!({"id": "a", "day": "2026-07-15", "start_datetime": "2026-07-15T19:30:00-06:00"}),
-            json!({"id": "b", "day": "2026-07-16", "start_datetime": "2026-07-16T19:30:00-06:00"}),
-            json!({"id": "c", "start_datetime": "2026-07-18T01:30:00+00:00"}),
-            json!({"id": "d"}),
-        ];
-        let (kept, discarded, undated) = trim(recs, w, &z, date(2026, 7, 16), date(2026, 7, 17));
-        let ids: Vec<_> = kept.iter().map(|r| r["id"].as_str().unwrap()).collect();
-        assert_eq!(ids, ["b", "c", "d"]);
-        assert_eq!((discarded, undated), (1, 1));
-    }
-
-    #[test]
-    fn series_trim_on_the_zone_day_of_utc_timestamps() {
-        let z = Zone::parse("-06:00").unwrap();
-        let hr = OURA.collection("heartrate").unwrap();
-        let recs = vec![json!({"timestamp": "2026-07-17T05:59:59+00:00"}), json!({"timestamp": "2026-07-17T06:00:00+00:00"})];
-        let (kept, discarded, _) = trim(recs, hr, &z, date(2026, 7, 17), date(2026, 7, 17));
-        assert_eq!(kept.len(), 1);
-        assert_eq!(discarded, 1);
-    }
 
     #[test]
     fn projection_keeps_only_named_fields_in_order() {

@@ -113,19 +113,29 @@ fn record_instant(rec: &Value, c: &CollectionSpec) -> Option<Timestamp> {
     c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()))
 }
 
+/// Where a record fetched by a window belongs.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Place {
+    Mine,
+    /// Kept although its day cannot be told (by the first window only).
+    MineUndated,
+    /// Another window's, or outside the asked days.
+    Elsewhere,
+}
+
 impl Piece {
     /// Whether `rec` belongs to this window (and so to no other).
-    pub fn keeps(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> bool {
-        match &self.own {
-            Own::All => true,
-            Own::Days(a, b) => match record_day(rec, c, zone) {
-                Some(d) => d >= *a && d <= *b,
-                None => self.keeps_undated,
-            },
-            Own::Instants(a, b) => match record_instant(rec, c) {
-                Some(t) => t >= *a && t < *b,
-                None => self.keeps_undated,
-            },
+    pub fn place(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> Place {
+        let inside = match &self.own {
+            Own::All => return Place::Mine,
+            Own::Days(a, b) => record_day(rec, c, zone).map(|d| d >= *a && d <= *b),
+            Own::Instants(a, b) => record_instant(rec, c).map(|t| t >= *a && t < *b),
+        };
+        match inside {
+            Some(true) => Place::Mine,
+            Some(false) => Place::Elsewhere,
+            None if self.keeps_undated => Place::MineUndated,
+            None => Place::Elsewhere,
         }
     }
 
@@ -213,6 +223,26 @@ mod tests {
         assert_eq!(days.len(), 45);
         assert!(days.windows(2).all(|p| p[1] == p[0].tomorrow().unwrap()));
         assert_eq!(day_grid(date(2026, 6, 10), date(2026, 6, 10), 18), vec![Own::Days(date(2026, 6, 10), date(2026, 6, 10))]);
+    }
+
+    #[test]
+    fn records_are_placed_by_their_own_local_day() {
+        use crate::providers::oura::catalog::OURA;
+        use serde_json::json;
+        let z = Zone::parse("-06:00").unwrap();
+        let w = OURA.collection("workout").unwrap();
+        let piece = |keeps_undated| Piece { upstream: Window::Unbounded, own: Own::Days(date(2026, 7, 16), date(2026, 7, 17)), keeps_undated };
+        // 01:30 UTC on the 18th is 19:30 on the 17th at -06:00: the workout skew.
+        assert_eq!(piece(false).place(&json!({"start_datetime": "2026-07-18T01:30:00+00:00"}), w, &z), Place::Mine);
+        assert_eq!(piece(false).place(&json!({"day": "2026-07-15"}), w, &z), Place::Elsewhere);
+        assert_eq!(piece(true).place(&json!({"id": "d"}), w, &z), Place::MineUndated);
+        assert_eq!(piece(false).place(&json!({"id": "d"}), w, &z), Place::Elsewhere);
+        let hr = OURA.collection("heartrate").unwrap();
+        let midnight = start_of(&z, date(2026, 7, 17));
+        let p = Piece { upstream: Window::Unbounded, own: Own::Instants(midnight, midnight + 19.hours()), keeps_undated: false };
+        assert_eq!(p.place(&json!({"timestamp": "2026-07-17T05:59:59+00:00"}), hr, &z), Place::Elsewhere);
+        assert_eq!(p.place(&json!({"timestamp": "2026-07-17T06:00:00+00:00"}), hr, &z), Place::Mine);
+        assert_eq!(p.place(&json!({"timestamp": "2026-07-18T01:00:00+00:00"}), hr, &z), Place::Elsewhere, "the end is exclusive");
     }
 
     #[test]

@@ -100,21 +100,29 @@ fn salt(cfg: &OuraConfig, d: Date, sandbox: bool) -> u64 {
     (if sandbox { 0x5a4d } else { 0 }) ^ revised
 }
 
+/// One generated day, with each record's instant read once (paging a month reads each often).
+pub struct Day {
+    records: Vec<Value>,
+    at: Vec<Option<Timestamp>>,
+}
+
 /// Generated days, kept so that paging through a month does not regenerate it for every page.
 #[derive(Default)]
-pub struct DayCache(std::sync::Mutex<HashMap<(String, Date, u64, String), std::sync::Arc<Vec<Value>>>>);
+pub struct DayCache(std::sync::Mutex<HashMap<(String, Date, u64, String), std::sync::Arc<Day>>>);
 
 impl DayCache {
-    fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Vec<Value>> {
+    fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Day> {
         let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz));
         if let Some(v) = self.0.lock().unwrap().get(&key) {
             return v.clone();
         }
-        let v = std::sync::Arc::new(match collection {
+        let records = match collection {
             "heartrate" => generate::heartrate(d, &cfg.tz, salt),
             "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt),
             c => generate::documents(c, d, &cfg.tz, salt),
-        });
+        };
+        let at = records.iter().map(|r| ts_of(r, EXISTS_FROM)).collect();
+        let v = std::sync::Arc::new(Day { records, at });
         let mut m = self.0.lock().unwrap();
         if m.len() > 20_000 {
             m.clear();
@@ -123,6 +131,9 @@ impl DayCache {
         v
     }
 }
+
+/// The key whose instant says when a record comes to exist (a series sample, a workout's start, a sleep's end).
+const EXISTS_FROM: &[&str] = &["timestamp", "start_datetime", "bedtime_end"];
 
 fn ts_of(r: &Value, keys: &[&str]) -> Option<Timestamp> {
     keys.iter().find_map(|k| r.get(*k)?.as_str()?.parse::<Timestamp>().ok())
@@ -139,11 +150,8 @@ fn records_of_day_in(cache: &DayCache, cfg: &OuraConfig, collection: &str, d: Da
     if d > today || (d == today && !cfg.today_synced && SYNC_ON_OPEN.contains(&collection)) {
         return vec![];
     }
-    let recs = cache.get(cfg, collection, d, salt(cfg, d, sandbox));
-    recs.iter()
-        .filter(|r| ts_of(r, &["timestamp", "start_datetime", "bedtime_end"]).is_none_or(|t| t <= now))
-        .cloned()
-        .collect()
+    let day = cache.get(cfg, collection, d, salt(cfg, d, sandbox));
+    day.records.iter().zip(&day.at).filter(|(_, t)| t.is_none_or(|t| t <= now)).map(|(r, _)| r.clone()).collect()
 }
 
 /// The honest answer for local days `[start, end]`.
@@ -159,6 +167,14 @@ pub fn expected(cfg: &OuraConfig, collection: &str, start: Date, end: Date) -> V
 
 fn date_of(s: &str) -> Option<Date> {
     s.get(..10)?.parse().ok()
+}
+
+/// A `*_datetime` parameter: RFC 3339, or a naive date-time (as mcp-oura sends), read as UTC.
+/// How Oura reads naive times is unmeasured (reference: inferred); UTC is the twin's guess.
+fn parse_instant(s: &str) -> Option<Timestamp> {
+    s.parse::<Timestamp>()
+        .ok()
+        .or_else(|| s.parse::<jiff::civil::DateTime>().ok().and_then(|dt| dt.to_zoned(TimeZone::UTC).ok()).map(|z| z.timestamp()))
 }
 
 /// FastAPI's validation error, as Oura sends it for an impossible date.
@@ -222,7 +238,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     }
     for k in ["start_date", "end_date", "start_datetime", "end_datetime"] {
         if let Some(v) = q.get(k) {
-            if date_of(v).is_none() || (k.ends_with("datetime") && v.len() > 10 && v.parse::<Timestamp>().is_err()) {
+            if date_of(v).is_none() || (k.ends_with("datetime") && v.len() > 10 && parse_instant(v).is_none()) {
                 return invalid(k, v);
             }
         }
@@ -244,28 +260,33 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     qkey.sort();
     let qhash = generate::mix(qkey.join("&").bytes().fold(0u64, |h, b| h.wrapping_mul(131).wrapping_add(b as u64))) >> 8;
 
-    let (records, page_size, always): (Vec<Value>, usize, &[&str]) = if SERIES.contains(&collection) {
-        let parse = |k: &str| q.get(k).and_then(|s| s.parse::<Timestamp>().ok());
+    // Series are served by reference from the day cache (a month of heart rate is read often);
+    // documents are few and built per request.
+    let mut held: Vec<std::sync::Arc<Day>> = vec![];
+    let owned: Vec<Value>;
+    let (records, page_size, always): (Vec<&Value>, usize, &[&str]) = if SERIES.contains(&collection) {
+        let parse = |k: &str| q.get(k).and_then(|s| parse_instant(s));
         let end = parse("end_datetime").unwrap_or_else(|| cfg.now());
         let start = parse("start_datetime").unwrap_or(end - 24.hours());
-        let (sd, ed) = (start.to_zoned(cfg.tz.clone()).date(), end.to_zoned(cfg.tz.clone()).date());
-        let mut recs = vec![];
-        let mut d = sd;
-        while d <= ed {
-            recs.extend(records_of_day_in(&state.days, &cfg, collection, d, sandbox).into_iter().filter(|r| {
-                let t = ts_of(r, &["timestamp"]).unwrap();
-                t >= start && t <= end
-            }));
-            d = d.tomorrow().unwrap();
-        }
+        let (sd, ed) = (start.to_zoned(cfg.tz.clone()).date(), end.to_zoned(cfg.tz.clone()).date().min(cfg.today()));
+        let now = cfg.now();
         if q.get("latest").map(|v| v == "true").unwrap_or(false) {
             // Only the series honour `latest`: the one most recent row.
-            let last = records_of_day_in(&state.days, &cfg, collection, cfg.today(), sandbox).pop().into_iter().collect();
-            recs = last;
+            owned = records_of_day_in(&state.days, &cfg, collection, cfg.today(), sandbox).pop().into_iter().collect();
+            (owned.iter().collect(), cfg.series_page_size, &["timestamp"])
+        } else {
+            let mut d = sd;
+            while d <= ed {
+                held.push(state.days.get(&cfg, collection, d, salt(&cfg, d, sandbox)));
+                d = d.tomorrow().unwrap();
+            }
+            let in_range = |t: &Option<Timestamp>| t.is_some_and(|t| t >= start && t <= end && t <= now);
+            let recs = held.iter().flat_map(|day| day.records.iter().zip(&day.at).filter(|(_, t)| in_range(t)).map(|(r, _)| r)).collect();
+            (recs, cfg.series_page_size, &["timestamp"])
         }
-        (recs, cfg.series_page_size, &["timestamp"])
     } else if collection == "ring_configuration" {
-        (generate::ring_configuration(), cfg.doc_page_size, &["id"])
+        owned = generate::ring_configuration();
+        (owned.iter().collect(), cfg.doc_page_size, &["id"])
     } else {
         let today = cfg.today();
         let end = q.get("end_date").and_then(|s| date_of(s)).unwrap_or(today);
@@ -287,7 +308,8 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
             }
             d = d.tomorrow().unwrap();
         }
-        (recs, cfg.doc_page_size, &["id", "day"])
+        owned = recs;
+        (owned.iter().collect(), cfg.doc_page_size, &["id", "day"])
     };
 
     let offset = match q.get("next_token") {
@@ -302,7 +324,10 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     if faults.unauthorized_from_page.is_some_and(|n| page_no >= n) {
         return error(StatusCode::UNAUTHORIZED, "Unauthorized: token expired");
     }
-    let page: Vec<Value> = records.iter().skip(offset).take(page_size).cloned().map(|r| project(r, &fields, always)).collect();
+    let slice = records.iter().skip(offset).take(page_size);
+    // Without `fields` the records are written as they are, by reference.
+    let projected: Vec<Value> = if fields.is_some() { slice.clone().map(|r| project((*r).clone(), &fields, always)).collect() } else { vec![] };
+    let page: Vec<&Value> = if fields.is_some() { projected.iter().collect() } else { slice.copied().collect() };
     let next = offset + page_size;
     let next_token = if faults.repeat_token && offset > 0 {
         Some(token(offset, qhash)) // hands back the token it was given: a cycle
@@ -311,7 +336,13 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     } else {
         None
     };
-    json_ok(json!({"data": page, "next_token": next_token}))
+    #[derive(serde::Serialize)]
+    struct Envelope<'a> {
+        data: Vec<&'a Value>,
+        next_token: Option<String>,
+    }
+    let body = serde_json::to_string(&Envelope { data: page, next_token }).expect("a page serialises");
+    Response::builder().status(200).header("content-type", "application/json").body(Body::from(body)).unwrap()
 }
 
 fn json_ok(v: Value) -> Response {

@@ -1,0 +1,260 @@
+//! `cargo xtask bench`: measured numbers on the twin, medians of several runs, vitals beside
+//! mcp-oura 0.4.0 when it can be installed. Performance claims come from here, never from tests.
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::RunningService;
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The peer we compare against, installed into a venv under `target/` (nothing outside the repo).
+const PEER: &str = "mcp-oura==0.4.0";
+
+pub struct Options {
+    pub latency_ms: u64,
+    pub runs: usize,
+    pub peer: bool,
+}
+
+/// One measured row: medians over the runs.
+#[derive(Default, Clone)]
+struct Measure {
+    time: Option<Duration>,
+    pages: Option<u64>,
+    samples: Option<u64>,
+    chars: Option<usize>,
+    peak_rss_kb: Option<u64>,
+}
+
+fn median<T: Ord + Copy>(mut v: Vec<T>) -> Option<T> {
+    v.sort();
+    v.get(v.len() / 2).copied()
+}
+
+/// `VmRSS` / `VmHWM` of a process, in kB (Linux; elsewhere unknown).
+fn proc_kb(pid: Option<u32>, key: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", pid?)).ok()?;
+    let line = status.lines().find(|l| l.starts_with(key))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A server to measure: how to start it and how to ask it each question.
+trait Server {
+
+    fn command(&self, base: &str) -> tokio::process::Command;
+    /// Tool name and arguments for a range of one collection.
+    fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value);
+    /// (pages, samples accounted for) read from an answer.
+    fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>);
+}
+
+/// The server binary and extra environment (to show a non-default setting).
+struct Vitals(PathBuf, Vec<(&'static str, &'static str)>);
+struct McpOura(PathBuf);
+
+impl Server for Vitals {
+    fn command(&self, base: &str) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(&self.0);
+        c.env("VITALS_OURA_BASE_URL", base).env("OURA_PAT", "twin-token").env("VITALS_TZ", "-06:00").env("VITALS_LOG", "warn");
+        c.envs(self.1.iter().copied());
+        c
+    }
+    fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value) {
+        ("vitals_query", json!({"collection": format!("oura.{collection}"), "start": start, "end": end}))
+    }
+    fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>) {
+        let a = r.structured_content.clone().unwrap_or_default();
+        let samples = a["resolution"]["raw_samples"].as_u64().or(a["count"].as_u64());
+        (a["pages"].as_u64(), samples)
+    }
+}
+
+impl Server for McpOura {
+    fn command(&self, base: &str) -> tokio::process::Command {
+        let mut c = tokio::process::Command::new(&self.0);
+        // It replaces the whole data prefix, which must end in /v2/usercollection.
+        c.env("OURA_API_BASE_URL", format!("{base}/v2/usercollection")).env("OURA_PAT", "twin-token").env("OURA_TIMEZONE", "America/Chicago");
+        c.stderr(std::process::Stdio::null());
+        c
+    }
+    fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value) {
+        ("oura_query", json!({"collection": collection, "start": start, "end": end}))
+    }
+    fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>) {
+        let t: String = r.content.iter().filter_map(|c| c.as_text()).map(|x| x.text.clone()).collect();
+        let v: Value = serde_json::from_str(&t).unwrap_or_default();
+        (v["pages"].as_u64(), v["n"].as_u64().or(v["data"].as_array().map(|a| a.len() as u64)))
+    }
+}
+
+async fn start(s: &dyn Server, base: &str) -> (RunningService<RoleClient, ()>, Option<u32>) {
+    let t = TokioChildProcess::new(s.command(base)).expect("spawn server");
+    let pid = t.id();
+    (().serve(t).await.expect("MCP handshake"), pid)
+}
+
+fn chars(r: &CallToolResult) -> usize {
+    r.content.iter().filter_map(|c| c.as_text()).map(|x| x.text.chars().count()).sum()
+}
+
+/// spawn → tools/list, and the resident memory of the idle server after it.
+async fn startup(s: &dyn Server, base: &str, runs: usize) -> (Measure, Option<u64>) {
+    let (mut times, mut rss) = (vec![], vec![]);
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let (client, pid) = start(s, base).await;
+        client.list_all_tools().await.expect("tools/list");
+        times.push(t0.elapsed());
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        rss.extend(proc_kb(pid, "VmRSS:"));
+        let _ = client.cancel().await;
+    }
+    (Measure { time: median(times), ..Default::default() }, median(rss))
+}
+
+/// One question, each run in a fresh process (so neither server answers from its cache).
+async fn question(s: &dyn Server, base: &str, runs: usize, collection: &str, start_day: &str, end_day: &str) -> Measure {
+    let mut m = Measure::default();
+    let (mut times, mut peaks, mut sizes) = (vec![], vec![], vec![]);
+    for _ in 0..runs {
+        let (client, pid) = start(s, base).await;
+        let (tool, args) = s.query(collection, start_day, end_day);
+        let t0 = Instant::now();
+        let r = client
+            .call_tool(CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default()))
+            .await
+            .expect("tools/call");
+        times.push(t0.elapsed());
+        peaks.extend(proc_kb(pid, "VmHWM:"));
+        sizes.push(chars(&r));
+        (m.pages, m.samples) = s.account(&r);
+        let _ = client.cancel().await;
+    }
+    m.time = median(times);
+    m.peak_rss_kb = median(peaks);
+    m.chars = median(sizes);
+    m
+}
+
+/// The same question twice in one process: the second is answered from vitals' memory cache.
+async fn cached(s: &dyn Server, base: &str, runs: usize, collection: &str, start_day: &str, end_day: &str) -> Measure {
+    let (client, pid) = start(s, base).await;
+    let (tool, args) = s.query(collection, start_day, end_day);
+    let call = || CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default());
+    client.call_tool(call()).await.expect("warm-up call");
+    let mut m = Measure::default();
+    let mut times = vec![];
+    for _ in 0..runs {
+        let t0 = Instant::now();
+        let r = client.call_tool(call()).await.expect("tools/call");
+        times.push(t0.elapsed());
+        m.chars = Some(chars(&r));
+        (m.pages, m.samples) = s.account(&r);
+    }
+    m.peak_rss_kb = proc_kb(pid, "VmHWM:");
+    m.time = median(times);
+    let _ = client.cancel().await;
+    m
+}
+
+/// Make `target/bench/peer-venv` with mcp-oura in it, once. None (and why) when that fails.
+fn install_peer(root: &Path) -> Result<PathBuf, String> {
+    let venv = root.join("target/bench/peer-venv");
+    let bin = venv.join("bin/oura-mcp");
+    if bin.exists() {
+        return Ok(bin);
+    }
+    let ok = |c: &mut std::process::Command| c.status().map(|s| s.success()).unwrap_or(false);
+    if !ok(std::process::Command::new("python3").args(["-m", "venv"]).arg(&venv)) {
+        return Err("python3 -m venv failed (is python3-venv installed?)".into());
+    }
+    eprintln!("installing {PEER} into {} ...", venv.display());
+    if !ok(std::process::Command::new(venv.join("bin/pip")).args(["install", "--quiet", PEER])) {
+        return Err(format!("pip install {PEER} failed (no access to the package index?)"));
+    }
+    bin.exists().then_some(bin).ok_or_else(|| "oura-mcp was not installed".into())
+}
+
+fn ms(d: Option<Duration>) -> String {
+    d.map(|d| format!("{:.1} ms", d.as_secs_f64() * 1e3)).unwrap_or("-".into())
+}
+fn opt<T: ToString>(v: Option<T>) -> String {
+    v.map(|v| v.to_string()).unwrap_or("-".into())
+}
+fn mb(kb: Option<u64>) -> String {
+    kb.map(|k| format!("{:.1} MB", k as f64 / 1024.0)).unwrap_or("-".into())
+}
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 => format!("{:.1}×", b / a),
+        _ => "-".into(),
+    }
+}
+
+pub async fn run(root: &Path, server: PathBuf, o: Options) {
+    let twin = vitals_twin::start(Default::default(), 0).await.expect("twin");
+    twin.set_faults(vitals_twin::Faults { latency_ms: o.latency_ms, ..Default::default() });
+    let base = twin.base_url();
+    let vitals = Vitals(server.clone(), vec![]);
+    let peer = if o.peer { install_peer(root) } else { Err("--no-peer".into()) };
+    let peer = match peer {
+        Ok(bin) => Some(McpOura(bin)),
+        Err(why) => {
+            println!("{PEER}: not measured: {why}\n");
+            None
+        }
+    };
+    println!("vitals bench: twin at {} ms per request, median of {} runs, each question in a fresh process\n", o.latency_ms, o.runs);
+    println!(
+        "{:<40} {:>10} {:>6} {:>8} {:>10} {:>9} | {:>10} {:>6} {:>8} {:>10} {:>9} | {:>7} {:>7}",
+        "row", "vitals", "pages", "samples", "chars", "peak RSS", "mcp-oura", "pages", "samples", "chars", "peak RSS", "faster", "smaller"
+    );
+    let line = |label: &str, v: &Measure, p: &Measure| {
+        println!(
+            "{:<40} {:>10} {:>6} {:>8} {:>10} {:>9} | {:>10} {:>6} {:>8} {:>10} {:>9} | {:>7} {:>7}",
+            label,
+            ms(v.time),
+            opt(v.pages),
+            opt(v.samples),
+            opt(v.chars),
+            mb(v.peak_rss_kb),
+            ms(p.time),
+            opt(p.pages),
+            opt(p.samples),
+            opt(p.chars),
+            mb(p.peak_rss_kb),
+            ratio(v.time.map(|t| t.as_secs_f64()), p.time.map(|t| t.as_secs_f64())),
+            ratio(v.chars.map(|c| c as f64), p.chars.map(|c| c as f64)),
+        );
+    };
+
+    let (vs, v_idle) = startup(&vitals, &base, o.runs).await;
+    let (ps, p_idle) = match &peer {
+        Some(p) => startup(p, &base, o.runs).await,
+        None => (Measure::default(), None),
+    };
+    line("spawn -> tools/list", &vs, &ps);
+    println!("{:<40} {:>46} | {:>48} |", "idle RSS", mb(v_idle), mb(p_idle));
+
+    for (label, collection, s, e) in [
+        ("heart rate, one local day", "heartrate", "2026-06-10", "2026-06-10"),
+        ("heart rate, one month (30 days)", "heartrate", "2026-06-01", "2026-06-30"),
+        ("daily_activity, 30 days", "daily_activity", "2026-06-01", "2026-06-30"),
+    ] {
+        let v = question(&vitals, &base, o.runs, collection, s, e).await;
+        let p = match &peer {
+            Some(p) => question(p, &base, o.runs, collection, s, e).await,
+            None => Measure::default(),
+        };
+        line(label, &v, &p);
+    }
+    let v = cached(&vitals, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
+    line("heart rate, month, again (cached)", &v, &Measure::default());
+    // 37+ pages of 1,000 over 8 connections is 5 requests in a row: 5 × latency is the floor at
+    // the default pool. A wider pool shows what the setting buys.
+    let wide = Vitals(server, vec![("VITALS_CONCURRENCY", "16")]);
+    let v = question(&wide, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
+    line("heart rate, month, VITALS_CONCURRENCY=16", &v, &Measure::default());
+    println!("\nsamples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
+}
