@@ -68,3 +68,18 @@ fn readme_test_command_is_what_ci_runs() {
     assert!(ci.contains("cargo test --workspace --locked"));
 }
 
+
+#[tokio::test(flavor = "multi_thread")]
+async fn query_parameters_in_the_readme_are_the_tool_schema() {
+    let line = doc("README.md").lines().find(|l| l.starts_with("`vitals_query` parameters:")).expect("README lists vitals_query's parameters").to_string();
+    let mut named = claims(&line, |w| w != "vitals_query");
+    let twin = common::twin().await;
+    let s = common::connect(&twin, true, &[]).await;
+    let tools = s.client.list_all_tools().await.unwrap();
+    let q = tools.iter().find(|t| t.name == "vitals_query").unwrap();
+    let mut props: Vec<String> = q.input_schema["properties"].as_object().unwrap().keys().cloned().collect();
+    props.sort();
+    named.sort();
+    assert_eq!(named, props, "README's vitals_query parameters differ from the tool's input schema");
+    s.close().await;
+}

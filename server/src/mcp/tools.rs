@@ -165,7 +165,7 @@ with a range. Unknown fields are listed, not silently dropped.",
         name = "vitals_today",
         title = "Last night, today and the days before",
         description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
-(1–30, default 7), raw records as vitals_query returns them. `missing` names what came back empty (today is often not synced \
+(1–30, default 7), as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what came back empty (today is often not synced \
 yet). Computes nothing: summarise from the records yourself.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
