@@ -8,6 +8,7 @@ use super::render::{costs, render, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
 use super::shape::record_day;
 use super::QueryError;
+use crate::catalog::SeriesSpec;
 use jiff::civil::Date;
 use serde_json::Value;
 
@@ -34,104 +35,11 @@ const PROBE_ROWS: usize = 64;
 pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
     let c = plan.collection;
     let budget = plan.max_chars.saturating_sub(ENVELOPE);
-    let raw_samples = records.len();
     let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
-
-    let rows = if let Some(spec) = c.series {
-        let samples = Samples::new(&records, &plan.zone);
-        let bucketed = |step: u32, limit: usize| {
-            let mut rows = bucket(&records, &samples, &spec, &plan.zone, step, limit);
-            if limit == usize::MAX {
-                rows.extend(samples.unreadable.iter().map(|i| records[*i].clone()));
-            }
-            rows
-        };
-        let describe = |step: u32, rows: &[Value]| ResolutionOut {
-            applied: Resolution::Step(step).name().into(),
-            method: method(&spec, Resolution::Step(step).name(), &plan.zone),
-            raw_samples,
-            rows: rows.len(),
-        };
-        match plan.resolution {
-            Some(Resolution::Raw) => records,
-            Some(Resolution::Step(step)) => {
-                let rows = bucketed(step, usize::MAX);
-                out.resolution = Some(describe(step, &rows));
-                rows
-            }
-            None => {
-                let raw_chars = size(&records, plan);
-                if raw_chars <= budget {
-                    records
-                } else {
-                    // Estimate each resolution from its bucket count and a measured sample of rows,
-                    // build the finest that should fit, and step coarser only if the exact size says so.
-                    let last = STEPS.len() - 1;
-                    let fits = |i: usize| {
-                        let step = STEPS[i].1;
-                        let probe = bucketed(step, PROBE_ROWS);
-                        let per_row = size(&probe, plan) as f64 / probe.len().max(1) as f64;
-                        per_row * samples.count(step) as f64 <= budget as f64
-                    };
-                    let mut i = (0..last).find(|i| fits(*i)).unwrap_or(last);
-                    let rows = loop {
-                        let rows = bucketed(STEPS[i].1, usize::MAX);
-                        if i == last || size(&rows, plan) <= budget {
-                            break rows;
-                        }
-                        i += 1;
-                    };
-                    let step = STEPS[i].1;
-                    let name = Resolution::Step(step).name();
-                    out.resolution = Some(describe(step, &rows));
-                    out.resolution_auto = Some(ResolutionAuto {
-                        chosen: name.into(),
-                        raw_characters: raw_chars,
-                        raw_samples,
-                        max_chars: plan.max_chars,
-                        note: format!(
-                            "RESAMPLED: the {raw_samples} raw samples would take {raw_chars} characters, over max_chars = {}, so they are \
-                             returned as {name} buckets (the finest resolution that fits); every sample is counted in a bucket's `n`. \
-                             For raw samples ask for a shorter range, or resolution=raw with a larger max_chars (up to {}).",
-                            plan.max_chars,
-                            super::plan::MAX_MAX_CHARS
-                        ),
-                    });
-                    rows
-                }
-            }
-        }
-    } else if !c.embedded.is_empty() {
-        let mut records = records;
-        match plan.resolution {
-            Some(Resolution::Raw) => records,
-            Some(Resolution::Step(step)) => {
-                let fields = compact_documents(&mut records, c.embedded, step);
-                out.compacted = compacted(step, fields, None, false);
-                records
-            }
-            None => {
-                let raw_chars = size(&records, plan);
-                if raw_chars <= budget {
-                    records
-                } else {
-                    let mut chosen = None;
-                    for (_, step) in STEPS {
-                        let mut trial = records.clone();
-                        let fields = compact_documents(&mut trial, c.embedded, *step);
-                        if size(&trial, plan) <= budget || *step == STEPS[STEPS.len() - 1].1 {
-                            chosen = Some((*step, fields, trial));
-                            break;
-                        }
-                    }
-                    let (step, fields, trial) = chosen.expect("STEPS is not empty");
-                    out.compacted = compacted(step, fields, Some(raw_chars), true);
-                    trial
-                }
-            }
-        }
-    } else {
-        records
+    let rows = match c.series {
+        Some(spec) => fit_series(plan, &spec, records, budget, &mut out),
+        None if !c.embedded.is_empty() => fit_documents(plan, records, budget, &mut out),
+        None => records,
     };
 
     let total = size(&rows, plan);
@@ -148,6 +56,107 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
     out.data = render(&rows, plan.format);
     out.rows = rows;
     Ok(out)
+}
+
+/// A series: raw when it fits (or is asked for), else buckets at the asked or the finest fitting resolution.
+fn fit_series(plan: &Plan, spec: &SeriesSpec, records: Vec<Value>, budget: usize, out: &mut Fitted) -> Vec<Value> {
+    let raw_samples = records.len();
+    let samples = Samples::new(&records, &plan.zone);
+    let bucketed = |step: u32, limit: usize| {
+        let mut rows = bucket(&records, &samples, spec, &plan.zone, step, limit);
+        if limit == usize::MAX {
+            rows.extend(samples.unreadable.iter().map(|i| records[*i].clone()));
+        }
+        rows
+    };
+    let describe = |step: u32, rows: &[Value]| ResolutionOut {
+        applied: Resolution::Step(step).name().into(),
+        method: method(spec, Resolution::Step(step).name(), &plan.zone),
+        raw_samples,
+        rows: rows.len(),
+    };
+    match plan.resolution {
+        Some(Resolution::Raw) => records,
+        Some(Resolution::Step(step)) => {
+            let rows = bucketed(step, usize::MAX);
+            out.resolution = Some(describe(step, &rows));
+            rows
+        }
+        None => {
+            let raw_chars = size(&records, plan);
+            if raw_chars <= budget {
+                records
+            } else {
+                // Estimate each resolution from its bucket count and a measured sample of rows,
+                // build the finest that should fit, and step coarser only if the exact size says so.
+                let last = STEPS.len() - 1;
+                let fits = |i: usize| {
+                    let step = STEPS[i].1;
+                    let probe = bucketed(step, PROBE_ROWS);
+                    let per_row = size(&probe, plan) as f64 / probe.len().max(1) as f64;
+                    per_row * samples.count(step) as f64 <= budget as f64
+                };
+                let mut i = (0..last).find(|i| fits(*i)).unwrap_or(last);
+                let rows = loop {
+                    let rows = bucketed(STEPS[i].1, usize::MAX);
+                    if i == last || size(&rows, plan) <= budget {
+                        break rows;
+                    }
+                    i += 1;
+                };
+                let step = STEPS[i].1;
+                let name = Resolution::Step(step).name();
+                out.resolution = Some(describe(step, &rows));
+                out.resolution_auto = Some(ResolutionAuto {
+                    chosen: name.into(),
+                    raw_characters: raw_chars,
+                    raw_samples,
+                    max_chars: plan.max_chars,
+                    note: format!(
+                        "RESAMPLED: the {raw_samples} raw samples would take {raw_chars} characters, over max_chars = {}, so they are \
+                         returned as {name} buckets (the finest resolution that fits); every sample is counted in a bucket's `n`. \
+                         For raw samples ask for a shorter range, or resolution=raw with a larger max_chars (up to {}).",
+                        plan.max_chars,
+                        super::plan::MAX_MAX_CHARS
+                    ),
+                });
+                rows
+            }
+        }
+    }
+}
+
+/// Documents: whole when they fit (or raw is asked for), else their embedded series compacted.
+fn fit_documents(plan: &Plan, records: Vec<Value>, budget: usize, out: &mut Fitted) -> Vec<Value> {
+    let c = plan.collection;
+    let mut records = records;
+    match plan.resolution {
+        Some(Resolution::Raw) => records,
+        Some(Resolution::Step(step)) => {
+            let fields = compact_documents(&mut records, c.embedded, step);
+            out.compacted = compacted(step, fields, None, false);
+            records
+        }
+        None => {
+            let raw_chars = size(&records, plan);
+            if raw_chars <= budget {
+                records
+            } else {
+                let mut chosen = None;
+                for (_, step) in STEPS {
+                    let mut trial = records.clone();
+                    let fields = compact_documents(&mut trial, c.embedded, *step);
+                    if size(&trial, plan) <= budget || *step == STEPS[STEPS.len() - 1].1 {
+                        chosen = Some((*step, fields, trial));
+                        break;
+                    }
+                }
+                let (step, fields, trial) = chosen.expect("STEPS is not empty");
+                out.compacted = compacted(step, fields, Some(raw_chars), true);
+                trial
+            }
+        }
+    }
 }
 
 fn compacted(step: u32, fields: Vec<String>, raw_chars: Option<usize>, auto: bool) -> Option<Compacted> {

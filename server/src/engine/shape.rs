@@ -64,7 +64,7 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
         }
     }
     let mut v: Vec<_> = by.into_iter().collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
     v.into_iter()
         .take(3)
         .map(|(field, n)| FieldWeight { field, percent: ((n * 100) / total.max(1)) as u32 })
