@@ -5,6 +5,7 @@
 //! - [`providers`]: one folder per provider (its catalog, its wire format, its credentials);
 //! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
 //! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
+pub mod accounts;
 pub mod catalog;
 pub mod engine;
 pub mod http;

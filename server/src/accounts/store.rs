@@ -1,0 +1,246 @@
+//! The token file: `<config dir>/vitals/tokens.json`, folder 0700 and file 0600, one entry per
+//! provider. Refresh tokens rotate (the old one dies when the new one is used), so a refresh runs
+//! under an exclusive cross-process lock, re-reads the file after taking it (another process may
+//! have refreshed already), and replaces the file atomically (temporary file, then rename): two
+//! processes refreshing at once never lose the login, and a crash never leaves half a file.
+use crate::secret::Secret;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// One provider's tokens. Debug redacts (the fields are [`Secret`]s).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tokens {
+    pub access: Secret,
+    pub refresh: Option<Secret>,
+    /// Unix seconds.
+    pub expires_at: Option<i64>,
+    pub scopes: Vec<String>,
+}
+
+/// The file's shape. Private: the only place a secret is turned into text for the disk.
+#[derive(Serialize, Deserialize)]
+struct OnDisk {
+    access_token: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    refresh_token: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    expires_at: Option<i64>,
+    #[serde(default)]
+    scopes: Vec<String>,
+}
+
+impl From<&Tokens> for OnDisk {
+    fn from(t: &Tokens) -> OnDisk {
+        OnDisk {
+            access_token: t.access.expose().to_string(),
+            refresh_token: t.refresh.as_ref().map(|r| r.expose().to_string()),
+            expires_at: t.expires_at,
+            scopes: t.scopes.clone(),
+        }
+    }
+}
+
+impl From<OnDisk> for Tokens {
+    fn from(d: OnDisk) -> Tokens {
+        Tokens { access: Secret::new(d.access_token), refresh: d.refresh_token.map(Secret::new), expires_at: d.expires_at, scopes: d.scopes }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("the token file {path} could not be {action}: {reason}")]
+    Io { path: PathBuf, action: &'static str, reason: String },
+    #[error("the token file {0} is not valid JSON; delete it and connect again")]
+    Corrupt(PathBuf),
+    /// What the refresh callback returned (already free of secrets: it comes from our own errors).
+    #[error("{0}")]
+    Refresh(String),
+}
+
+fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
+    StoreError::Io { path: path.to_path_buf(), action, reason: e.kind().to_string() }
+}
+
+/// Where the token file lives: `VITALS_CONFIG_DIR` if set (tests, portable installs), else the
+/// platform's configuration folder joined with `vitals`.
+pub fn default_dir() -> Option<PathBuf> {
+    match std::env::var_os("VITALS_CONFIG_DIR").filter(|v| !v.is_empty()) {
+        Some(d) => Some(PathBuf::from(d)),
+        None => dirs::config_dir().map(|d| d.join("vitals")),
+    }
+}
+
+pub struct FileStore {
+    dir: PathBuf,
+}
+
+impl FileStore {
+    pub fn at(dir: impl Into<PathBuf>) -> FileStore {
+        FileStore { dir: dir.into() }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join("tokens.json")
+    }
+
+    fn ensure_dir(&self) -> Result<(), StoreError> {
+        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, "created", e))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| io(&self.dir, "restricted to 0700", e))?;
+        }
+        Ok(())
+    }
+
+    fn read_all(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
+        let path = self.path();
+        match std::fs::read_to_string(&path) {
+            Ok(s) => serde_json::from_str(&s).map_err(|_| StoreError::Corrupt(path)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
+            Err(e) => Err(io(&path, "read", e)),
+        }
+    }
+
+    /// Replace the whole file atomically: a sibling temporary file, created 0600, synced, renamed over.
+    fn write_all(&self, all: &BTreeMap<String, OnDisk>) -> Result<(), StoreError> {
+        self.ensure_dir()?;
+        let tmp = self.dir.join(format!(".tokens.json.{}.tmp", std::process::id()));
+        let mut opts = OpenOptions::new();
+        opts.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            opts.mode(0o600);
+        }
+        let mut f = opts.open(&tmp).map_err(|e| io(&tmp, "created", e))?;
+        let body = serde_json::to_vec_pretty(all).expect("tokens serialise");
+        f.write_all(&body).and_then(|_| f.sync_all()).map_err(|e| io(&tmp, "written", e))?;
+        std::fs::rename(&tmp, self.path()).map_err(|e| io(&self.path(), "replaced", e))
+    }
+
+    pub fn load(&self, provider: &str) -> Result<Option<Tokens>, StoreError> {
+        Ok(self.read_all()?.remove(provider).map(Tokens::from))
+    }
+
+    /// Save one provider's tokens (under the lock, so a concurrent refresh is not overwritten).
+    pub fn save(&self, provider: &str, t: &Tokens) -> Result<(), StoreError> {
+        self.locked(|| {
+            let mut all = self.read_all()?;
+            all.insert(provider.to_string(), t.into());
+            self.write_all(&all)
+        })
+    }
+
+    /// Delete one provider's tokens. Returns whether there were any.
+    pub fn remove(&self, provider: &str) -> Result<bool, StoreError> {
+        self.locked(|| {
+            let mut all = self.read_all()?;
+            let had = all.remove(provider).is_some();
+            if had {
+                self.write_all(&all)?;
+            }
+            Ok(had)
+        })
+    }
+
+    /// Refresh under the lock. `seen` is the token the caller found stale: if the file now holds
+    /// another one, some other process refreshed first and that one is returned without calling
+    /// `refresh` (whose refresh token would already be dead). Otherwise `refresh` runs and its
+    /// result is saved before it is returned, so the rotated pair is never only in memory.
+    pub fn refresh_with(&self, provider: &str, seen: &Tokens, refresh: impl FnOnce(&Tokens) -> Result<Tokens, String>) -> Result<Tokens, StoreError> {
+        self.locked(|| {
+            let mut all = self.read_all()?;
+            let current: Option<Tokens> = all.remove(provider).map(Tokens::from);
+            let base = match current {
+                Some(c) if c != *seen => return Ok(c),
+                Some(c) => c,
+                None => seen.clone(),
+            };
+            let fresh = refresh(&base).map_err(StoreError::Refresh)?;
+            all.insert(provider.to_string(), (&fresh).into());
+            self.write_all(&all)?;
+            Ok(fresh)
+        })
+    }
+
+    /// Run `f` holding an exclusive lock on `tokens.lock`, shared by every process using this folder.
+    fn locked<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.ensure_dir()?;
+        let path = self.dir.join("tokens.lock");
+        let lock = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, "opened", e))?;
+        lock.lock().map_err(|e| io(&path, "locked", e))?;
+        let out = f();
+        let _ = lock.unlock();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tokens(a: &str, r: &str) -> Tokens {
+        Tokens { access: Secret::new(a), refresh: Some(Secret::new(r)), expires_at: Some(1_800_000_000), scopes: vec!["daily".into()] }
+    }
+
+    fn temp() -> PathBuf {
+        let d = std::env::temp_dir().join(format!("vitals-store-{}-{:?}", std::process::id(), std::thread::current().id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d.join("vitals")
+    }
+
+    #[test]
+    fn saves_loads_and_deletes_with_private_permissions() {
+        let dir = temp();
+        let s = FileStore::at(&dir);
+        assert_eq!(s.load("oura").unwrap(), None);
+        s.save("oura", &tokens("A1", "R1")).unwrap();
+        assert_eq!(s.load("oura").unwrap(), Some(tokens("A1", "R1")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+            assert_eq!(std::fs::metadata(s.path()).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert!(s.remove("oura").unwrap());
+        assert!(!s.remove("oura").unwrap());
+        assert_eq!(s.load("oura").unwrap(), None);
+        assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")), "no temporary file left");
+    }
+
+    #[test]
+    fn a_refresh_another_process_already_did_is_adopted_not_repeated() {
+        let s = FileStore::at(temp());
+        let stale = tokens("A1", "R1");
+        s.save("oura", &stale).unwrap();
+        let first = s.refresh_with("oura", &stale, |t| {
+            assert_eq!(t.refresh.as_ref().unwrap().expose(), "R1");
+            Ok(tokens("A2", "R2"))
+        });
+        assert_eq!(first.unwrap(), tokens("A2", "R2"));
+        // A second caller that also saw A1 must not spend R1 again.
+        let second = s.refresh_with("oura", &stale, |_| panic!("R1 is dead: refreshing again would lose the login"));
+        assert_eq!(second.unwrap(), tokens("A2", "R2"));
+    }
+
+    #[test]
+    fn a_failed_refresh_keeps_the_stored_tokens() {
+        let s = FileStore::at(temp());
+        let t = tokens("A1", "R1");
+        s.save("oura", &t).unwrap();
+        let e = s.refresh_with("oura", &t, |_| Err("the provider said invalid_grant".into())).unwrap_err();
+        assert!(e.to_string().contains("invalid_grant"));
+        assert_eq!(s.load("oura").unwrap(), Some(t));
+    }
+
+    #[test]
+    fn debug_of_tokens_shows_no_secret() {
+        let t = tokens("ACCESS-SECRET-1", "REFRESH-SECRET-1");
+        let d = format!("{t:?}");
+        assert!(!d.contains("ACCESS-SECRET") && !d.contains("REFRESH-SECRET"), "{d}");
+    }
+}

@@ -1,0 +1,36 @@
+//! One contender in the two-process refresh race (`tests/tests/accounts.rs` runs two at once):
+//! it reads the stored tokens, then refreshes them through a simulated provider whose refresh
+//! tokens work once, exactly as Oura's and Withings' rotate.
+//!
+//! `store_race <token dir> <provider dir> <label>`; prints the access token it ends with.
+use std::path::PathBuf;
+use vitals::accounts::{FileStore, Tokens};
+use vitals::secret::Secret;
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let (store, provider, label) = (FileStore::at(&args[1]), PathBuf::from(&args[2]), args[3].clone());
+    let seen = store.load("oura").expect("readable").expect("tokens saved by the test");
+    // Both contenders start together: wait for the test's signal.
+    while !provider.join("go").exists() {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let out = store.refresh_with("oura", &seen, |t| {
+        let r = t.refresh.as_ref().ok_or("no refresh token")?.expose().to_string();
+        // The provider's side: a refresh token spent twice is refused, and the login is lost.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(provider.join(format!("spent-{r}")))
+            .map_err(|_| format!("refresh token {r} was already used: the login is lost"))?;
+        std::thread::sleep(std::time::Duration::from_millis(150));
+        Ok(Tokens { access: Secret::new(format!("A-{label}")), refresh: Some(Secret::new(format!("R-{label}"))), expires_at: None, scopes: vec![] })
+    });
+    match out {
+        Ok(t) => println!("{}", t.access.expose()),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    }
+}
