@@ -119,6 +119,8 @@ pub struct ProviderSpec {
     /// What `vitals_today` reads: (role, collection), role being `sleep`, `readiness` or `activity`.
     pub today: &'static [(&'static str, &'static str)],
     pub rate_budget: RateBudget,
+    /// Environment variables of its OAuth app credentials, if it uses OAuth.
+    pub app_env: Option<crate::accounts::AppEnv>,
 }
 
 impl ProviderSpec {

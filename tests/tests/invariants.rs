@@ -51,12 +51,21 @@ async fn every_request_is_a_get_with_our_user_agent() {
     }
 }
 
-/// Secrets never leak: run every tool and CLI command with a known token and search all output.
+/// Secrets never leak: run every tool and CLI command with a known token and known client secrets
+/// (from the environment and from the settings file) and search all output.
+const ENV_SECRET: &str = "env-client-SECRET-8c1f";
+const FILE_SECRET: &str = "file-client-SECRET-77ad";
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_token_never_appears_in_any_output() {
     let twin = twin().await;
     twin.set_faults(Faults { server_error_next: 1, ..Default::default() });
-    let s = connect(&twin, false, &[]).await;
+    // A client secret from the environment and one from the settings file: neither may show.
+    let cfg = std::env::temp_dir().join(format!("vitals-leak-{}", std::process::id()));
+    vitals::accounts::Settings::at(&cfg).save("oura", "file-client-id", &vitals::secret::Secret::new(FILE_SECRET)).unwrap();
+    let cfg_s = cfg.to_str().unwrap().to_string();
+    let secrets: [(&str, &str); 3] = [("VITALS_OURA_CLIENT_ID", "env-client-id"), ("VITALS_OURA_CLIENT_SECRET", ENV_SECRET), ("VITALS_CONFIG_DIR", &cfg_s)];
+    let s = connect(&twin, false, &secrets).await;
     let mut out = String::new();
     for (tool, args) in [
         ("vitals_sources", json!({})),
@@ -78,13 +87,20 @@ async fn the_token_never_appears_in_any_output() {
             .env("OURA_PAT", TOKEN)
             .env("VITALS_OURA_BASE_URL", twin.base_url())
             .env("VITALS_LOG", "debug")
+            .env("VITALS_CONFIG_DIR", &cfg)
+            .env("VITALS_OURA_CLIENT_SECRET", ENV_SECRET)
             .output()
             .unwrap();
         out.push_str(&String::from_utf8_lossy(&o.stdout));
         out.push_str(&String::from_utf8_lossy(&o.stderr));
     }
     assert!(out.contains("personal_token"), "the check ran with the token");
+    assert!(out.contains("from environment VITALS_OURA_CLIENT_ID") && out.contains("from settings file"), "both app-credential sources were reported");
     assert!(out.contains(&format!("{}", TOKEN.len())), "the token length is reported");
-    assert!(!out.contains(TOKEN), "the token leaked");
-    assert!(!out.contains("SECRET"), "part of the token leaked");
+    for secret in [TOKEN, ENV_SECRET, FILE_SECRET] {
+        assert!(!out.contains(secret), "{} characters of a secret leaked", secret.len());
+        // Half of one is a leak too (a truncated or split value).
+        let half = &secret[secret.len() / 2..];
+        assert!(!out.contains(half), "part of a secret leaked");
+    }
 }

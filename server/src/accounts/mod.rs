@@ -1,5 +1,7 @@
 //! Accounts: where credentials live and how they are replaced. Only credentials are ever written
 //! to disk; health data never is.
+pub mod app;
 pub mod store;
 
-pub use store::{FileStore, StoreError, Tokens};
+pub use app::{AppCredentials, AppEnv, AppSource, Settings};
+pub use store::{default_dir, FileStore, StoreError, Tokens};

@@ -73,6 +73,39 @@ pub fn default_dir() -> Option<PathBuf> {
     }
 }
 
+/// Read a JSON map file; a missing file is an empty map.
+pub(super) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
+    match std::fs::read_to_string(path) {
+        Ok(s) => serde_json::from_str(&s).map_err(|_| StoreError::Corrupt(path.to_path_buf())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
+        Err(e) => Err(io(path, "read", e)),
+    }
+}
+
+/// Make `dir` (0700), then replace `path` atomically: a sibling temporary file, created 0600,
+/// synced, renamed over. A crash leaves the old file or the new one, never half of one.
+pub(super) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
+    std::fs::create_dir_all(dir).map_err(|e| io(dir, "created", e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| io(dir, "restricted to 0700", e))?;
+    }
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let mut opts = OpenOptions::new();
+    opts.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(&tmp).map_err(|e| io(&tmp, "created", e))?;
+    let body = serde_json::to_vec_pretty(value).expect("credentials serialise");
+    f.write_all(&body).and_then(|_| f.sync_all()).map_err(|e| io(&tmp, "written", e))?;
+    std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))
+}
+
 pub struct FileStore {
     dir: PathBuf,
 }
@@ -86,40 +119,12 @@ impl FileStore {
         self.dir.join("tokens.json")
     }
 
-    fn ensure_dir(&self) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, "created", e))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&self.dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| io(&self.dir, "restricted to 0700", e))?;
-        }
-        Ok(())
-    }
-
     fn read_all(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
-        let path = self.path();
-        match std::fs::read_to_string(&path) {
-            Ok(s) => serde_json::from_str(&s).map_err(|_| StoreError::Corrupt(path)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-            Err(e) => Err(io(&path, "read", e)),
-        }
+        read_json(&self.path())
     }
 
-    /// Replace the whole file atomically: a sibling temporary file, created 0600, synced, renamed over.
     fn write_all(&self, all: &BTreeMap<String, OnDisk>) -> Result<(), StoreError> {
-        self.ensure_dir()?;
-        let tmp = self.dir.join(format!(".tokens.json.{}.tmp", std::process::id()));
-        let mut opts = OpenOptions::new();
-        opts.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            opts.mode(0o600);
-        }
-        let mut f = opts.open(&tmp).map_err(|e| io(&tmp, "created", e))?;
-        let body = serde_json::to_vec_pretty(all).expect("tokens serialise");
-        f.write_all(&body).and_then(|_| f.sync_all()).map_err(|e| io(&tmp, "written", e))?;
-        std::fs::rename(&tmp, self.path()).map_err(|e| io(&self.path(), "replaced", e))
+        write_json_private(&self.dir, &self.path(), all)
     }
 
     pub fn load(&self, provider: &str) -> Result<Option<Tokens>, StoreError> {
@@ -169,7 +174,7 @@ impl FileStore {
 
     /// Run `f` holding an exclusive lock on `tokens.lock`, shared by every process using this folder.
     fn locked<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
-        self.ensure_dir()?;
+        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, "created", e))?;
         let path = self.dir.join("tokens.lock");
         let lock = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, "opened", e))?;
         lock.lock().map_err(|e| io(&path, "locked", e))?;

@@ -23,6 +23,11 @@ pub struct ProviderCheck {
     pub scopes: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// Which OAuth app credentials would be used and where they came from (never the secret).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub app_credentials: Option<String>,
+    /// Where this provider's tokens are kept.
+    pub token_store: String,
     /// Whether one cheap request (yesterday's records of one collection) succeeded.
     pub api_answered: bool,
     pub api_detail: String,
@@ -48,11 +53,25 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             token_length: (cred.kind() != "sandbox").then(|| cred.bearer().map(|b| b.len())).flatten(),
             scopes: cred.scopes(),
             expires_at: cred.expires_at(),
+            app_credentials: spec.app_env.map(|env| app_report(spec.name, &env)),
+            token_store: match crate::accounts::default_dir() {
+                Some(d) => format!("file {}", crate::accounts::FileStore::at(d).path().display()),
+                None => "none: no configuration folder on this machine (set VITALS_CONFIG_DIR)".into(),
+            },
             api_answered: ok,
             api_detail: detail,
         });
     }
     CheckReport { server: format!("vitals {}", env!("CARGO_PKG_VERSION")), providers }
+}
+
+fn app_report(provider: &str, env: &crate::accounts::AppEnv) -> String {
+    let Some(dir) = crate::accounts::default_dir() else { return "not set".into() };
+    match crate::accounts::Settings::at(dir).app_credentials(provider, env) {
+        Ok(Some(c)) => format!("client ID of {} characters from {}", c.client_id.chars().count(), c.origin(env)),
+        Ok(None) => format!("not set: {} and {} are empty and the settings file has none", env.client_id, env.client_secret),
+        Err(e) => format!("unreadable: {e}"),
+    }
 }
 
 fn yesterday() -> String {

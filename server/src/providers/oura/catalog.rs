@@ -1,5 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split};
+use crate::accounts::AppEnv;
 use std::time::Duration;
 
 const DOC: &[&str] = &["id", "day"];
@@ -40,6 +41,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
     today: &[("sleep", "daily_sleep"), ("sleep", "sleep"), ("readiness", "daily_readiness"), ("activity", "daily_activity")],
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
+    app_env: Some(AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" }),
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[

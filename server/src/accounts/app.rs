@@ -1,0 +1,138 @@
+//! App credentials (an OAuth client ID and secret) per provider, from the environment first (a
+//! `.mcpb` install passes the extension settings this way), then the settings file the CLI and the
+//! settings app write. Read on every call, so a change shows up without a restart.
+use super::store::StoreError;
+use crate::secret::Secret;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The environment variables one provider's app credentials are read from.
+#[derive(Debug, Clone, Copy)]
+pub struct AppEnv {
+    pub client_id: &'static str,
+    pub client_secret: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AppSource {
+    /// Named variables of this process's environment.
+    Environment,
+    /// The settings file at this path.
+    Settings(PathBuf),
+}
+
+#[derive(Debug, Clone)]
+pub struct AppCredentials {
+    pub client_id: String,
+    pub client_secret: Secret,
+    pub source: AppSource,
+}
+
+impl AppCredentials {
+    /// Where they came from, in words for `vitals_check`.
+    pub fn origin(&self, env: &AppEnv) -> String {
+        match &self.source {
+            AppSource::Environment => format!("environment {} / {}", env.client_id, env.client_secret),
+            AppSource::Settings(p) => format!("settings file {}", p.display()),
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct OnDisk {
+    client_id: String,
+    client_secret: String,
+}
+
+/// `settings.json` beside the token file: app credentials per provider, 0600 like the tokens.
+pub struct Settings {
+    dir: PathBuf,
+}
+
+fn set(name: &str) -> Option<String> {
+    // Empty means "not set": an extension setting left blank arrives as an empty variable.
+    std::env::var(name).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+}
+
+impl Settings {
+    pub fn at(dir: impl Into<PathBuf>) -> Settings {
+        Settings { dir: dir.into() }
+    }
+
+    pub fn path(&self) -> PathBuf {
+        self.dir.join("settings.json")
+    }
+
+    fn read_all(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
+        super::store::read_json(&self.path())
+    }
+
+    /// The credentials that win: both environment variables, else the settings file.
+    pub fn app_credentials(&self, provider: &str, env: &AppEnv) -> Result<Option<AppCredentials>, StoreError> {
+        if let (Some(id), Some(secret)) = (set(env.client_id), set(env.client_secret)) {
+            return Ok(Some(AppCredentials { client_id: id, client_secret: Secret::new(secret), source: AppSource::Environment }));
+        }
+        Ok(self.read_all()?.remove(provider).map(|d| AppCredentials {
+            client_id: d.client_id,
+            client_secret: Secret::new(d.client_secret),
+            source: AppSource::Settings(self.path()),
+        }))
+    }
+
+    /// Save one provider's app credentials (what the CLI and the settings app do).
+    pub fn save(&self, provider: &str, client_id: &str, client_secret: &Secret) -> Result<(), StoreError> {
+        let mut all = self.read_all()?;
+        all.insert(provider.into(), OnDisk { client_id: client_id.into(), client_secret: client_secret.expose().into() });
+        super::store::write_json_private(&self.dir, &self.path(), &all)
+    }
+
+    /// Forget one provider's app credentials. Returns whether there were any.
+    pub fn remove(&self, provider: &str) -> Result<bool, StoreError> {
+        let mut all = self.read_all()?;
+        let had = all.remove(provider).is_some();
+        if had {
+            super::store::write_json_private(&self.dir, &self.path(), &all)?;
+        }
+        Ok(had)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ENV: AppEnv = AppEnv { client_id: "TEST_ONLY_APP_CLIENT_ID", client_secret: "TEST_ONLY_APP_CLIENT_SECRET" };
+
+    #[test]
+    fn environment_wins_then_the_settings_file_and_empty_means_unset() {
+        let dir = std::env::temp_dir().join(format!("vitals-app-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let s = Settings::at(&dir);
+        assert!(s.app_credentials("oura", &ENV).unwrap().is_none());
+        s.save("oura", "file-id", &Secret::new("file-secret")).unwrap();
+        let c = s.app_credentials("oura", &ENV).unwrap().unwrap();
+        assert_eq!((c.client_id.as_str(), c.source.clone()), ("file-id", AppSource::Settings(s.path())));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(s.path()).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        // SAFETY: this test alone uses these variable names.
+        unsafe {
+            std::env::set_var(ENV.client_id, "env-id");
+            std::env::set_var(ENV.client_secret, "   ");
+        }
+        assert_eq!(s.app_credentials("oura", &ENV).unwrap().unwrap().client_id, "file-id", "a blank secret is not set");
+        unsafe { std::env::set_var(ENV.client_secret, "env-secret") };
+        let c = s.app_credentials("oura", &ENV).unwrap().unwrap();
+        assert_eq!((c.client_id.as_str(), c.client_secret.expose(), c.source.clone()), ("env-id", "env-secret", AppSource::Environment));
+        assert!(!format!("{c:?}").contains("env-secret"));
+        assert!(s.remove("oura").unwrap());
+        unsafe {
+            std::env::remove_var(ENV.client_id);
+            std::env::remove_var(ENV.client_secret);
+        }
+        assert!(s.app_credentials("oura", &ENV).unwrap().is_none());
+    }
+}
