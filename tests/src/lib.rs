@@ -53,6 +53,8 @@ pub struct LoggedRequest {
 
 pub struct State {
     pub oura: Mutex<oura::OuraConfig>,
+    /// Oura's OAuth endpoints: registered apps, issued codes and tokens, knobs.
+    pub oauth: Mutex<oura::oauth::OAuth>,
     pub days: oura::DayCache,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
@@ -86,12 +88,16 @@ impl Twin {
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
-    let state = Arc::new(State { oura: Mutex::new(cfg), days: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
+    let state = Arc::new(State { oura: Mutex::new(cfg), oauth: Default::default(), days: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
     let app = Router::new()
         .route("/_twin/faults", get(get_faults).post(set_faults))
         .route("/_twin/requests", get(get_requests))
         .route("/_twin/reset", post(reset))
         .route("/_twin/oura", post(patch_oura))
+        .route("/oauth/authorize", get(authorize))
+        .route("/oauth/token", post(token_legacy))
+        .route("/oauth/v2/ext/oauth-token", post(token_new))
+        .route("/oauth/revoke", post(revoke))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
         .with_state(state.clone());
@@ -106,6 +112,29 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         let _ = axum::serve(listener, app).await;
     });
     Ok(Twin { addr, state })
+}
+
+fn form(raw: &str) -> HashMap<String, String> {
+    url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect()
+}
+fn now(s: &State) -> jiff::Timestamp {
+    s.oura.lock().unwrap().now()
+}
+async fn authorize(AxState(s): AxState<Arc<State>>, RawQuery(q): RawQuery) -> Response {
+    let t = now(&s);
+    s.oauth.lock().unwrap().authorize(&form(&q.unwrap_or_default()), t)
+}
+async fn token_legacy(AxState(s): AxState<Arc<State>>, body: String) -> Response {
+    let t = now(&s);
+    s.oauth.lock().unwrap().token(true, &form(&body), t)
+}
+async fn token_new(AxState(s): AxState<Arc<State>>, body: String) -> Response {
+    let t = now(&s);
+    s.oauth.lock().unwrap().token(false, &form(&body), t)
+}
+async fn revoke(AxState(s): AxState<Arc<State>>, RawQuery(q): RawQuery) -> StatusCode {
+    let token = form(&q.unwrap_or_default()).remove("access_token").unwrap_or_default();
+    s.oauth.lock().unwrap().revoke(&token)
 }
 
 async fn get_faults(AxState(s): AxState<Arc<State>>) -> Json<Faults> {

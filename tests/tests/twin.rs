@@ -97,3 +97,141 @@ async fn naive_datetimes_are_read_as_utc() {
     assert!(!naive["data"].as_array().unwrap().is_empty());
     assert_eq!(naive["data"], utc["data"]);
 }
+
+mod oauth {
+    use super::*;
+    use std::collections::HashMap;
+
+    const REDIRECT: &str = "http://localhost:9876/callback/";
+    // RFC 7636 appendix B: this verifier's S256 challenge.
+    const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+    const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+    fn no_redirects() -> reqwest::Client {
+        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+    }
+
+    /// Follow the authorize URL like a browser whose user consents; the callback's query.
+    async fn authorize(twin: &Twin, state: &str) -> HashMap<String, String> {
+        let url = format!(
+            "{}/oauth/authorize?response_type=code&client_id=twin-client&redirect_uri={}&scope=daily%20heartrate&state={state}&code_challenge={CHALLENGE}&code_challenge_method=S256",
+            twin.base_url(),
+            url_enc(REDIRECT)
+        );
+        let r = no_redirects().get(url).send().await.unwrap();
+        assert_eq!(r.status().as_u16(), 303, "a redirect to the callback");
+        let to = r.headers()["location"].to_str().unwrap().to_string();
+        assert!(to.starts_with(REDIRECT), "{to}");
+        url::Url::parse(&to).unwrap().query_pairs().into_owned().collect()
+    }
+
+    fn url_enc(s: &str) -> String {
+        url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+    }
+
+    async fn token(twin: &Twin, path: &str, form: &[(&str, &str)]) -> (u16, Value) {
+        let body: String = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+        let r = reqwest::Client::new()
+            .post(format!("{}{path}", twin.base_url()))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        (r.status().as_u16(), r.json().await.unwrap_or(Value::Null))
+    }
+
+    const NEW: &str = "/oauth/v2/ext/oauth-token";
+    const LEGACY: &str = "/oauth/token";
+
+    fn exchange<'a>(code: &'a str, verifier: &'a str) -> Vec<(&'a str, &'a str)> {
+        vec![("grant_type", "authorization_code"), ("code", code), ("redirect_uri", REDIRECT), ("client_id", "twin-client"), ("client_secret", "twin-client-secret"), ("code_verifier", verifier)]
+    }
+
+    fn refresh(r: &str) -> Vec<(&str, &str)> {
+        vec![("grant_type", "refresh_token"), ("refresh_token", r), ("client_id", "twin-client"), ("client_secret", "twin-client-secret")]
+    }
+
+    async fn data(twin: &Twin, bearer: &str) -> u16 {
+        reqwest::Client::new()
+            .get(format!("{}/v2/usercollection/daily_sleep?start_date=2026-06-10&end_date=2026-06-11", twin.base_url()))
+            .bearer_auth(bearer)
+            .header("user-agent", "twin-test")
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    #[tokio::test]
+    async fn a_code_is_issued_with_state_and_iss_redeemed_once_with_pkce() {
+        let twin = twin().await;
+        let cb = authorize(&twin, "st-1").await;
+        assert_eq!((cb["state"].as_str(), cb["iss"].as_str()), ("st-1", vitals_twin::oura::oauth::ISS));
+        let code = cb["code"].clone();
+        let (st, t) = token(&twin, NEW, &exchange(&code, "wrong-verifier")).await;
+        assert_eq!((st, t["error"].as_str()), (400, Some("invalid_grant")), "a wrong PKCE verifier fails and burns the code");
+        let code = authorize(&twin, "st-2").await["code"].clone();
+        let (st, t) = token(&twin, NEW, &exchange(&code, VERIFIER)).await;
+        assert_eq!(st, 200, "{t}");
+        assert_eq!(t["scope"], "extapi:daily extapi:heartrate");
+        assert_eq!(t["expires_in"], 86_400);
+        assert_eq!(data(&twin, t["access_token"].as_str().unwrap()).await, 200, "the access token reads data");
+        let (st, t) = token(&twin, NEW, &exchange(&code, VERIFIER)).await;
+        assert_eq!((st, t["error"].as_str()), (400, Some("invalid_grant")), "a code works once");
+    }
+
+    #[tokio::test]
+    async fn the_legacy_endpoint_refuses_new_portal_apps_and_burns_the_code() {
+        let twin = twin().await;
+        let code = authorize(&twin, "s").await["code"].clone();
+        let (st, _) = token(&twin, LEGACY, &exchange(&code, VERIFIER)).await;
+        assert_eq!(st, 401);
+        let (st, _) = token(&twin, NEW, &exchange(&code, VERIFIER)).await;
+        assert_eq!(st, 400, "the code tried at the legacy endpoint first is gone");
+        let code = authorize(&twin, "s").await["code"].clone();
+        let (_, t) = token(&twin, NEW, &exchange(&code, VERIFIER)).await;
+        let (st, e) = token(&twin, LEGACY, &refresh(t["refresh_token"].as_str().unwrap())).await;
+        assert_eq!((st, e["error"].as_str()), (400, Some("invalid_request")), "legacy refresh of a new-portal app");
+        // A refused refresh does not spend the refresh token.
+        assert_eq!(token(&twin, NEW, &refresh(t["refresh_token"].as_str().unwrap())).await.0, 200);
+    }
+
+    #[tokio::test]
+    async fn refresh_tokens_rotate_and_work_once_and_access_tokens_expire_and_revoke() {
+        let twin = twin().await;
+        let code = authorize(&twin, "s").await["code"].clone();
+        let (_, first) = token(&twin, NEW, &exchange(&code, VERIFIER)).await;
+        let r1 = first["refresh_token"].as_str().unwrap().to_string();
+        let (st, second) = token(&twin, NEW, &refresh(&r1)).await;
+        assert_eq!(st, 200);
+        assert_ne!(second["refresh_token"], first["refresh_token"], "a new refresh token every time");
+        let (st, e) = token(&twin, NEW, &refresh(&r1)).await;
+        assert_eq!((st, e["error_description"].as_str()), (400, Some("Refresh token already used")));
+        let access = second["access_token"].as_str().unwrap().to_string();
+        assert_eq!(data(&twin, &access).await, 200);
+        twin.state.oauth.lock().unwrap().expire_access_tokens();
+        assert_eq!(data(&twin, &access).await, 401, "an expired access token");
+        let (_, third) = token(&twin, NEW, &refresh(second["refresh_token"].as_str().unwrap())).await;
+        let access = third["access_token"].as_str().unwrap().to_string();
+        let revoked = reqwest::Client::new().post(format!("{}/oauth/revoke?access_token={access}", twin.base_url())).send().await.unwrap();
+        assert_eq!(revoked.status().as_u16(), 200);
+        assert_eq!(data(&twin, &access).await, 401, "a revoked access token");
+        assert_eq!(token(&twin, NEW, &refresh(third["refresh_token"].as_str().unwrap())).await.0, 400, "and its refresh token");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_comes_back_on_the_callback_and_wrong_redirects_are_refused() {
+        let twin = twin().await;
+        twin.state.oauth.lock().unwrap().deny = true;
+        let cb = authorize(&twin, "s9").await;
+        assert_eq!((cb["error"].as_str(), cb["state"].as_str()), ("access_denied", "s9"));
+        let r = no_redirects()
+            .get(format!("{}/oauth/authorize?response_type=code&client_id=twin-client&redirect_uri={}&state=x", twin.base_url(), url_enc("http://localhost:9876/callback")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 400, "the redirect must match exactly, trailing slash included");
+    }
+}

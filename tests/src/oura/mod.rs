@@ -1,5 +1,6 @@
 //! Oura's real and sandbox routes, with the quirks the real API has.
 pub mod generate;
+pub mod oauth;
 
 use crate::{Faults, State};
 use axum::body::Body;
@@ -223,7 +224,8 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         return error(StatusCode::FORBIDDEN, "Missing User-Agent header");
     }
     let bearer = headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    if !sandbox && bearer != Some(cfg.token.as_str()) {
+    let oauth_ok = bearer.is_some_and(|b| state.oauth.lock().unwrap().access_valid(b, cfg.now()));
+    if !sandbox && bearer != Some(cfg.token.as_str()) && !oauth_ok {
         return error(StatusCode::UNAUTHORIZED, "Unauthorized: invalid or expired token");
     }
     if sandbox && bearer.is_none() {
