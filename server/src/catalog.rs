@@ -121,6 +121,8 @@ pub struct ProviderSpec {
     pub rate_budget: RateBudget,
     /// Environment variables of its OAuth app credentials, if it uses OAuth.
     pub app_env: Option<crate::accounts::AppEnv>,
+    /// Its OAuth endpoints, if it uses OAuth.
+    pub oauth: Option<crate::accounts::oauth::OAuthSpec>,
 }
 
 impl ProviderSpec {

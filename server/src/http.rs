@@ -63,6 +63,19 @@ impl Http {
     }
 }
 
+/// The client the `oauth2` crate uses at token endpoints: the one place a POST leaves this crate,
+/// because exchanging a code and refreshing a token are POSTs by definition. No redirects are
+/// followed (a token request must not be bounced elsewhere), and our User-Agent is sent.
+pub fn token_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .user_agent(crate::USER_AGENT)
+        .redirect(reqwest::redirect::Policy::none())
+        .connect_timeout(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("a TLS client with default settings builds")
+}
+
 impl Default for Http {
     fn default() -> Self {
         Http::new()

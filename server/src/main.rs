@@ -1,5 +1,5 @@
 //! `vitals-mcp`: the MCP server on stdio (default) and a few one-shot commands.
-use clap::Parser;
+use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 use std::sync::Arc;
 use vitals::engine::{Engine, Limits};
@@ -17,6 +17,70 @@ struct Cli {
     /// Keep nothing between answers: no memory cache for this process (a call can also send forget=true).
     #[arg(long)]
     forget: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Connect an account: opens the browser and waits for the login (up to 10 minutes).
+    Auth {
+        /// The provider, e.g. `oura`.
+        provider: String,
+        /// Print the login address and read the address the browser lands on from standard input
+        /// (for SSH sessions and machines without a browser).
+        #[arg(long)]
+        manual: bool,
+    },
+    /// Save a provider's OAuth app credentials; the client secret is read from standard input.
+    App {
+        provider: String,
+        #[arg(long)]
+        client_id: String,
+    },
+}
+
+fn oauth_provider(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
+    let all: Vec<_> = vitals::providers::all_from_env();
+    let names: Vec<&str> = all.iter().filter(|p| p.spec().oauth.is_some()).map(|p| p.spec().name).collect();
+    all.iter()
+        .map(|p| p.spec())
+        .find(|s| s.name == name && s.oauth.is_some())
+        .ok_or_else(|| format!("`provider`: {name:?} is not a provider that connects with OAuth; send one of: {}", names.join(", ")))
+}
+
+async fn run_command(c: Command) -> Result<String, String> {
+    match c {
+        Command::Auth { provider, manual } => {
+            let p = oauth_provider(&provider)?;
+            let o = vitals::accounts::login::login(p, manual).await?;
+            let expires = o.tokens.expires_at.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string()).unwrap_or("unknown".into());
+            Ok(format!(
+                "Connected {}: scopes {}; access expires {expires}; tokens saved in {}. Claude picks this up on its next request.",
+                p.display,
+                o.tokens.scopes.join(" "),
+                o.saved_in.display()
+            ))
+        }
+        Command::App { provider, client_id } => {
+            let p = oauth_provider(&provider)?;
+            let id = client_id.trim();
+            if id.is_empty() {
+                return Err("`--client-id` is empty; send the client ID from the developer portal".into());
+            }
+            eprintln!("Paste the {} client secret and press Enter (it is not shown again):", p.display);
+            let mut secret = String::new();
+            std::io::stdin().read_line(&mut secret).map_err(|e| format!("reading the secret failed: {e}"))?;
+            let secret = vitals::secret::Secret::new(secret.trim());
+            if secret.is_empty() {
+                return Err("the client secret is empty; paste the secret from the developer portal".into());
+            }
+            let dir = vitals::accounts::default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+            let s = vitals::accounts::Settings::at(dir);
+            s.save(p.name, id, &secret).map_err(|e| e.to_string())?;
+            Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))
+        }
+    }
 }
 
 #[tokio::main]
@@ -32,6 +96,18 @@ async fn main() -> std::process::ExitCode {
         })
         .init();
     let cli = Cli::parse();
+    if let Some(c) = cli.command {
+        return match run_command(c).await {
+            Ok(msg) => {
+                eprintln!("{msg}");
+                std::process::ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("vitals-mcp: {e}");
+                std::process::ExitCode::from(2)
+            }
+        };
+    }
     let mut limits = Limits::from_env();
     if cli.forget {
         limits.cache_bytes = 0;

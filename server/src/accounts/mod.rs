@@ -1,6 +1,8 @@
 //! Accounts: where credentials live and how they are replaced. Only credentials are ever written
 //! to disk; health data never is.
 pub mod app;
+pub mod login;
+pub mod oauth;
 pub mod store;
 
 pub use app::{AppCredentials, AppEnv, AppSource, Settings};

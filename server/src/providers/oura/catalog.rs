@@ -1,5 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split};
+use crate::accounts::oauth::OAuthSpec;
 use crate::accounts::AppEnv;
 use std::time::Duration;
 
@@ -42,6 +43,21 @@ pub static OURA: ProviderSpec = ProviderSpec {
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
     app_env: Some(AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" }),
+    oauth: Some(OAuthSpec {
+        authorize_url: "https://cloud.ouraring.com/oauth/authorize",
+        authorize_env: "VITALS_OURA_AUTHORIZE_URL",
+        // The new identity provider first: the legacy endpoint refuses new-portal apps and a refused
+        // exchange burns the single-use code (reference §8.2).
+        token_urls: &[
+            ("https://moi.ouraring.com/oauth/v2/ext/oauth-token", "VITALS_OURA_TOKEN_URL"),
+            ("https://api.ouraring.com/oauth/token", "VITALS_OURA_TOKEN_URL_LEGACY"),
+        ],
+        redirect: "http://localhost:9876/callback/",
+        redirect_env: "VITALS_OURA_REDIRECT_URI",
+        scopes: &["email", "personal", "daily", "heartrate", "workout", "tag", "session", "spo2", "heart_health"],
+        scope_prefix: "extapi:",
+        portal: "https://developer.ouraring.com",
+    }),
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[

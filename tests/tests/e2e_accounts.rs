@@ -1,0 +1,143 @@
+//! End to end: connecting an account from a terminal against the twin's OAuth endpoints.
+mod common;
+use common::*;
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+use vitals_twin::oura::oauth::Portal;
+
+const APP_SECRET: &str = "twin-client-secret";
+
+fn config_dir(tag: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("vitals-e2e-acc-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
+    let mut c = Command::new(server_bin());
+    c.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("VITALS_CONFIG_DIR", dir)
+        .env("VITALS_OURA_AUTHORIZE_URL", format!("{}/oauth/authorize", twin.base_url()))
+        .env("VITALS_OURA_TOKEN_URL", format!("{}/oauth/v2/ext/oauth-token", twin.base_url()))
+        .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{}/oauth/token", twin.base_url()))
+        // A "browser" that opens nothing: the test follows the printed address itself.
+        .env("BROWSER", "true")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// What a browser does with the login address: the twin consents and redirects; the Location.
+async fn consent(url: &str) -> String {
+    let r = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap().get(url).send().await.unwrap();
+    assert!(r.status().is_redirection(), "{}", r.status());
+    r.headers()["location"].to_str().unwrap().to_string()
+}
+
+fn save_app(twin: &Twin, dir: &std::path::Path) {
+    let mut c = cli(twin, dir, &["app", "oura", "--client-id", "twin-client"]).spawn().unwrap();
+    writeln!(c.stdin.take().unwrap(), "{APP_SECRET}").unwrap();
+    let o = c.wait_with_output().unwrap();
+    let all = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{all}");
+    assert!(!all.contains(APP_SECRET), "the secret is never echoed");
+}
+
+/// `auth oura --manual`: the address on stdout, the landing address pasted on stdin.
+async fn manual_login(twin: &Twin, dir: &std::path::Path) -> (bool, String) {
+    let mut child = cli(twin, dir, &["auth", "oura", "--manual"]).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    assert!(url.contains("code_challenge=") && url.contains("state=") && url.contains("redirect_uri="), "{url}");
+    let landing = consent(url.trim()).await;
+    writeln!(child.stdin.take().unwrap(), "{landing}").unwrap();
+    let o = child.wait_with_output().unwrap();
+    (o.status.success(), String::from_utf8_lossy(&o.stderr).to_string())
+}
+
+fn stored_access(dir: &std::path::Path) -> String {
+    vitals::accounts::FileStore::at(dir).load("oura").unwrap().expect("tokens saved").access.expose().to_string()
+}
+
+async fn reads_data(twin: &Twin, access: &str) -> bool {
+    reqwest::Client::new()
+        .get(format!("{}/v2/usercollection/daily_sleep?start_date=2026-06-10&end_date=2026-06-11", twin.base_url()))
+        .bearer_auth(access)
+        .header("user-agent", "e2e")
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .is_success()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_manual_login_saves_tokens_that_read_data() {
+    let twin = twin().await;
+    let dir = config_dir("manual");
+    save_app(&twin, &dir);
+    let (ok, err) = manual_login(&twin, &dir).await;
+    assert!(ok, "{err}");
+    assert!(err.contains("Connected Oura") && err.contains("daily heartrate"), "scopes without the extapi: prefix: {err}");
+    assert!(reads_data(&twin, &stored_access(&dir)).await);
+    let log = twin.state.oauth.lock().unwrap().log.clone();
+    assert_eq!(log, vec![("new".to_string(), "authorization_code".to_string(), 200)], "the new identity provider first, once");
+    assert!(!err.contains(APP_SECRET) && !err.contains(&stored_access(&dir)), "no secret in the output");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_legacy_portal_app_falls_back_to_the_legacy_endpoint() {
+    let twin = twin().await;
+    {
+        let mut o = twin.state.oauth.lock().unwrap();
+        o.apps[0].portal = Portal::Legacy;
+        o.new_idp_rejects_legacy_apps = true;
+    }
+    let dir = config_dir("legacy");
+    save_app(&twin, &dir);
+    let (ok, err) = manual_login(&twin, &dir).await;
+    assert!(ok, "{err}");
+    let log = twin.state.oauth.lock().unwrap().log.clone();
+    assert_eq!(log.iter().map(|(e, _, s)| (e.as_str(), *s)).collect::<Vec<_>>(), [("new", 401), ("legacy", 200)]);
+    assert!(reads_data(&twin, &stored_access(&dir)).await);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_browser_login_returns_to_a_one_use_loopback_listener() {
+    let twin = twin().await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let redirect = format!("http://localhost:{port}/callback/");
+    twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
+    let dir = config_dir("browser");
+    save_app(&twin, &dir);
+    let mut child = cli(&twin, &dir, &["auth", "oura"]).env("VITALS_OURA_REDIRECT_URI", &redirect).spawn().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    let landing = consent(url.trim()).await;
+    assert!(landing.starts_with(&redirect), "{landing}");
+    let page = reqwest::get(landing.replace("localhost", "127.0.0.1")).await.unwrap().text().await.unwrap();
+    assert!(page.contains("Connected"), "{page}");
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(reads_data(&twin, &stored_access(&dir)).await);
+    assert!(std::net::TcpListener::bind(("127.0.0.1", port)).is_ok(), "the listener is gone after one use");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_app_credentials_the_error_says_where_to_get_them() {
+    let twin = twin().await;
+    let dir = config_dir("none");
+    let o = cli(&twin, &dir, &["auth", "oura", "--manual"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    for needle in ["https://developer.ouraring.com", "http://localhost:9876/callback/", "settings app", "vitals-mcp app oura", "VITALS_OURA_CLIENT_ID"] {
+        assert!(e.contains(needle), "missing {needle:?} in: {e}");
+    }
+    let o = cli(&twin, &dir, &["auth", "fitbit"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`provider`"), "a bad provider names the parameter");
+}
