@@ -141,3 +141,33 @@ async fn without_app_credentials_the_error_says_where_to_get_them() {
     let o = cli(&twin, &dir, &["auth", "fitbit"]).output().unwrap();
     assert!(String::from_utf8_lossy(&o.stderr).contains("`provider`"), "a bad provider names the parameter");
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
+    let twin = twin().await;
+    let dir = config_dir("server");
+    save_app(&twin, &dir);
+    assert!(manual_login(&twin, &dir).await.0);
+    let dir_s = dir.to_str().unwrap().to_string();
+    let token_url = format!("{}/oauth/v2/ext/oauth-token", twin.base_url());
+    let legacy_url = format!("{}/oauth/token", twin.base_url());
+    // No OURA_PAT: the saved OAuth login is the credential.
+    let s = connect(&twin, true, &[("VITALS_CONFIG_DIR", &dir_s), ("VITALS_OURA_TOKEN_URL", &token_url), ("VITALS_OURA_TOKEN_URL_LEGACY", &legacy_url)]).await;
+    let check = s.ok("vitals_check", serde_json::json!({})).await;
+    assert_eq!(check["providers"][0]["credential"], "oauth", "{check}");
+    assert_eq!(check["providers"][0]["state"], "connected");
+    let a = s.ok("vitals_query", serde_json::json!({"collection": "oura.daily_sleep", "start": "2026-06-10", "end": "2026-06-12"})).await;
+    assert_eq!(a["synthetic"], false);
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "daily_sleep", "2026-06-10", "2026-06-12"));
+
+    let before = stored_access(&dir);
+    twin.state.oauth.lock().unwrap().expire_access_tokens();
+    let a = s.ok("vitals_query", serde_json::json!({"collection": "oura.heartrate", "start": "2026-06-10", "end": "2026-06-11", "max_chars": 2_000_000})).await;
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", "2026-06-10", "2026-06-11"), "complete after the refresh");
+    assert!(a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
+    assert_ne!(stored_access(&dir), before, "the rotated pair was saved");
+    let refreshes = twin.state.oauth.lock().unwrap().log.iter().filter(|(_, g, s)| g == "refresh_token" && *s == 200).count();
+    assert_eq!(refreshes, 1, "concurrent windows share one refresh");
+    let out = s.close().await;
+    assert!(!out.contains(&stored_access(&dir)) && !out.contains(APP_SECRET), "no secret in the server's log");
+}

@@ -80,6 +80,9 @@ pub struct Notices {
     pub cached: Option<Cached>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_cleared: Option<String>,
+    /// The access token had expired: it was refreshed (and saved) and the pages were fetched again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credential_refreshed: Option<String>,
     /// We slowed down to stay inside the provider's published request budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paced: Option<String>,

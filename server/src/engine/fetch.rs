@@ -46,6 +46,8 @@ pub struct Fetched {
     pub discarded_out_of_range: usize,
     /// Records kept although their day cannot be told.
     pub undated_kept: usize,
+    /// An expired access token was refreshed on the way.
+    pub credential_refreshed: bool,
 }
 
 #[derive(Default)]
@@ -60,6 +62,7 @@ struct WindowOut {
     transient_retries: u32,
     paced: Duration,
     cached: Option<(Duration, u32)>,
+    credential_refreshed: bool,
     discarded_out_of_range: usize,
     undated_kept: usize,
 }
@@ -120,6 +123,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         f.paced = f.paced.max(w.paced);
         f.discarded_out_of_range += w.discarded_out_of_range;
         f.undated_kept += w.undated_kept;
+        f.credential_refreshed |= w.credential_refreshed;
         if let Some((age, pages)) = w.cached {
             f.cached_windows += 1;
             f.cached_pages += pages;
@@ -141,9 +145,10 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
 fn cache_key(plan: &Plan, piece: &Piece) -> String {
     let p = &plan.provider;
     format!(
-        "{}|{}|{}|{}|{}|{:?}",
+        "{}|{}|{}|{}|{}|{}|{:?}",
         p.spec().name,
         p.mode().as_str(),
+        p.credential().kind(),
         plan.collection.name,
         plan.zone.name,
         piece.label(),
@@ -244,9 +249,10 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
     let p = &plan.provider;
     let url = p.list_url(plan.collection);
     let params = p.params(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
-    let bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
+    let mut bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
     let lim = &engine.limits;
     let mut transient = 0u32;
+    let mut refreshed = false;
     loop {
         out.paced += source.limiter.acquire().await;
         out.requests += 1;
@@ -259,6 +265,14 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
                     },
                     Err(e) => format!("the answer body broke off ({e})"),
                 },
+                // A 401 with a refreshable credential: refresh once, then ask for this page again.
+                401 if !refreshed && p.refresh().is_some() => {
+                    refreshed = true;
+                    p.refresh().expect("checked above").await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
+                    bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
+                    out.credential_refreshed = true;
+                    continue;
+                }
                 401 | 403 => return Err(QueryError::Auth(p.auth_help(reply.status))),
                 429 => {
                     let wait = reply.retry_after.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));

@@ -174,6 +174,12 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
             ),
         });
     }
+    if f.credential_refreshed {
+        n.credential_refreshed = Some(format!(
+            "{} said the access token had expired; it was refreshed, saved, and the request was sent again. Nothing is missing.",
+            plan.provider.spec().display
+        ));
+    }
     if f.paced.as_millis() > 0 {
         let b = plan.provider.spec().rate_budget;
         n.paced = Some(format!(

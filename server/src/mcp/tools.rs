@@ -131,7 +131,7 @@ format=records or csv on request. Answers stay within `max_chars` (default 100,0
 in buckets (n, avg, min, max per bucket; `resolution` says how) and says so in notices.resolution_auto; series inside documents \
 are compacted (notices.compacted); only if that is not enough is the answer cut at a day boundary. `notices` says everything \
 that happened: `synthetic` (sample data, not the user's: say so), `truncated` with `continue_from` (call again with \
-start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, `cached`, `discarded_out_of_range`, \
+start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, `credential_refreshed`, `cached`, `discarded_out_of_range`, \
 `ignored_fields`, `fields_split`, `range_defaulted`, `empty` (no data vs not synced yet), `large_response`. Never treat an \
 answer with `truncated` as complete. `latest=true` only on collections whose `latest` is true in vitals_sources, and never \
 with a range. Unknown fields are listed, not silently dropped.",

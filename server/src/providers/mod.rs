@@ -6,6 +6,8 @@ use crate::catalog::{CollectionSpec, ProviderSpec};
 use crate::secret::Secret;
 use serde_json::Value;
 
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 /// Where a provider stands for this process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
@@ -72,6 +74,10 @@ pub trait Provider: Send + Sync {
     fn unavailable(&self, c: &CollectionSpec) -> Option<String>;
     /// Words that every sandbox answer carries.
     fn synthetic_notice(&self) -> String;
+    /// Refresh a credential that can be refreshed (OAuth), after a 401. None: nothing to refresh.
+    fn refresh(&self) -> Option<BoxFuture<'_, Result<(), String>>> {
+        None
+    }
 }
 
 /// Every provider this build knows, in their current mode.

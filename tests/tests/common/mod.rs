@@ -58,7 +58,9 @@ pub async fn connect_with(twin: &Twin, sandbox: bool, extra: &[(&str, &str)], mo
         .env("VITALS_OURA_BASE_URL", twin.base_url())
         .env("VITALS_TZ", TZ)
         .env("VITALS_BACKOFF_MS", "10")
-        .env("VITALS_LOG", "debug");
+        .env("VITALS_LOG", "debug")
+        // Hermetic: never the developer's own saved login (a test that wants one passes its own).
+        .env("VITALS_CONFIG_DIR", std::env::temp_dir().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
     if !sandbox {
         cmd.env("OURA_PAT", TOKEN);
     }

@@ -3,43 +3,62 @@ pub mod catalog;
 
 use super::{CredentialSource, Mode, Page, Provider, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
+use crate::accounts::{FileStore, Tokens};
 use crate::secret::Secret;
 use serde_json::Value;
 
 pub const DEFAULT_BASE: &str = "https://api.ouraring.com";
 
-/// A personal access token from `OURA_PAT` (OAuth joins behind the same trait).
-pub struct PatFromEnv {
+/// Oura's credential: a personal access token from `OURA_PAT`, else the OAuth tokens `vitals-mcp auth
+/// oura` saved (re-read on every request, so a login shows up without a restart), else the sandbox.
+pub struct OuraCredential {
     token: Option<Secret>,
     sandbox_forced: bool,
+    store: Option<FileStore>,
 }
 
-impl CredentialSource for PatFromEnv {
+impl OuraCredential {
+    fn stored(&self) -> Option<Tokens> {
+        self.store.as_ref().and_then(|s| s.load("oura").ok().flatten())
+    }
+}
+
+impl CredentialSource for OuraCredential {
     fn kind(&self) -> &'static str {
         match (&self.token, self.sandbox_forced) {
-            (_, true) | (None, _) => "sandbox",
+            (_, true) => "sandbox",
             (Some(_), false) => "personal_token",
+            (None, false) if self.stored().is_some() => "oauth",
+            (None, false) => "sandbox",
         }
     }
     fn origin(&self) -> String {
-        match (&self.token, self.sandbox_forced) {
-            (_, true) => "VITALS_SANDBOX=1 (sandbox forced)".into(),
-            (Some(_), false) => "environment OURA_PAT".into(),
-            (None, false) => "none: OURA_PAT is not set, so the sandbox is used".into(),
+        match self.kind() {
+            "personal_token" => "environment OURA_PAT".into(),
+            "oauth" => format!("OAuth tokens in {}", self.store.as_ref().map(|s| s.path().display().to_string()).unwrap_or_default()),
+            _ if self.sandbox_forced => "VITALS_SANDBOX=1 (sandbox forced)".into(),
+            _ => "none: OURA_PAT is not set and no account is connected (vitals-mcp auth oura), so the sandbox is used".into(),
         }
     }
     fn bearer(&self) -> Option<Secret> {
         match self.kind() {
             // The sandbox accepts any bearer; send a fixed, harmless one.
             "sandbox" => Some(Secret::new("sandbox")),
+            "oauth" => self.stored().map(|t| t.access),
             _ => self.token.clone(),
         }
+    }
+    fn scopes(&self) -> Option<Vec<String>> {
+        (self.kind() == "oauth").then(|| self.stored().map(|t| t.scopes)).flatten()
+    }
+    fn expires_at(&self) -> Option<String> {
+        (self.kind() == "oauth").then(|| self.stored().and_then(|t| t.expires_at)).flatten().and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
     }
 }
 
 pub struct Oura {
     base: String,
-    cred: PatFromEnv,
+    cred: OuraCredential,
 }
 
 impl Oura {
@@ -47,7 +66,32 @@ impl Oura {
         let base = std::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|_| DEFAULT_BASE.into());
         let token = std::env::var("OURA_PAT").ok().filter(|t| !t.trim().is_empty()).map(|t| Secret::new(t.trim()));
         let sandbox_forced = matches!(std::env::var("VITALS_SANDBOX").as_deref(), Ok("1") | Ok("true"));
-        Oura { base: base.trim_end_matches('/').to_string(), cred: PatFromEnv { token, sandbox_forced } }
+        let store = crate::accounts::default_dir().map(FileStore::at);
+        Oura { base: base.trim_end_matches('/').to_string(), cred: OuraCredential { token, sandbox_forced, store } }
+    }
+
+    /// Refresh the stored OAuth tokens under the store's lock (adopting another process's refresh).
+    async fn refresh_oauth(&self) -> Result<(), String> {
+        let store = self.cred.store.as_ref().ok_or("no token store")?;
+        let seen = self.cred.stored().ok_or("no OAuth tokens are stored")?;
+        let spec = catalog::OURA.oauth.ok_or("Oura has no OAuth endpoints")?;
+        let env = catalog::OURA.app_env.ok_or("Oura has no app variables")?;
+        let app = crate::accounts::Settings::at(crate::accounts::default_dir().ok_or("no configuration folder")?)
+            .app_credentials("oura", &env)
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| crate::accounts::login::missing_app_help(&catalog::OURA, &spec))?;
+        let dir = store.path().parent().map(|p| p.to_path_buf()).ok_or("no token folder")?;
+        let handle = tokio::runtime::Handle::current();
+        // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
+        // refresh request from there.
+        tokio::task::spawn_blocking(move || {
+            FileStore::at(dir)
+                .refresh_with("oura", &seen, |t| handle.block_on(crate::accounts::oauth::refresh(&spec, &app, t)).map_err(|e| e.to_string()))
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+        .await
+        .map_err(|e| e.to_string())?
     }
 }
 
@@ -101,6 +145,9 @@ impl Provider for Oura {
     }
     fn auth_help(&self, status: u16) -> String {
         match (status, self.mode()) {
+            (401, _) if self.cred.kind() == "oauth" => "Oura rejected the connected account's token (HTTP 401) even after a refresh: the login \
+                was revoked or expired. Connect again with `vitals-mcp auth oura`."
+                .into(),
             (401, _) => "Oura rejected the credential (HTTP 401: expired, malformed or revoked). Create a new personal access token \
                 at https://cloud.ouraring.com/personal-access-tokens and set it as OURA_PAT, or unset OURA_PAT to use the sandbox."
                 .into(),
@@ -118,6 +165,9 @@ impl Provider for Oura {
                 c.name
             )
         })
+    }
+    fn refresh(&self) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        (self.cred.kind() == "oauth").then(|| Box::pin(self.refresh_oauth()) as super::BoxFuture<'_, Result<(), String>>)
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \
