@@ -32,7 +32,7 @@ fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
 
 /// What a browser does with the login address: the twin consents and redirects; the Location.
 async fn consent(url: &str) -> String {
-    let r = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap().get(url).send().await.unwrap();
+    let r = no_redirects().get(url).send().await.unwrap();
     assert!(r.status().is_redirection(), "{}", r.status());
     r.headers()["location"].to_str().unwrap().to_string()
 }

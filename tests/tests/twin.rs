@@ -107,10 +107,6 @@ mod oauth {
     const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
     const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
 
-    fn no_redirects() -> reqwest::Client {
-        reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
-    }
-
     /// Follow the authorize URL like a browser whose user consents; the callback's query.
     async fn authorize(twin: &Twin, state: &str) -> HashMap<String, String> {
         let url = format!(

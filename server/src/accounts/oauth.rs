@@ -29,7 +29,7 @@ pub struct OAuthSpec {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error("the login was refused at {provider}: {0}", provider = "the provider")]
+    #[error("the login was refused: {0}")]
     Denied(String),
     #[error("the callback's `state` does not match this login (a stale or foreign redirect); start the login again")]
     StateMismatch,
@@ -63,7 +63,10 @@ pub struct Pending {
     redirect: String,
 }
 
-fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &str) -> Result<oauth2::basic::BasicClient<oauth2::EndpointSet, oauth2::EndpointNotSet, oauth2::EndpointNotSet, oauth2::EndpointNotSet, oauth2::EndpointSet>, AuthError> {
+/// A client with its authorize and token endpoints set (the two this flow uses).
+type Client = BasicClient<oauth2::EndpointSet, oauth2::EndpointNotSet, oauth2::EndpointNotSet, oauth2::EndpointNotSet, oauth2::EndpointSet>;
+
+fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &str) -> Result<Client, AuthError> {
     let bad = |what: &str, e: oauth2::url::ParseError| AuthError::Config(format!("{what} is not a URL ({e})"));
     Ok(BasicClient::new(ClientId::new(app.client_id.clone()))
         .set_client_secret(ClientSecret::new(app.client_secret.expose().to_string()))

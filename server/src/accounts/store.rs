@@ -106,6 +106,7 @@ pub(super) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &
     std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))
 }
 
+#[derive(Clone)]
 pub struct FileStore {
     dir: PathBuf,
 }

@@ -266,9 +266,10 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
                     Err(e) => format!("the answer body broke off ({e})"),
                 },
                 // A 401 with a refreshable credential: refresh once, then ask for this page again.
-                401 if !refreshed && p.refresh().is_some() => {
+                401 if !refreshed => {
+                    let Some(refresh) = p.refresh() else { return Err(QueryError::Auth(p.auth_help(401))) };
                     refreshed = true;
-                    p.refresh().expect("checked above").await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
+                    refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
                     bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
                     out.credential_refreshed = true;
                     continue;

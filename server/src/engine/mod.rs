@@ -83,10 +83,6 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn from_env() -> Engine {
-        Engine::new(crate::providers::all_from_env(), Limits::from_env())
-    }
-
     pub fn new(providers: Vec<Arc<dyn Provider>>, limits: Limits) -> Engine {
         let cache = Cache::new(limits.cache_bytes);
         Engine { sources: providers.into_iter().map(Source::new).collect(), limits, cache }

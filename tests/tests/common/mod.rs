@@ -107,6 +107,11 @@ impl Session {
     }
 }
 
+/// A client that, unlike a browser, stops at redirects (to read where the login sends it).
+pub fn no_redirects() -> reqwest::Client {
+    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()
+}
+
 pub fn text(r: &CallToolResult) -> String {
     r.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
 }

@@ -72,7 +72,7 @@ impl Oura {
 
     /// Refresh the stored OAuth tokens under the store's lock (adopting another process's refresh).
     async fn refresh_oauth(&self) -> Result<(), String> {
-        let store = self.cred.store.as_ref().ok_or("no token store")?;
+        let store = self.cred.store.clone().ok_or("no token store")?;
         let seen = self.cred.stored().ok_or("no OAuth tokens are stored")?;
         let spec = catalog::OURA.oauth.ok_or("Oura has no OAuth endpoints")?;
         let env = catalog::OURA.app_env.ok_or("Oura has no app variables")?;
@@ -80,12 +80,11 @@ impl Oura {
             .app_credentials("oura", &env)
             .map_err(|e| e.to_string())?
             .ok_or_else(|| crate::accounts::login::missing_app_help(&catalog::OURA, &spec))?;
-        let dir = store.path().parent().map(|p| p.to_path_buf()).ok_or("no token folder")?;
         let handle = tokio::runtime::Handle::current();
         // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
         // refresh request from there.
         tokio::task::spawn_blocking(move || {
-            FileStore::at(dir)
+            store
                 .refresh_with("oura", &seen, |t| handle.block_on(crate::accounts::oauth::refresh(&spec, &app, t)).map_err(|e| e.to_string()))
                 .map(|_| ())
                 .map_err(|e| e.to_string())
