@@ -76,6 +76,14 @@ pub fn token_client() -> reqwest::Client {
         .expect("a TLS client with default settings builds")
 }
 
+/// End a grant at a provider's revoke endpoint: `POST url?<param>=<token>`. The second and last
+/// place a POST leaves this crate: revoking our own access is no write to the user's data, and the
+/// user asked for it (`vitals-mcp forget`). Returns the HTTP status.
+pub async fn revoke(url: &str, param: &str, token: &Secret) -> Result<u16, HttpError> {
+    let resp = token_client().post(url).query(&[(param, token.expose())]).send().await.map_err(|e| classify(&e))?;
+    Ok(resp.status().as_u16())
+}
+
 impl Default for Http {
     fn default() -> Self {
         Http::new()

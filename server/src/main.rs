@@ -32,6 +32,11 @@ enum Command {
         #[arg(long)]
         manual: bool,
     },
+    /// Disconnect: revoke the login at the provider (where it has a revoke endpoint) and delete the
+    /// local tokens. Without a provider, every connected one.
+    Forget {
+        provider: Option<String>,
+    },
     /// Save a provider's OAuth app credentials; the client secret is read from standard input.
     App {
         provider: String,
@@ -53,14 +58,19 @@ async fn run_command(c: Command) -> Result<String, String> {
     match c {
         Command::Auth { provider, manual } => {
             let p = oauth_provider(&provider)?;
-            let o = vitals::accounts::login::login(p, manual).await?;
-            let expires = o.tokens.expires_at.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string()).unwrap_or("unknown".into());
-            Ok(format!(
-                "Connected {}: scopes {}; access expires {expires}; tokens saved in {}. Claude picks this up on its next request.",
-                p.display,
-                o.tokens.scopes.join(" "),
-                o.saved_in.display()
-            ))
+            let c = vitals::accounts::login::login(p, manual).await?;
+            Ok(format!("{} Claude picks this up on its next request.", c.summary()))
+        }
+        Command::Forget { provider } => {
+            let targets: Vec<&'static vitals::catalog::ProviderSpec> = match provider {
+                Some(name) => vec![oauth_provider(&name)?],
+                None => vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.oauth.is_some()).collect(),
+            };
+            let mut lines = Vec::new();
+            for p in targets {
+                lines.push(vitals::accounts::forget::forget(p).await?.message);
+            }
+            Ok(lines.join("\n"))
         }
         Command::App { provider, client_id } => {
             let p = oauth_provider(&provider)?;

@@ -19,6 +19,7 @@ fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_CONFIG_DIR", dir)
+        .env("VITALS_TOKEN_STORE", "file")
         .env("VITALS_OURA_AUTHORIZE_URL", format!("{}/oauth/authorize", twin.base_url()))
         .env("VITALS_OURA_TOKEN_URL", format!("{}/oauth/v2/ext/oauth-token", twin.base_url()))
         .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{}/oauth/token", twin.base_url()))
@@ -60,7 +61,7 @@ async fn manual_login(twin: &Twin, dir: &std::path::Path) -> (bool, String) {
 }
 
 fn stored_access(dir: &std::path::Path) -> String {
-    vitals::accounts::FileStore::at(dir).load("oura").unwrap().expect("tokens saved").access.expose().to_string()
+    vitals::accounts::TokenStore::file(dir).load("oura").unwrap().expect("tokens saved").access.expose().to_string()
 }
 
 async fn reads_data(twin: &Twin, access: &str) -> bool {

@@ -25,6 +25,22 @@ pub struct OAuthSpec {
     pub scope_prefix: &'static str,
     /// Where a user registers an app.
     pub portal: &'static str,
+    /// The endpoint that ends a grant, where the provider has one.
+    pub revoke: Option<RevokeSpec>,
+}
+
+/// A revoke endpoint: POST `url?<param>=<access token>` (overridable by `env`).
+#[derive(Debug, Clone, Copy)]
+pub struct RevokeSpec {
+    pub url: &'static str,
+    pub env: &'static str,
+    pub param: &'static str,
+}
+
+impl RevokeSpec {
+    pub fn url(&self) -> String {
+        env_or(self.env, self.url)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,7 +134,11 @@ impl Pending {
             let c = client(spec, app, &env_or(var, url), &self.redirect)?;
             let verifier = PkceCodeVerifier::new(self.verifier.secret().clone());
             match c.exchange_code(AuthorizationCode::new(code.to_string())).set_pkce_verifier(verifier).request_async(&http).await {
-                Ok(t) => return Ok(tokens_of(spec, &t)),
+                Ok(t) => {
+                    let mut out = tokens_of(spec, &t);
+                    out.login = Some(CsrfToken::new_random().secret().clone());
+                    return Ok(out);
+                }
                 Err(e) => last = describe(&e),
             }
         }
@@ -161,6 +181,7 @@ fn tokens_of(spec: &OAuthSpec, t: &oauth2::basic::BasicTokenResponse) -> Tokens 
         refresh: t.refresh_token().map(|r| Secret::new(r.secret().clone())),
         expires_at: t.expires_in().map(|d| now + d.as_secs() as i64),
         scopes,
+        login: None,
     }
 }
 

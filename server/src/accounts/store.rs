@@ -1,5 +1,5 @@
-//! The token file: `<config dir>/vitals/tokens.json`, folder 0700 and file 0600, one entry per
-//! provider. Refresh tokens rotate (the old one dies when the new one is used), so a refresh runs
+//! The token store: the OS keyring when it answers, else `<config dir>/vitals/tokens.json`, folder
+//! 0700 and file 0600; one entry per provider. Refresh tokens rotate (the old one dies when the new one is used), so a refresh runs
 //! under an exclusive cross-process lock, re-reads the file after taking it (another process may
 //! have refreshed already), and replaces the file atomically (temporary file, then rename): two
 //! processes refreshing at once never lose the login, and a crash never leaves half a file.
@@ -18,10 +18,13 @@ pub struct Tokens {
     /// Unix seconds.
     pub expires_at: Option<i64>,
     pub scopes: Vec<String>,
+    /// Names one login (random, set when the account was connected, kept across refreshes): when it
+    /// changes, the account may have changed, and the engine empties that provider's cache.
+    pub login: Option<String>,
 }
 
-/// The file's shape. Private: the only place a secret is turned into text for the disk.
-#[derive(Serialize, Deserialize)]
+/// The stored shape. Private: the only place a secret is turned into text for the store.
+#[derive(Clone, Serialize, Deserialize)]
 struct OnDisk {
     access_token: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -30,6 +33,8 @@ struct OnDisk {
     expires_at: Option<i64>,
     #[serde(default)]
     scopes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    login: Option<String>,
 }
 
 impl From<&Tokens> for OnDisk {
@@ -39,13 +44,20 @@ impl From<&Tokens> for OnDisk {
             refresh_token: t.refresh.as_ref().map(|r| r.expose().to_string()),
             expires_at: t.expires_at,
             scopes: t.scopes.clone(),
+            login: t.login.clone(),
         }
     }
 }
 
 impl From<OnDisk> for Tokens {
     fn from(d: OnDisk) -> Tokens {
-        Tokens { access: Secret::new(d.access_token), refresh: d.refresh_token.map(Secret::new), expires_at: d.expires_at, scopes: d.scopes }
+        Tokens {
+            access: Secret::new(d.access_token),
+            refresh: d.refresh_token.map(Secret::new),
+            expires_at: d.expires_at,
+            scopes: d.scopes,
+            login: d.login,
+        }
     }
 }
 
@@ -58,6 +70,10 @@ pub enum StoreError {
     /// What the refresh callback returned (already free of secrets: it comes from our own errors).
     #[error("{0}")]
     Refresh(String),
+    #[error("the OS keyring failed: {0}; set VITALS_TOKEN_STORE=file to keep tokens in the 0600 file instead")]
+    Keyring(String),
+    #[error("{0}")]
+    Config(String),
 }
 
 fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
@@ -71,6 +87,12 @@ pub fn default_dir() -> Option<PathBuf> {
         Some(d) => Some(PathBuf::from(d)),
         None => dirs::config_dir().map(|d| d.join("vitals")),
     }
+}
+
+/// This machine's token store (keyring or file), in the default folder.
+pub fn token_store() -> Result<TokenStore, String> {
+    let dir = default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+    TokenStore::open(dir).map_err(|e| e.to_string())
 }
 
 /// Read a JSON map file; a missing file is an empty map.
@@ -106,69 +128,167 @@ pub(super) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &
     std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))
 }
 
-#[derive(Clone)]
-pub struct FileStore {
-    dir: PathBuf,
+/// Which store holds the tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// The OS credential store (macOS Keychain, Windows Credential Manager, Secret Service).
+    Keyring,
+    /// `tokens.json`, 0600 in a 0700 folder.
+    File,
 }
 
-impl FileStore {
-    pub fn at(dir: impl Into<PathBuf>) -> FileStore {
-        FileStore { dir: dir.into() }
+/// The keyring's service name; the account name is the provider.
+pub const KEYRING_SERVICE: &str = "vitals";
+
+/// The variable that picks the token store: `keyring`, `file`, or unset (the keyring when it answers).
+pub const STORE_ENV: &str = "VITALS_TOKEN_STORE";
+
+/// Does the OS keyring answer here? Asked once per process: on a machine without a desktop session
+/// the Secret Service cannot even be reached, and that is not going to change while we run.
+fn keyring_works() -> bool {
+    static WORKS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *WORKS.get_or_init(|| match keyring::Entry::new(KEYRING_SERVICE, "vitals-probe").and_then(|e| e.get_password()) {
+        Ok(_) | Err(keyring::Error::NoEntry) => true,
+        Err(e) => {
+            tracing::debug!("the OS keyring is not usable here ({e}); tokens go to the 0600 file");
+            false
+        }
+    })
+}
+
+/// The token store: one entry per provider, in the OS keyring when it works, else in the file.
+/// Either way the lock is a file (`tokens.lock`) in the config folder, shared by every process.
+#[derive(Clone)]
+pub struct TokenStore {
+    dir: PathBuf,
+    backend: Backend,
+}
+
+impl TokenStore {
+    /// The store this machine should use: `VITALS_TOKEN_STORE` if set, else the keyring when it answers.
+    pub fn open(dir: impl Into<PathBuf>) -> Result<TokenStore, StoreError> {
+        let backend = match std::env::var(STORE_ENV).ok().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
+            None | Some("") | Some("auto") => {
+                if keyring_works() {
+                    Backend::Keyring
+                } else {
+                    Backend::File
+                }
+            }
+            Some("keyring") => Backend::Keyring,
+            Some("file") => Backend::File,
+            Some(other) => {
+                return Err(StoreError::Config(format!("{STORE_ENV}={other:?} is not a token store; set it to keyring, file or auto (or unset it)")))
+            }
+        };
+        Ok(TokenStore { dir: dir.into(), backend })
     }
 
+    /// The file store in `dir`, whatever the keyring does (tests, and the fallback itself).
+    pub fn file(dir: impl Into<PathBuf>) -> TokenStore {
+        TokenStore { dir: dir.into(), backend: Backend::File }
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Where the tokens are, in words (for vitals_check and the CLI).
+    pub fn describe(&self) -> String {
+        match self.backend {
+            Backend::Keyring => format!("OS keyring (service {KEYRING_SERVICE:?}, one entry per provider; lock in {})", self.dir.display()),
+            Backend::File => format!("file {}", self.path().display()),
+        }
+    }
+
+    /// The token file (used by the file backend; the keyring backend reads it only to migrate).
     pub fn path(&self) -> PathBuf {
         self.dir.join("tokens.json")
     }
 
-    fn read_all(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
+    fn read_file(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
         read_json(&self.path())
     }
 
-    fn write_all(&self, all: &BTreeMap<String, OnDisk>) -> Result<(), StoreError> {
-        write_json_private(&self.dir, &self.path(), all)
+    fn entry(provider: &str) -> Result<keyring::Entry, StoreError> {
+        keyring::Entry::new(KEYRING_SERVICE, provider).map_err(|e| StoreError::Keyring(e.to_string()))
+    }
+
+    fn get(&self, provider: &str) -> Result<Option<OnDisk>, StoreError> {
+        if self.backend == Backend::Keyring {
+            match Self::entry(provider)?.get_password() {
+                Ok(s) => return serde_json::from_str(&s).map(Some).map_err(|_| StoreError::Keyring(format!("the keyring entry {provider:?} is not valid; connect again"))),
+                Err(keyring::Error::NoEntry) => {}
+                Err(e) => return Err(StoreError::Keyring(e.to_string())),
+            }
+        }
+        // The file: the file backend's home, and where tokens saved before the keyring worked still are.
+        Ok(self.read_file()?.remove(provider))
+    }
+
+    /// Write (or with `None`, delete) one provider's entry. Callers hold the lock.
+    fn write_entry(&self, provider: &str, value: Option<&OnDisk>) -> Result<(), StoreError> {
+        if self.backend == Backend::Keyring {
+            let e = Self::entry(provider)?;
+            match value {
+                Some(v) => e.set_password(&serde_json::to_string(v).expect("credentials serialise")).map_err(|e| StoreError::Keyring(e.to_string()))?,
+                None => match e.delete_credential() {
+                    Ok(()) | Err(keyring::Error::NoEntry) => {}
+                    Err(e) => return Err(StoreError::Keyring(e.to_string())),
+                },
+            }
+        }
+        // The file keeps the file backend's entries; with the keyring, a copy there is migrated away.
+        let mut all = self.read_file()?;
+        let had = all.contains_key(provider);
+        match (self.backend, value) {
+            (Backend::File, Some(v)) => {
+                all.insert(provider.to_string(), v.clone());
+            }
+            _ if had => {
+                all.remove(provider);
+            }
+            _ => return Ok(()),
+        }
+        write_json_private(&self.dir, &self.path(), &all)
     }
 
     pub fn load(&self, provider: &str) -> Result<Option<Tokens>, StoreError> {
-        Ok(self.read_all()?.remove(provider).map(Tokens::from))
+        Ok(self.get(provider)?.map(Tokens::from))
     }
 
     /// Save one provider's tokens (under the lock, so a concurrent refresh is not overwritten).
     pub fn save(&self, provider: &str, t: &Tokens) -> Result<(), StoreError> {
-        self.locked(|| {
-            let mut all = self.read_all()?;
-            all.insert(provider.to_string(), t.into());
-            self.write_all(&all)
-        })
+        self.locked(|| self.write_entry(provider, Some(&t.into())))
     }
 
-    /// Delete one provider's tokens. Returns whether there were any.
-    pub fn remove(&self, provider: &str) -> Result<bool, StoreError> {
+    /// Delete one provider's tokens. Returns what was there.
+    pub fn remove(&self, provider: &str) -> Result<Option<Tokens>, StoreError> {
         self.locked(|| {
-            let mut all = self.read_all()?;
-            let had = all.remove(provider).is_some();
-            if had {
-                self.write_all(&all)?;
+            let had = self.get(provider)?;
+            if had.is_some() {
+                self.write_entry(provider, None)?;
             }
-            Ok(had)
+            Ok(had.map(Tokens::from))
         })
     }
 
-    /// Refresh under the lock. `seen` is the token the caller found stale: if the file now holds
+    /// Refresh under the lock. `seen` is the token the caller found stale: if the store now holds
     /// another one, some other process refreshed first and that one is returned without calling
     /// `refresh` (whose refresh token would already be dead). Otherwise `refresh` runs and its
     /// result is saved before it is returned, so the rotated pair is never only in memory.
     pub fn refresh_with(&self, provider: &str, seen: &Tokens, refresh: impl FnOnce(&Tokens) -> Result<Tokens, String>) -> Result<Tokens, StoreError> {
         self.locked(|| {
-            let mut all = self.read_all()?;
-            let current: Option<Tokens> = all.remove(provider).map(Tokens::from);
+            let current: Option<Tokens> = self.get(provider)?.map(Tokens::from);
             let base = match current {
                 Some(c) if c != *seen => return Ok(c),
                 Some(c) => c,
                 None => seen.clone(),
             };
-            let fresh = refresh(&base).map_err(StoreError::Refresh)?;
-            all.insert(provider.to_string(), (&fresh).into());
-            self.write_all(&all)?;
+            let mut fresh = refresh(&base).map_err(StoreError::Refresh)?;
+            // The same login, so the same account: the engine keeps its cache.
+            fresh.login = base.login.clone();
+            self.write_entry(provider, Some(&(&fresh).into()))?;
             Ok(fresh)
         })
     }
@@ -190,7 +310,7 @@ mod tests {
     use super::*;
 
     fn tokens(a: &str, r: &str) -> Tokens {
-        Tokens { access: Secret::new(a), refresh: Some(Secret::new(r)), expires_at: Some(1_800_000_000), scopes: vec!["daily".into()] }
+        Tokens { access: Secret::new(a), refresh: Some(Secret::new(r)), expires_at: Some(1_800_000_000), scopes: vec!["daily".into()], login: Some("L1".into()) }
     }
 
     fn temp() -> PathBuf {
@@ -202,7 +322,7 @@ mod tests {
     #[test]
     fn saves_loads_and_deletes_with_private_permissions() {
         let dir = temp();
-        let s = FileStore::at(&dir);
+        let s = TokenStore::file(&dir);
         assert_eq!(s.load("oura").unwrap(), None);
         s.save("oura", &tokens("A1", "R1")).unwrap();
         assert_eq!(s.load("oura").unwrap(), Some(tokens("A1", "R1")));
@@ -212,15 +332,15 @@ mod tests {
             assert_eq!(std::fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
             assert_eq!(std::fs::metadata(s.path()).unwrap().permissions().mode() & 0o777, 0o600);
         }
-        assert!(s.remove("oura").unwrap());
-        assert!(!s.remove("oura").unwrap());
+        assert_eq!(s.remove("oura").unwrap(), Some(tokens("A1", "R1")));
+        assert_eq!(s.remove("oura").unwrap(), None);
         assert_eq!(s.load("oura").unwrap(), None);
         assert!(std::fs::read_dir(&dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")), "no temporary file left");
     }
 
     #[test]
     fn a_refresh_another_process_already_did_is_adopted_not_repeated() {
-        let s = FileStore::at(temp());
+        let s = TokenStore::file(temp());
         let stale = tokens("A1", "R1");
         s.save("oura", &stale).unwrap();
         let first = s.refresh_with("oura", &stale, |t| {
@@ -235,7 +355,7 @@ mod tests {
 
     #[test]
     fn a_failed_refresh_keeps_the_stored_tokens() {
-        let s = FileStore::at(temp());
+        let s = TokenStore::file(temp());
         let t = tokens("A1", "R1");
         s.save("oura", &t).unwrap();
         let e = s.refresh_with("oura", &t, |_| Err("the provider said invalid_grant".into())).unwrap_err();

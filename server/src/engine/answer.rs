@@ -86,6 +86,9 @@ pub struct Notices {
     /// We slowed down to stay inside the provider's published request budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paced: Option<String>,
+    /// An account was connected during this call (the collection needed one), and this answer is its data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub account_connected: Option<String>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

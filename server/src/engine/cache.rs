@@ -88,6 +88,17 @@ impl Cache {
         out
     }
 
+    /// Drop the windows whose key starts with `prefix` (one provider's). Returns (windows, bytes) dropped.
+    pub fn clear_prefix(&self, prefix: &str) -> (usize, usize) {
+        let mut g = self.inner.lock().expect("cache lock");
+        let keys: Vec<String> = g.map.keys().filter(|k| k.starts_with(prefix)).cloned().collect();
+        let before = g.bytes;
+        for k in &keys {
+            g.remove(k);
+        }
+        (keys.len(), before - g.bytes)
+    }
+
     /// (windows, bytes) held now.
     pub fn size(&self) -> (usize, usize) {
         let g = self.inner.lock().expect("cache lock");

@@ -48,6 +48,8 @@ pub struct Fetched {
     pub undated_kept: usize,
     /// An expired access token was refreshed on the way.
     pub credential_refreshed: bool,
+    /// The access token was about to expire and was refreshed before the first request.
+    pub refreshed_early: bool,
 }
 
 #[derive(Default)]
@@ -93,6 +95,16 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let launched = pieces.len().min(cap as usize);
     let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32) };
     let today = plan.zone.today();
+    // An access token about to expire is refreshed once, before the windows start, rather than
+    // having every window meet a 401 at the same moment.
+    let mut refreshed_early = false;
+    if plan.provider.credential().expiring() {
+        if let Some(refresh) = plan.provider.refresh() {
+            let p = &plan.provider;
+            refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
+            refreshed_early = true;
+        }
+    }
     // The futures are made first and then driven: a stream `map` over borrowing closures is
     // not provably `Send` to the compiler, a stream of ready-made futures is. Unordered, so a
     // slot frees the moment any window is done; the merge below restores the order.
@@ -112,7 +124,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     outs.sort_by_key(|(i, _)| *i);
     let outs = outs.into_iter().map(|(_, w)| w);
 
-    let mut f = Fetched { windows: pieces.len() as u32, ..Default::default() };
+    let mut f = Fetched { windows: pieces.len() as u32, refreshed_early, ..Default::default() };
     for w in outs {
         f.pages += w.pages;
         f.requests += w.requests;
@@ -142,13 +154,19 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     Ok(f)
 }
 
+/// Every cache key of a provider starts with this.
+pub fn cache_prefix(provider: &str) -> String {
+    format!("{provider}|")
+}
+
 fn cache_key(plan: &Plan, piece: &Piece) -> String {
     let p = &plan.provider;
     format!(
-        "{}|{}|{}|{}|{}|{}|{:?}",
-        p.spec().name,
+        "{}{}|{}|{}|{}|{}|{}|{:?}",
+        cache_prefix(p.spec().name),
         p.mode().as_str(),
         p.credential().kind(),
+        p.credential().account().unwrap_or_default(),
         plan.collection.name,
         plan.zone.name,
         piece.label(),

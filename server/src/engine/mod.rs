@@ -25,8 +25,9 @@ use std::sync::Arc;
 pub enum QueryError {
     #[error("{0}")]
     BadInput(String),
-    #[error("{0}")]
-    Unavailable(String),
+    /// The collection needs a connected account (the sandbox has no such data).
+    #[error("{why}")]
+    NeedsAccount { provider: &'static str, why: String },
     #[error("{0}")]
     Auth(String),
     #[error("{0}")]
@@ -66,12 +67,14 @@ pub struct Source {
     pub provider: Arc<dyn Provider>,
     pub http: Http,
     pub limiter: Limiter,
+    /// The login the cache's windows were fetched with (None until the first query).
+    account: std::sync::Mutex<Option<Option<String>>>,
 }
 
 impl Source {
     pub fn new(provider: Arc<dyn Provider>) -> Source {
         let limiter = Limiter::new(provider.spec().rate_budget);
-        Source { provider, http: Http::new(), limiter }
+        Source { provider, http: Http::new(), limiter, account: std::sync::Mutex::new(None) }
     }
 }
 
@@ -107,11 +110,31 @@ impl Engine {
         self.sources.iter().find(|s| s.provider.spec().name == name)
     }
 
+    /// When the provider's login differs from the one earlier windows were fetched with, empty
+    /// that provider's cache. Returns what was dropped, if anything was.
+    fn account_switch(&self, plan: &plan::Plan) -> Option<(usize, usize)> {
+        let source = self.source(plan.provider.spec().name)?;
+        let now = plan.provider.credential().account();
+        let mut seen = source.account.lock().expect("account lock");
+        let changed = seen.as_ref().is_some_and(|before| *before != now);
+        *seen = Some(now);
+        let dropped = changed.then(|| self.cache.clear_prefix(&fetch::cache_prefix(plan.provider.spec().name)))?;
+        (dropped.0 > 0).then_some(dropped)
+    }
+
     pub async fn query(&self, req: QueryRequest) -> Result<Answer, QueryError> {
         let plan = plan::plan(self, req)?;
+        let switched = self.account_switch(&plan);
         let forgotten = plan.forget.then(|| self.cache.clear());
         let fetched = fetch::fetch_all(self, &plan).await?;
         let mut answer = shape::shape(&plan, fetched)?;
+        if let Some((windows, bytes)) = switched {
+            answer.notices.cache_cleared = Some(format!(
+                "A different {} login is in use than for earlier answers (the account was connected again): the memory cache of its \
+                 data was emptied ({windows} window(s), {bytes} bytes), so nothing of the other account is mixed in.",
+                plan.provider.spec().display
+            ));
+        }
         if let Some((windows, bytes)) = forgotten {
             answer.notices.cache_cleared = Some(format!(
                 "forget=true: the memory cache was emptied ({windows} window(s), {bytes} bytes) before this answer was fetched."

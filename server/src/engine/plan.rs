@@ -84,7 +84,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     })?;
     let qualified = format!("{pname}.{cname}");
     if let Some(why) = provider.unavailable(collection) {
-        return Err(QueryError::Unavailable(why));
+        return Err(QueryError::NeedsAccount { provider: provider.spec().name, why });
     }
     let zone = match req.tz.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
         Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. Send an IANA name such as Europe/Paris or an offset such as -06:00.")))?,

@@ -179,6 +179,12 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
             "{} said the access token had expired; it was refreshed, saved, and the request was sent again. Nothing is missing.",
             plan.provider.spec().display
         ));
+    } else if f.refreshed_early {
+        n.credential_refreshed = Some(format!(
+            "The {} access token was about to expire (within {} s); it was refreshed and saved before the first request.",
+            plan.provider.spec().display,
+            crate::providers::EXPIRY_MARGIN_S
+        ));
     }
     if f.paced.as_millis() > 0 {
         let b = plan.provider.spec().rate_budget;

@@ -26,8 +26,11 @@ pub struct ProviderCheck {
     /// Which OAuth app credentials would be used and where they came from (never the secret).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_credentials: Option<String>,
-    /// Where this provider's tokens are kept.
+    /// Where this provider's tokens are kept: the OS keyring or the 0600 file.
     pub token_store: String,
+    /// The OAuth redirect this process sends, and where that value came from (register exactly it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub redirect: Option<String>,
     /// Whether one cheap request (yesterday's records of one collection) succeeded.
     pub api_answered: bool,
     pub api_detail: String,
@@ -54,10 +57,11 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             scopes: cred.scopes(),
             expires_at: cred.expires_at(),
             app_credentials: spec.app_env.map(|env| app_report(spec.name, &env)),
-            token_store: match crate::accounts::default_dir() {
-                Some(d) => format!("file {}", crate::accounts::FileStore::at(d).path().display()),
-                None => "none: no configuration folder on this machine (set VITALS_CONFIG_DIR)".into(),
-            },
+            token_store: crate::accounts::token_store().map(|s| s.describe()).unwrap_or_else(|e| format!("none: {e}")),
+            redirect: spec.oauth.map(|o| {
+                let (url, from) = o.redirect();
+                format!("{url} ({from})")
+            }),
             api_answered: ok,
             api_detail: detail,
         });

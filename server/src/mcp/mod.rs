@@ -1,5 +1,6 @@
 //! The MCP layer: tool schemas, descriptions and translation into engine calls. No data logic here.
 mod check;
+pub mod connect;
 mod sources;
 mod tools;
 

@@ -1,7 +1,11 @@
 //! The four tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
+use super::connect::{connect, ConnectReport, Connection};
 use super::{check_report, sources_report, CheckReport, SourcesReport};
-use crate::engine::{Answer, Engine, QueryRequest};
+use crate::accounts::link::Links;
+use crate::engine::{Answer, Engine, QueryError, QueryRequest};
+use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::RequestContext;
@@ -60,6 +64,16 @@ pub struct QueryArgs {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct ConnectArgs {
+    /// The provider to connect, e.g. `oura` (vitals_sources lists them).
+    pub provider: String,
+    /// true signs in again even when an account is connected (to switch accounts or renew consent).
+    #[serde(default)]
+    pub again: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct TodayArgs {
     /// How many days before today to include, 1 to 30. Default 7.
     #[serde(default)]
@@ -96,13 +110,19 @@ pub struct TodaySection {
 #[derive(Clone)]
 pub struct Vitals {
     engine: Arc<Engine>,
+    /// Logins under way in this process (a retry or a second call joins the same one).
+    links: Arc<Links>,
     tool_router: ToolRouter<Self>,
+}
+
+fn structured<T: Serialize>(v: &T) -> CallToolResponse {
+    CallToolResult::structured(serde_json::to_value(v).expect("reports serialise")).into()
 }
 
 #[tool_router(router = tool_router)]
 impl Vitals {
     pub fn new(engine: Arc<Engine>) -> Self {
-        Vitals { engine, tool_router: Self::tool_router() }
+        Vitals { engine, links: Arc::new(Links::default()), tool_router: Self::tool_router() }
     }
 
     /// The names of the tools this server lists, in order (pinned against the docs by a test).
@@ -132,12 +152,20 @@ in buckets (n, avg, min, max per bucket; `resolution` says how) and says so in n
 are compacted (notices.compacted); only if that is not enough is the answer cut at a day boundary. `notices` says everything \
 that happened: `synthetic` (sample data, not the user's: say so), `truncated` with `continue_from` (call again with \
 start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, `credential_refreshed`, `cached`, `discarded_out_of_range`, \
-`ignored_fields`, `fields_split`, `range_defaulted`, `empty` (no data vs not synced yet), `large_response`. Never treat an \
+`ignored_fields`, `fields_split`, `range_defaulted`, `empty` (no data vs not synced yet), `large_response`, \
+`account_connected` (a collection that needs the user's account started the login, as vitals_connect does, and this is the result). Never treat an \
 answer with `truncated` as complete. `latest=true` only on collections whose `latest` is true in vitals_sources, and never \
 with a range. Unknown fields are listed, not silently dropped.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = schema_for_output::<Answer>()
     )]
-    pub async fn vitals_query(&self, Parameters(a): Parameters<QueryArgs>) -> Result<Json<Answer>, String> {
+    pub async fn vitals_query(
+        &self,
+        Parameters(a): Parameters<QueryArgs>,
+        RequestState(state): RequestState,
+        InputResponses(answers): InputResponses,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, String> {
         let (fields, fields_split) = match a.fields {
             None => (None, false),
             Some(FieldsArg::List(v)) => (Some(v), false),
@@ -158,7 +186,89 @@ with a range. Unknown fields are listed, not silently dropped.",
             fresh: false,
             forget: a.forget.unwrap_or(false),
         };
-        self.engine.query(req).await.map(Json).map_err(|e| e.to_string())
+        // A retry of a 2026 `input_required` round: the connect this query started is finishing.
+        let needs = match state {
+            Some(_) => None,
+            None => match self.engine.query(req.clone()).await {
+                Ok(answer) => return Ok(structured(&answer)),
+                Err(QueryError::NeedsAccount { provider, why }) => Some((provider, why)),
+                Err(e) => return Err(e.to_string()),
+            },
+        };
+        let pname = needs.as_ref().map(|(p, _)| *p).unwrap_or_else(|| req.collection.split('.').next().unwrap_or_default());
+        let why = needs.map(|(_, w)| w).unwrap_or_default();
+        let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.oauth.is_some()) else {
+            return Err(if why.is_empty() { "`collection`: this retry belongs to no login under way; send the query again.".into() } else { why });
+        };
+        match connect(&self.links, spec, &ctx, state, answers).await {
+            Connection::Done(c) => {
+                let mut answer = self.engine.query(req).await.map_err(|e| e.to_string())?;
+                answer.notices.account_connected = Some(format!("{} This answer is the connected account's own data.", c.summary()));
+                Ok(structured(&answer))
+            }
+            Connection::Ask(ask) => Ok(ask.into()),
+            Connection::Waiting(r) => Err(format!(
+                "{why} {} Login address: {} Terminal: {}",
+                r.message,
+                r.url.unwrap_or_default(),
+                r.cli.unwrap_or_default()
+            )
+            .trim()
+            .to_string()),
+            Connection::Failed(e) => Err(format!("{why} {e}").trim().to_string()),
+        }
+    }
+
+    #[tool(
+        name = "vitals_connect",
+        title = "Connect a wearable account",
+        description = "Connects the user's own account at a provider (e.g. `oura`) through the provider's login page in a browser, so \
+queries read real data instead of the sample data. When the client can show links, the user gets one to open; otherwise this server \
+opens the browser on this computer, and if it cannot, returns the address (`url`) and the terminal command (`cli`) to give the user. \
+Never ask the user for a password or secret in the chat. `state`: `connected`, `already_connected` (send again=true to sign in \
+anew, e.g. to switch accounts), or `waiting_for_browser` (give the user `url`; the login stays open 10 minutes). If app \
+credentials are missing, the error says where to get them.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
+        output_schema = schema_for_output::<ConnectReport>()
+    )]
+    pub async fn vitals_connect(
+        &self,
+        Parameters(a): Parameters<ConnectArgs>,
+        RequestState(state): RequestState,
+        InputResponses(answers): InputResponses,
+        ctx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, String> {
+        let oauth: Vec<&str> = self.engine.providers().filter(|p| p.spec().oauth.is_some()).map(|p| p.spec().name).collect();
+        let name = a.provider.trim().to_ascii_lowercase();
+        let Some(p) = self.engine.provider(&name).filter(|p| p.spec().oauth.is_some()) else {
+            return Err(format!("`provider`: {:?} is not a provider that connects with a login; send one of: {}.", a.provider, oauth.join(", ")));
+        };
+        let cred = p.credential();
+        if state.is_none() && !a.again.unwrap_or(false) && p.mode() == crate::providers::Mode::Connected {
+            let how = match cred.kind() {
+                "personal_token" => format!(
+                    "{} is connected with a personal access token ({}); it takes precedence over a login. Unset it to use a login instead.",
+                    p.spec().display,
+                    cred.origin()
+                ),
+                _ => format!("{} is already connected ({}). Send again=true to sign in anew.", p.spec().display, cred.origin()),
+            };
+            return Ok(structured(&ConnectReport {
+                provider: name,
+                state: "already_connected".into(),
+                message: how,
+                url: None,
+                cli: None,
+                scopes: cred.scopes(),
+                expires_at: cred.expires_at(),
+            }));
+        }
+        match connect(&self.links, p.spec(), &ctx, state, answers).await {
+            Connection::Done(c) => Ok(structured(&ConnectReport::connected(&c))),
+            Connection::Ask(ask) => Ok(ask.into()),
+            Connection::Waiting(r) => Ok(structured(&r)),
+            Connection::Failed(e) => Err(e),
+        }
     }
 
     #[tool(
@@ -238,7 +348,8 @@ impl ServerHandler for Vitals {
             .with_server_info(Implementation::new("vitals", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "Read-only access to the user's own wearable data. Start with vitals_sources. Every answer carries `notices`: \
-                 repeat `synthetic` (sample data) and `truncated` to the user; never present a truncated answer as complete.",
+                 repeat `synthetic` (sample data) and `truncated` to the user; never present a truncated answer as complete. \
+                 When the user wants their own data rather than the sample, call vitals_connect.",
             )
     }
 

@@ -40,7 +40,18 @@ pub trait CredentialSource: Send + Sync {
     fn expires_at(&self) -> Option<String> {
         None
     }
+    /// Which login this is (changes when another account may have been connected). None: no login.
+    fn account(&self) -> Option<String> {
+        None
+    }
+    /// The access token expires within [`EXPIRY_MARGIN_S`]: refresh before asking, not after a 401.
+    fn expiring(&self) -> bool {
+        false
+    }
 }
+
+/// How close to its expiry an access token is refreshed before use.
+pub const EXPIRY_MARGIN_S: i64 = 60;
 
 /// The time window of one upstream request, already padded by the engine.
 #[derive(Debug, Clone)]

@@ -3,13 +3,29 @@
 //! tokens work once, exactly as Oura's and Withings' rotate.
 //!
 //! `store_race <token dir> <provider dir> <label>`; prints the access token it ends with.
+//! The store is the one `VITALS_TOKEN_STORE` picks (the test runs the race on the file and on a
+//! real Secret Service). Label `seed` saves the first pair; `show` prints the stored access token.
 use std::path::PathBuf;
-use vitals::accounts::{FileStore, Tokens};
+use vitals::accounts::{TokenStore, Tokens};
 use vitals::secret::Secret;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let (store, provider, label) = (FileStore::at(&args[1]), PathBuf::from(&args[2]), args[3].clone());
+    let store = TokenStore::open(&args[1]).expect("a valid VITALS_TOKEN_STORE");
+    let (provider, label) = (PathBuf::from(&args[2]), args[3].clone());
+    eprintln!("backend {:?}", store.backend());
+    match label.as_str() {
+        "seed" => {
+            let t = Tokens { access: Secret::new("A0"), refresh: Some(Secret::new("R0")), expires_at: None, scopes: vec![], login: None };
+            store.save("oura", &t).expect("saved");
+            return;
+        }
+        "show" => {
+            println!("{}", store.load("oura").expect("readable").map(|t| t.access.expose().to_string()).unwrap_or_default());
+            return;
+        }
+        _ => {}
+    }
     let seen = store.load("oura").expect("readable").expect("tokens saved by the test");
     // Both contenders start together: wait for the test's signal.
     while !provider.join("go").exists() {
@@ -24,7 +40,7 @@ fn main() {
             .open(provider.join(format!("spent-{r}")))
             .map_err(|_| format!("refresh token {r} was already used: the login is lost"))?;
         std::thread::sleep(std::time::Duration::from_millis(150));
-        Ok(Tokens { access: Secret::new(format!("A-{label}")), refresh: Some(Secret::new(format!("R-{label}"))), expires_at: None, scopes: vec![] })
+        Ok(Tokens { access: Secret::new(format!("A-{label}")), refresh: Some(Secret::new(format!("R-{label}"))), expires_at: None, scopes: vec![], login: None })
     });
     match out {
         Ok(t) => println!("{}", t.access.expose()),

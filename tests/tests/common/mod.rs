@@ -7,6 +7,7 @@ use rmcp::{RoleClient, ServiceExt};
 use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::OnceLock;
+pub mod login;
 pub use vitals_twin::{oura::OuraConfig, Faults, Twin};
 
 pub const TZ: &str = "-06:00";
@@ -39,8 +40,8 @@ pub async fn twin_with(cfg: OuraConfig) -> Twin {
     vitals_twin::start(OuraConfig { token: TOKEN.into(), ..cfg }, 0).await.expect("twin starts")
 }
 
-pub struct Session {
-    pub client: RunningService<RoleClient, ()>,
+pub struct Session<H: rmcp::ClientHandler = ()> {
+    pub client: RunningService<RoleClient, H>,
     pub stderr: PathBuf,
 }
 
@@ -51,6 +52,17 @@ pub async fn connect(twin: &Twin, sandbox: bool, extra: &[(&str, &str)]) -> Sess
 
 /// As [`connect`], on a chosen lifecycle (`Initialize` for ≤2025-11-25, `Discover` for 2026-07-28).
 pub async fn connect_with(twin: &Twin, sandbox: bool, extra: &[(&str, &str)], mode: rmcp::service::ClientLifecycleMode) -> Session {
+    connect_as(twin, sandbox, extra, mode, ()).await
+}
+
+/// As [`connect_with`], with a client handler of the test's own (elicitation, notifications).
+pub async fn connect_as<H: rmcp::ClientHandler>(
+    twin: &Twin,
+    sandbox: bool,
+    extra: &[(&str, &str)],
+    mode: rmcp::service::ClientLifecycleMode,
+    handler: H,
+) -> Session<H> {
     let stderr = std::env::temp_dir().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
     let mut cmd = tokio::process::Command::new(server_bin());
     cmd.env_clear()
@@ -59,6 +71,8 @@ pub async fn connect_with(twin: &Twin, sandbox: bool, extra: &[(&str, &str)], mo
         .env("VITALS_TZ", TZ)
         .env("VITALS_BACKOFF_MS", "10")
         .env("VITALS_LOG", "debug")
+        // Never the developer's own keyring: a test's tokens stay in its own folder.
+        .env("VITALS_TOKEN_STORE", "file")
         // Hermetic: never the developer's own saved login (a test that wants one passes its own).
         .env("VITALS_CONFIG_DIR", std::env::temp_dir().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
     if !sandbox {
@@ -71,7 +85,7 @@ pub async fn connect_with(twin: &Twin, sandbox: bool, extra: &[(&str, &str)], mo
         .stderr(std::fs::File::create(&stderr).unwrap())
         .spawn()
         .expect("spawn vitals-mcp");
-    let client = rmcp::service::ClientServiceExt::serve_with_lifecycle((), transport, mode).await.expect("MCP handshake");
+    let client = rmcp::service::ClientServiceExt::serve_with_lifecycle(handler, transport, mode).await.expect("MCP handshake");
     Session { client, stderr }
 }
 
@@ -81,7 +95,7 @@ fn rand_suffix() -> u64 {
     N.fetch_add(1, Ordering::SeqCst)
 }
 
-impl Session {
+impl<H: rmcp::ClientHandler> Session<H> {
     pub async fn call_raw(&self, tool: &str, args: Value) -> CallToolResult {
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(args.as_object().cloned().unwrap_or_default());
         self.client.call_tool(params).await.expect("tools/call answered")

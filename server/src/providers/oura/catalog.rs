@@ -1,6 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split};
-use crate::accounts::oauth::OAuthSpec;
+use crate::accounts::oauth::{OAuthSpec, RevokeSpec};
 use crate::accounts::AppEnv;
 use std::time::Duration;
 
@@ -57,6 +57,9 @@ pub static OURA: ProviderSpec = ProviderSpec {
         scopes: &["email", "personal", "daily", "heartrate", "workout", "tag", "session", "spo2", "heart_health"],
         scope_prefix: "extapi:",
         portal: "https://developer.ouraring.com",
+        // Not in Oura's spec; third-party guides send the access token as a query parameter
+        // (reference §8.2, inferred), so all three parts are data that can be corrected here.
+        revoke: Some(RevokeSpec { url: "https://api.ouraring.com/oauth/revoke", env: "VITALS_OURA_REVOKE_URL", param: "access_token" }),
     }),
 };
 

@@ -3,7 +3,7 @@ pub mod catalog;
 
 use super::{CredentialSource, Mode, Page, Provider, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
-use crate::accounts::{FileStore, Tokens};
+use crate::accounts::{TokenStore, Tokens};
 use crate::secret::Secret;
 use serde_json::Value;
 
@@ -14,12 +14,13 @@ pub const DEFAULT_BASE: &str = "https://api.ouraring.com";
 pub struct OuraCredential {
     token: Option<Secret>,
     sandbox_forced: bool,
-    store: Option<FileStore>,
+    /// The token store, or why there is none (no config folder, a bad VITALS_TOKEN_STORE).
+    store: Result<TokenStore, String>,
 }
 
 impl OuraCredential {
     fn stored(&self) -> Option<Tokens> {
-        self.store.as_ref().and_then(|s| s.load("oura").ok().flatten())
+        self.store.as_ref().ok().and_then(|s| s.load("oura").ok().flatten())
     }
 }
 
@@ -35,7 +36,7 @@ impl CredentialSource for OuraCredential {
     fn origin(&self) -> String {
         match self.kind() {
             "personal_token" => "environment OURA_PAT".into(),
-            "oauth" => format!("OAuth tokens in {}", self.store.as_ref().map(|s| s.path().display().to_string()).unwrap_or_default()),
+            "oauth" => format!("OAuth login in the {}", self.store.as_ref().map(|s| s.describe()).unwrap_or_default()),
             _ if self.sandbox_forced => "VITALS_SANDBOX=1 (sandbox forced)".into(),
             _ => "none: OURA_PAT is not set and no account is connected (vitals-mcp auth oura), so the sandbox is used".into(),
         }
@@ -50,6 +51,13 @@ impl CredentialSource for OuraCredential {
     }
     fn scopes(&self) -> Option<Vec<String>> {
         (self.kind() == "oauth").then(|| self.stored().map(|t| t.scopes)).flatten()
+    }
+    fn account(&self) -> Option<String> {
+        (self.kind() == "oauth").then(|| self.stored().and_then(|t| t.login)).flatten()
+    }
+    fn expiring(&self) -> bool {
+        self.kind() == "oauth"
+            && self.stored().and_then(|t| t.expires_at).is_some_and(|at| at - jiff::Timestamp::now().as_second() <= super::EXPIRY_MARGIN_S)
     }
     fn expires_at(&self) -> Option<String> {
         (self.kind() == "oauth").then(|| self.stored().and_then(|t| t.expires_at)).flatten().and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
@@ -66,20 +74,15 @@ impl Oura {
         let base = std::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|_| DEFAULT_BASE.into());
         let token = std::env::var("OURA_PAT").ok().filter(|t| !t.trim().is_empty()).map(|t| Secret::new(t.trim()));
         let sandbox_forced = matches!(std::env::var("VITALS_SANDBOX").as_deref(), Ok("1") | Ok("true"));
-        let store = crate::accounts::default_dir().map(FileStore::at);
+        let store = crate::accounts::token_store();
         Oura { base: base.trim_end_matches('/').to_string(), cred: OuraCredential { token, sandbox_forced, store } }
     }
 
     /// Refresh the stored OAuth tokens under the store's lock (adopting another process's refresh).
     async fn refresh_oauth(&self) -> Result<(), String> {
-        let store = self.cred.store.clone().ok_or("no token store")?;
+        let store = self.cred.store.clone()?;
         let seen = self.cred.stored().ok_or("no OAuth tokens are stored")?;
-        let spec = catalog::OURA.oauth.ok_or("Oura has no OAuth endpoints")?;
-        let env = catalog::OURA.app_env.ok_or("Oura has no app variables")?;
-        let app = crate::accounts::Settings::at(crate::accounts::default_dir().ok_or("no configuration folder")?)
-            .app_credentials("oura", &env)
-            .map_err(|e| e.to_string())?
-            .ok_or_else(|| crate::accounts::login::missing_app_help(&catalog::OURA, &spec))?;
+        let (spec, app) = crate::accounts::link::app_for(&catalog::OURA).map_err(|e| e.to_string())?;
         let handle = tokio::runtime::Handle::current();
         // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
         // refresh request from there.
@@ -145,7 +148,7 @@ impl Provider for Oura {
     fn auth_help(&self, status: u16) -> String {
         match (status, self.mode()) {
             (401, _) if self.cred.kind() == "oauth" => "Oura rejected the connected account's token (HTTP 401) even after a refresh: the login \
-                was revoked or expired. Connect again with `vitals-mcp auth oura`."
+                was revoked or expired. Connect again: vitals_connect with provider=oura and again=true, or `vitals-mcp auth oura`."
                 .into(),
             (401, _) => "Oura rejected the credential (HTTP 401: expired, malformed or revoked). Create a new personal access token \
                 at https://cloud.ouraring.com/personal-access-tokens and set it as OURA_PAT, or unset OURA_PAT to use the sandbox."
@@ -159,8 +162,8 @@ impl Provider for Oura {
     fn unavailable(&self, c: &CollectionSpec) -> Option<String> {
         (self.mode() == Mode::Sandbox && !c.in_sandbox).then(|| {
             format!(
-                "oura.{} is not available in sandbox mode: Oura's sandbox has no synthetic profile. Connect an Oura account \
-                 (set OURA_PAT) to read the real one.",
+                "oura.{} is not available in sandbox mode: Oura's sandbox has no synthetic profile. It needs the user's Oura \
+                 account connected (vitals_connect with provider=oura, or `vitals-mcp auth oura`).",
                 c.name
             )
         })
@@ -170,7 +173,7 @@ impl Provider for Oura {
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \
-         Say so when you use it; set OURA_PAT (or connect an account) to read real data."
+         Say so when you use it. To read the user's own data, connect the account: vitals_connect with provider=oura."
             .into()
     }
 }

@@ -1,0 +1,206 @@
+//! Connecting an account from inside the chat, translated to what the client can do:
+//! - 2026-07-28 with URL elicitation: an `input_required` result, finished on the client's retry;
+//! - 2025-11-25 and older with URL elicitation: `elicitation/create` (mode `url`), then
+//!   `notifications/elicitation/complete` once the callback has arrived;
+//! - no URL elicitation (Claude Desktop today): the server opens the browser itself and waits with
+//!   progress; if no browser opens, the URL and the CLI command come back as text.
+//!
+//! The login itself (listener, exchange, store) is [`crate::accounts::link`]; it keeps running for
+//! its 10 minutes even when this call stops waiting, so a late sign-in still connects.
+use crate::accounts::link::{Connected, Link, LinkError, Links};
+use crate::catalog::ProviderSpec;
+use rmcp::model::*;
+use rmcp::service::RequestContext;
+use rmcp::RoleServer;
+use schemars::JsonSchema;
+use serde::Serialize;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a call waits for the browser after the user agreed to open the link.
+pub const ELICITED_WAIT: Duration = Duration::from_secs(300);
+/// How long a call waits after the server opened the browser itself (clients time tools out).
+pub const BROWSER_WAIT: Duration = Duration::from_secs(120);
+/// The key of our one input request in a 2026 `input_required` round.
+const INPUT_KEY: &str = "connect";
+
+/// What `vitals_connect` reports (never a token).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ConnectReport {
+    pub provider: String,
+    /// `connected`, `already_connected`, `waiting_for_browser`.
+    pub state: String,
+    pub message: String,
+    /// The login address, when the user still has to open it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The terminal command that does the same login.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+}
+
+/// Where a connect attempt ended for this call.
+pub enum Connection {
+    Done(Connected),
+    /// 2026-07-28: ask the client, then finish on its retry.
+    Ask(InputRequiredResult),
+    /// Not finished (yet): what the user should do, with the link. Not an error.
+    Waiting(ConnectReport),
+    /// Declined, refused, or not possible: the reason in words.
+    Failed(String),
+}
+
+fn cli_command(p: &ProviderSpec) -> String {
+    format!("vitals-mcp auth {}   (or, on a machine without a browser: vitals-mcp auth {} --manual)", p.name, p.name)
+}
+
+fn waiting(link: &Link, why: &str) -> Connection {
+    let p = link.provider;
+    Connection::Waiting(ConnectReport {
+        provider: p.name.into(),
+        state: "waiting_for_browser".into(),
+        message: format!(
+            "{why} Open the address in `url` in a browser on this computer and sign in to {}; the login stays open for 10 minutes \
+             and is saved as soon as the browser comes back. Then ask again. From a terminal, `cli` does the same.",
+            p.display
+        ),
+        url: Some(link.url.clone()),
+        cli: Some(cli_command(p)),
+        scopes: None,
+        expires_at: None,
+    })
+}
+
+pub fn is_modern(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.protocol_version().is_some_and(|v| v >= ProtocolVersion::V_2026_07_28)
+}
+
+fn url_elicitation(ctx: &RequestContext<RoleServer>) -> bool {
+    ctx.client_capabilities().and_then(|c| c.elicitation).is_some_and(|e| e.url.is_some())
+}
+
+fn message(p: &ProviderSpec) -> String {
+    format!("Sign in to {} to let vitals read your data (read-only).", p.display)
+}
+
+/// Connect `p`. `state` and `answers` are a 2026 retry's `requestState` and `inputResponses`.
+pub async fn connect(
+    links: &Links,
+    p: &'static ProviderSpec,
+    ctx: &RequestContext<RoleServer>,
+    state: Option<String>,
+    answers: Option<InputResponses>,
+) -> Connection {
+    if let Some(state) = state {
+        return finish_retry(links, ctx, &state, answers).await;
+    }
+    let link = match links.start(p) {
+        Ok(l) => l,
+        Err(LinkError::NoApp(help)) => return Connection::Failed(help),
+        Err(e) => return Connection::Failed(format!("The {} login could not start: {e}", p.display)),
+    };
+    if url_elicitation(ctx) && is_modern(ctx) {
+        let mut reqs = InputRequests::new();
+        reqs.insert(
+            INPUT_KEY.into(),
+            InputRequest::Elicitation(ElicitRequest::new(ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: message(p),
+                url: link.url.clone(),
+                elicitation_id: String::new(),
+            })),
+        );
+        // The state is only a handle: the random link id. The login itself stays in this process.
+        return Connection::Ask(InputRequiredResult::new(Some(reqs), Some(link.id.clone())));
+    }
+    if url_elicitation(ctx) {
+        return elicit(&link, ctx).await;
+    }
+    if webbrowser::open(&link.url).is_err() {
+        return waiting(&link, "No browser could be opened on this machine.");
+    }
+    match wait_with_progress(&link, ctx, BROWSER_WAIT).await {
+        Some(Ok(c)) => Connection::Done(c),
+        Some(Err(e)) => Connection::Failed(e),
+        None => waiting(&link, "A browser window was opened for the login, but it has not come back yet."),
+    }
+}
+
+/// ≤2025-11-25: ask the client to open the URL, wait for the callback, say it is complete.
+async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>) -> Connection {
+    let Ok(url) = url::Url::parse(&link.url) else { return Connection::Failed("the login address is not a URL".into()) };
+    match ctx.peer.elicit_url(message(link.provider), url, link.id.clone()).await {
+        Ok(ElicitationAction::Accept) => {}
+        Ok(_) => return Connection::Failed(format!("The {} login was declined; nothing was connected.", link.provider.display)),
+        Err(e) => return Connection::Failed(format!("The client could not show the login link ({e}).")),
+    }
+    match wait_with_progress(link, ctx, ELICITED_WAIT).await {
+        Some(Ok(c)) => {
+            let done = CustomNotification::new("notifications/elicitation/complete", Some(serde_json::json!({ "elicitationId": link.id })));
+            let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(done)).await;
+            Connection::Done(c)
+        }
+        Some(Err(e)) => Connection::Failed(e),
+        None => waiting(link, "The login link was shown, but the browser has not come back yet."),
+    }
+}
+
+/// 2026-07-28 retry: the client answered our input request; the token store, not the answer, decides.
+async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &str, answers: Option<InputResponses>) -> Connection {
+    let Some(link) = links.by_id(state) else {
+        return Connection::Failed(
+            "This login is no longer under way (the server restarted, or another login replaced it). Call again to start a new one.".into(),
+        );
+    };
+    let action = answers.as_ref().and_then(|a| a.get(INPUT_KEY)).and_then(|v| v.get("action")).and_then(|v| v.as_str()).unwrap_or("");
+    if action != "accept" && link.outcome().is_none() {
+        return Connection::Failed(format!("The {} login was declined; nothing was connected.", link.provider.display));
+    }
+    match wait_with_progress(&link, ctx, ELICITED_WAIT).await {
+        Some(Ok(c)) => Connection::Done(c),
+        Some(Err(e)) => Connection::Failed(e),
+        None => waiting(&link, "The login link was shown, but the browser has not come back yet."),
+    }
+}
+
+/// Wait for the login, sending a progress notification every few seconds when the caller asked for them.
+async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, limit: Duration) -> Option<Result<Connected, String>> {
+    let token = ctx.meta.get_progress_token();
+    let start = Instant::now();
+    let tick = Duration::from_secs(2);
+    loop {
+        let left = limit.saturating_sub(start.elapsed());
+        if let Some(r) = link.wait(left.min(tick)).await {
+            return Some(r);
+        }
+        if start.elapsed() >= limit {
+            return None;
+        }
+        if let Some(t) = &token {
+            let s = start.elapsed().as_secs();
+            let note = format!("waiting for the {} login in the browser ({s} s of {} s)", link.provider.display, limit.as_secs());
+            let _ = ctx
+                .peer
+                .notify_progress(ProgressNotificationParam::new(t.clone(), s as f64).with_total(limit.as_secs() as f64).with_message(note))
+                .await;
+        }
+    }
+}
+
+impl ConnectReport {
+    pub fn connected(c: &Connected) -> ConnectReport {
+        ConnectReport {
+            provider: c.provider.into(),
+            state: "connected".into(),
+            message: format!("{} Queries now read the real account; nothing else is needed (no restart).", c.summary()),
+            url: None,
+            cli: None,
+            scopes: Some(c.scopes.clone()),
+            expires_at: c.expires_at.clone(),
+        }
+    }
+}
