@@ -142,15 +142,34 @@ async fn a_query_that_needs_the_account_connects_it_and_answers_with_real_data()
     }
 }
 
+/// A client without elicitation (Claude Desktop) that records progress notifications.
+#[derive(Clone, Default)]
+struct Watcher {
+    progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap().push(p.message.unwrap_or_default());
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
-async fn without_url_elicitation_the_server_opens_the_browser_itself() {
+async fn without_url_elicitation_the_server_opens_the_browser_itself_and_reports_progress() {
     let fx = Fixture::new("browser").await;
     let browser = env!("CARGO_BIN_EXE_browser");
-    let s = fx.server(ClientLifecycleMode::Initialize, (), &[("BROWSER", browser)]).await;
-    let r = s.ok("vitals_connect", json!({"provider": "oura"})).await;
+    let watcher = Watcher::default();
+    // A user who takes a few seconds to sign in.
+    let s = fx.server(ClientLifecycleMode::Initialize, watcher.clone(), &[("BROWSER", browser), ("VITALS_TEST_BROWSER_DELAY_MS", "2500")]).await;
+    let mut params = CallToolRequestParams::new("vitals_connect").with_arguments(json!({"provider": "oura"}).as_object().unwrap().clone());
+    params.meta = Some(serde_json::from_value(json!({"progressToken": "connect-1"})).unwrap());
+    let r = s.client.call_tool(params).await.unwrap();
+    let r = r.structured_content.unwrap();
     assert_eq!(r["state"], "connected", "{r}");
     let said = fx.browser_said();
     assert!(said.starts_with("200 ") && said.contains("Connected"), "the browser landed on the success page: {said}");
+    let progress = watcher.progress.lock().unwrap().clone();
+    assert!(!progress.is_empty() && progress[0].contains("waiting for the Oura login in the browser"), "progress while waiting: {progress:?}");
     assert_real_daily_sleep(&fx, &s).await;
     s.close().await;
 }

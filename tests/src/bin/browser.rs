@@ -1,11 +1,14 @@
 //! A stand-in for the user's browser, for `BROWSER=<this>`: it opens the login address, where the
 //! twin consents at once, follows the redirect to the server's loopback callback, and appends
 //! what happened to the file named by `VITALS_TEST_BROWSER_LOG` (one line: status and page).
+//! `VITALS_TEST_BROWSER_DELAY_MS` makes it a slow user (the server's progress notifications).
 use std::io::Write;
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let url = std::env::args().nth(1).expect("the address to open");
+    let delay = std::env::var("VITALS_TEST_BROWSER_DELAY_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
     let client = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("a client");
     let line = match visit(&client, &url).await {
         Ok((status, page)) => format!("{status} {}", page.replace('\n', " ")),
