@@ -8,6 +8,7 @@
 pub mod accounts;
 pub mod catalog;
 pub mod engine;
+pub mod env;
 pub mod http;
 pub mod mcp;
 pub mod providers;

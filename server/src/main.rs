@@ -137,7 +137,9 @@ async fn main() -> std::process::ExitCode {
     match Vitals::new(engine).serve(rmcp::transport::stdio()).await {
         Ok(running) => {
             let _ = running.waiting().await;
-            std::process::ExitCode::SUCCESS
+            // The client is gone. A login still waiting for its browser holds a blocking thread,
+            // and the runtime would wait for it on the way out (up to 10 minutes): leave now.
+            std::process::exit(0)
         }
         Err(e) => {
             tracing::error!("MCP session failed to start: {e}");

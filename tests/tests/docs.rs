@@ -14,7 +14,10 @@ fn server_source() -> String {
             if p.is_dir() { walk(&p, s) } else { s.push_str(&std::fs::read_to_string(&p).unwrap()) }
         }
     }
-    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"), &mut s);
+    // The server, and the commands that build it (their variables are documented too).
+    for d in ["../server/src", "../xtask/src"] {
+        walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join(d), &mut s);
+    }
     s
 }
 

@@ -65,15 +65,7 @@ fn stored_access(dir: &std::path::Path) -> String {
 }
 
 async fn reads_data(twin: &Twin, access: &str) -> bool {
-    reqwest::Client::new()
-        .get(format!("{}/v2/usercollection/daily_sleep?start_date=2026-06-10&end_date=2026-06-11", twin.base_url()))
-        .bearer_auth(access)
-        .header("user-agent", "e2e")
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .is_success()
+    data_status(twin, access).await == 200
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -214,7 +214,15 @@ async fn a_declined_link_connects_nothing_and_a_refused_consent_is_said() {
     let s = fx.server(ClientLifecycleMode::Initialize, person.clone(), &[]).await;
     let e = s.err("vitals_connect", json!({"provider": "oura"})).await;
     assert!(e.contains("refused") && e.contains("access_denied"), "{e}");
-    assert!(person.pages.lock().unwrap()[0].1.contains("Not connected"));
+    // The browser reads its page on its own schedule.
+    for _ in 0..100 {
+        if !person.pages.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pages = person.pages.lock().unwrap().clone();
+    assert!(pages[0].1.contains("Not connected") && pages[0].0 == 400, "{pages:?}");
     s.close().await;
 }
 
@@ -268,21 +276,7 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
     assert_eq!(s.ok("vitals_connect", json!({"provider": "oura"})).await["state"], "connected");
     let log = s.close().await;
     let t = fx.stored().unwrap();
-    let reads = |access: String| {
-        let base = fx.twin.base_url();
-        async move {
-            reqwest::Client::new()
-                .get(format!("{base}/v2/usercollection/daily_sleep?start_date=2026-06-10&end_date=2026-06-11"))
-                .bearer_auth(access)
-                .header("user-agent", "e2e")
-                .send()
-                .await
-                .unwrap()
-                .status()
-                .as_u16()
-        }
-    };
-    assert_eq!(reads(t.access.expose().to_string()).await, 200);
+    assert_eq!(data_status(&fx.twin, t.access.expose()).await, 200);
 
     let run = |args: &[&str]| {
         let mut c = std::process::Command::new(server_bin());
@@ -297,7 +291,7 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
     assert_eq!(code, Some(0), "{out}");
     assert!(out.contains("access revoked at Oura (HTTP 200)") && out.contains("local tokens were deleted"), "{out}");
     assert!(fx.stored().is_none(), "the tokens are gone");
-    assert_eq!(reads(t.access.expose().to_string()).await, 401, "and the provider no longer honours them");
+    assert_eq!(data_status(&fx.twin, t.access.expose()).await, 401, "and the provider no longer honours them");
     let (code, again) = run(&["forget"]);
     assert_eq!(code, Some(0));
     assert!(again.contains("nothing to forget"), "{again}");
@@ -309,4 +303,47 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
     for secret in [t.access.expose(), t.refresh.as_ref().unwrap().expose(), APP_SECRET] {
         assert!(!everything.contains(secret), "a secret leaked");
     }
+}
+
+/// A client that goes away while a login waits for its browser must not keep the server alive
+/// (the listener's thread would otherwise hold the process for its 10 minutes).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_exits_when_the_client_leaves_during_a_login() {
+    use std::io::{BufRead, BufReader, Write};
+    let fx = Fixture::new("leave").await;
+    let mut c = std::process::Command::new(server_bin());
+    c.env_clear().env("PATH", "/nonexistent").env("VITALS_TOKEN_STORE", "file").env("VITALS_OURA_BASE_URL", fx.twin.base_url());
+    for (k, v) in fx.env() {
+        c.env(k, v);
+    }
+    let mut child = c.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"leaver","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"vitals_connect","arguments":{"provider":"oura"}}}"#,
+    ] {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let mut answer = String::new();
+    while !answer.contains("\"id\":2") {
+        answer.clear();
+        out.read_line(&mut answer).unwrap();
+    }
+    assert!(answer.contains("waiting_for_browser"), "{answer}");
+    drop(stdin);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break Some(s);
+        }
+        // Generous: this is about not waiting for the 10-minute listener, not about speed.
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.is_some_and(|s| s.success()), "the server outlived its client");
 }

@@ -1,5 +1,6 @@
-//! `cargo xtask`: the project's own commands (`bench` now; `dist` and `verify` with the bundle).
+//! `cargo xtask`: the project's own commands: `bench`, `dist` (the signed `.mcpb`), `verify`.
 mod bench;
+mod dist;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -24,6 +25,47 @@ enum Cmd {
         #[arg(long)]
         no_peer: bool,
     },
+    /// Build the server, then pack, sign and verify `dist/vitals-<version>.mcpb` (+ `.sha256`).
+    Dist {
+        /// A target of the release matrix to build (repeatable). Default: every one whose toolchain is installed.
+        #[arg(long = "target")]
+        targets: Vec<String>,
+        /// A server binary built elsewhere, as TARGET=PATH (repeatable; the release workflow's artifacts).
+        #[arg(long = "prebuilt", value_parser = parse_prebuilt)]
+        prebuilt: Vec<(String, PathBuf)>,
+        /// PEM private key (RSA) to sign with. Also from VITALS_MCPB_KEY.
+        #[arg(long, env = "VITALS_MCPB_KEY")]
+        key: Option<PathBuf>,
+        /// PEM certificate of that key. Also from VITALS_MCPB_CERT.
+        #[arg(long, env = "VITALS_MCPB_CERT")]
+        cert: Option<PathBuf>,
+        /// PEM intermediate certificates, in chain order (repeatable).
+        #[arg(long = "intermediate")]
+        intermediates: Vec<PathBuf>,
+        /// Sign with a throwaway certificate made now (local use; its certificate lands in target/dist/).
+        #[arg(long, conflicts_with_all = ["key", "cert", "unsigned"])]
+        self_signed: bool,
+        /// Do not sign.
+        #[arg(long, conflicts_with_all = ["key", "cert"])]
+        unsigned: bool,
+    },
+    /// Check a bundle: framing, zip trailer, signature, manifest, entry point, icon, modes.
+    Verify {
+        file: PathBuf,
+        /// Fail when the bundle is not signed.
+        #[arg(long)]
+        require_signature: bool,
+    },
+}
+
+fn parse_prebuilt(s: &str) -> Result<(String, PathBuf), String> {
+    let (t, p) = s.split_once('=').ok_or("expected TARGET=PATH")?;
+    Ok((t.to_string(), PathBuf::from(p)))
+}
+
+fn fail(msg: impl std::fmt::Display) -> ! {
+    eprintln!("xtask: {msg}");
+    std::process::exit(1)
 }
 
 fn root() -> PathBuf {
@@ -46,6 +88,29 @@ async fn main() {
         Cmd::Bench { latency_ms, runs, no_peer } => {
             let server = build_server();
             bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer }).await
+        }
+        Cmd::Dist { targets, prebuilt, key, cert, intermediates, self_signed, unsigned } => {
+            let signing = match (key, cert, self_signed, unsigned) {
+                (_, _, true, _) => dist::Signing::SelfSigned,
+                (_, _, _, true) => dist::Signing::Unsigned,
+                (Some(key), Some(cert), _, _) => dist::Signing::Pem { key, cert, intermediates },
+                (Some(_), None, _, _) | (None, Some(_), _, _) => fail("signing needs both --key and --cert (or VITALS_MCPB_KEY and VITALS_MCPB_CERT)"),
+                (None, None, _, _) => fail(
+                    "no signing key: pass --key and --cert (or VITALS_MCPB_KEY and VITALS_MCPB_CERT), or --self-signed for a \
+                     throwaway certificate, or --unsigned",
+                ),
+            };
+            if let Err(e) = tokio::task::block_in_place(|| dist::dist(&root(), dist::Options { targets, prebuilt, signing })) {
+                fail(e)
+            }
+        }
+        Cmd::Verify { file, require_signature } => {
+            let bytes = std::fs::read(&file).unwrap_or_else(|e| fail(format!("{}: {e}", file.display())));
+            match bundle::verify::verify(&bytes) {
+                Ok(r) if require_signature && r.signature.is_none() => fail(format!("{}: not signed", file.display())),
+                Ok(r) => println!("{}: {}", file.display(), dist::describe(&r)),
+                Err(e) => fail(format!("{}: {e}", file.display())),
+            }
         }
     }
 }

@@ -52,7 +52,7 @@ pub struct Settings {
 
 fn set(name: &str) -> Option<String> {
     // Empty means "not set": an extension setting left blank arrives as an empty variable.
-    std::env::var(name).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty())
+    crate::env::var(name)
 }
 
 impl Settings {

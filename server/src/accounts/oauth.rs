@@ -58,14 +58,14 @@ pub enum AuthError {
 }
 
 fn env_or(var: &str, default: &str) -> String {
-    std::env::var(var).ok().map(|v| v.trim().to_string()).filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
+    crate::env::var(var).unwrap_or_else(|| default.to_string())
 }
 
 impl OAuthSpec {
     /// The redirect this process sends, and where the value came from.
     pub fn redirect(&self) -> (String, String) {
-        match std::env::var(self.redirect_env).ok().filter(|v| !v.trim().is_empty()) {
-            Some(v) => (v.trim().to_string(), format!("environment {}", self.redirect_env)),
+        match crate::env::var(self.redirect_env) {
+            Some(v) => (v, format!("environment {}", self.redirect_env)),
             None => (self.redirect.to_string(), "default (register exactly this at the developer portal)".into()),
         }
     }

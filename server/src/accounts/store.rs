@@ -167,8 +167,8 @@ pub struct TokenStore {
 impl TokenStore {
     /// The store this machine should use: `VITALS_TOKEN_STORE` if set, else the keyring when it answers.
     pub fn open(dir: impl Into<PathBuf>) -> Result<TokenStore, StoreError> {
-        let backend = match std::env::var(STORE_ENV).ok().map(|v| v.trim().to_ascii_lowercase()).as_deref() {
-            None | Some("") | Some("auto") => {
+        let backend = match crate::env::var(STORE_ENV).map(|v| v.to_ascii_lowercase()).as_deref() {
+            None | Some("auto") => {
                 if keyring_works() {
                     Backend::Keyring
                 } else {

@@ -121,6 +121,19 @@ impl<H: rmcp::ClientHandler> Session<H> {
     }
 }
 
+/// The status the twin answers a data request with this bearer (200, or 401 once it is revoked).
+pub async fn data_status(twin: &Twin, access: &str) -> u16 {
+    reqwest::Client::new()
+        .get(format!("{}/v2/usercollection/daily_sleep?start_date=2026-06-10&end_date=2026-06-11", twin.base_url()))
+        .bearer_auth(access)
+        .header("user-agent", "e2e")
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
 /// A client that, unlike a browser, stops at redirects (to read where the login sends it).
 pub fn no_redirects() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap()

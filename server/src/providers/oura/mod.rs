@@ -71,9 +71,9 @@ pub struct Oura {
 
 impl Oura {
     pub fn from_env() -> Oura {
-        let base = std::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|_| DEFAULT_BASE.into());
-        let token = std::env::var("OURA_PAT").ok().filter(|t| !t.trim().is_empty()).map(|t| Secret::new(t.trim()));
-        let sandbox_forced = matches!(std::env::var("VITALS_SANDBOX").as_deref(), Ok("1") | Ok("true"));
+        let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
+        let token = crate::env::var("OURA_PAT").map(Secret::new);
+        let sandbox_forced = crate::env::flag("VITALS_SANDBOX");
         let store = crate::accounts::token_store();
         Oura { base: base.trim_end_matches('/').to_string(), cred: OuraCredential { token, sandbox_forced, store } }
     }

@@ -1,0 +1,210 @@
+//! The extension as Claude Desktop gets it: `manifest.json` agrees with the server and the workspace,
+//! the launcher restores the executable bit and starts the right binary, a signed bundle opens in
+//! the strict zip reader Claude Desktop uses (yauzl) and in `mcpb` 2.1.2 itself, and the server reads
+//! an unset extension setting (`${user_config.…}` left literal) as unset.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn manifest() -> Value {
+    serde_json::from_str(&std::fs::read_to_string(root().join("manifest.json")).unwrap()).unwrap()
+}
+
+fn workspace_version() -> String {
+    let toml = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let section = &toml[toml.find("[workspace.package]").unwrap()..];
+    section.lines().find(|l| l.starts_with("version")).unwrap().split('"').nth(1).unwrap().to_string()
+}
+
+#[test]
+fn the_manifest_matches_the_workspace_and_the_server() {
+    let m = manifest();
+    assert_eq!(bundle::manifest::validate(&m), Ok(()));
+    assert_eq!(m["version"], workspace_version(), "manifest.json's version drifted from the workspace's");
+    assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
+    let out = Command::new(server_bin()).arg("--list-tools").output().unwrap();
+    let mut listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    let mut named = bundle::manifest::tool_names(&m);
+    listed.sort();
+    named.sort();
+    assert_eq!(named, listed, "manifest.json's tools are the tools the server lists");
+    // Every setting reaches the server through the environment, and every placeholder names a setting.
+    let env = m.pointer("/server/mcp_config/env").unwrap().as_object().unwrap();
+    let settings = m["user_config"].as_object().unwrap();
+    for (var, value) in env {
+        let key = value.as_str().unwrap().strip_prefix("${user_config.").and_then(|v| v.strip_suffix('}')).unwrap_or_else(|| panic!("{var} is not a setting"));
+        assert!(settings.contains_key(key), "{var} names the unknown setting {key}");
+    }
+    for var in ["VITALS_OURA_CLIENT_ID", "VITALS_OURA_CLIENT_SECRET", "VITALS_SANDBOX"] {
+        assert!(env.contains_key(var), "the extension passes {var}");
+    }
+    for k in ["oura_client_id", "oura_client_secret"] {
+        assert_eq!(settings[k]["sensitive"], true, "{k} is masked and kept in the keychain");
+        assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
+    }
+    // The platforms promised are platforms the launcher has a binary for.
+    for p in m.pointer("/compatibility/platforms").unwrap().as_array().unwrap() {
+        assert!(bundle::TARGETS.iter().any(|t| t.0 == p), "{p}");
+    }
+    assert_eq!(m["icon"], "icon.png");
+    assert_eq!(bundle::manifest::png_size(&std::fs::read(root().join("icons/icon.png")).unwrap()), Ok((512, 512)));
+}
+
+#[test]
+fn the_launcher_knows_the_same_targets_as_the_bundle() {
+    let js = bundle::LAUNCHER;
+    for (platform, arch, target) in bundle::TARGETS {
+        assert!(js.contains(&format!("\"{platform}-{arch}\": \"{target}\"")), "launch.js lacks {platform}-{arch}");
+    }
+    assert_eq!(js.matches("\": \"").count(), bundle::TARGETS.len(), "launch.js has a target bundle::TARGETS lacks");
+}
+
+fn host_target() -> String {
+    let o = Command::new("rustc").arg("-vV").output().unwrap();
+    String::from_utf8_lossy(&o.stdout).lines().find_map(|l| l.strip_prefix("host: ").map(str::to_string)).unwrap()
+}
+
+/// A bundle folder as Claude Desktop extracts it: every file 0600, the launcher beside the binaries.
+fn extracted(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("vitals-mcpb-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    let bin = d.join(bundle::binary_path(&host_target()));
+    std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
+    std::fs::copy(server_bin(), &bin).unwrap();
+    std::fs::write(d.join("server/launch.js"), bundle::LAUNCHER).unwrap();
+    std::fs::write(d.join("manifest.json"), serde_json::to_vec_pretty(&manifest()).unwrap()).unwrap();
+    std::fs::copy(root().join("icons/icon.png"), d.join("icon.png")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    d
+}
+
+#[cfg(unix)]
+#[test]
+fn the_launcher_restores_the_executable_bit_and_starts_the_server() {
+    use std::os::unix::fs::PermissionsExt;
+    let need = "this test needs node (Claude Desktop runs the launcher with its own)";
+    let d = extracted("launch");
+    let o = Command::new("node").arg(d.join("server/launch.js")).arg("--list-tools").output().expect(need);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).lines().any(|l| l == "vitals_query"), "the server's stdout reaches the client");
+    let bin = d.join(bundle::binary_path(&host_target()));
+    assert_eq!(std::fs::metadata(&bin).unwrap().permissions().mode() & 0o777, 0o755);
+    // Exit codes pass through, and a missing binary is said on stderr, not stdout (the MCP channel).
+    let o = Command::new("node").arg(d.join("server/launch.js")).arg("--bogus").output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    std::fs::remove_file(&bin).unwrap();
+    let o = Command::new("node").arg(d.join("server/launch.js")).output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert!(o.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("built without"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// yauzl 3 (Claude Desktop's zip reader) and `@anthropic-ai/mcpb` 2.1.2, installed once into target/.
+fn npm_tools() -> PathBuf {
+    let dir = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root().join("target")).join("e2e-npm");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = std::fs::File::create(dir.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    if !dir.join("node_modules/yauzl").exists() || !dir.join("node_modules/.bin/mcpb").exists() {
+        let need = "this test needs npm and the npm registry";
+        let o = Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir)
+            .args(["yauzl@3.2.0", "@anthropic-ai/mcpb@2.1.2"])
+            .output()
+            .expect(need);
+        assert!(o.status.success(), "{need}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    dir
+}
+
+fn yauzl(tools: &Path, file: &Path) -> (bool, String) {
+    let script = "const y=require('yauzl');y.open(process.argv[1],{strictFileNames:true,validateEntrySizes:true},(e,z)=>{if(e){console.log('refused: '+e.message);process.exit(1)}let n=0;z.on('entry',()=>n++);z.on('end',()=>console.log('entries '+n))})";
+    let o = Command::new("node").arg("-e").arg(script).arg(file).env("NODE_PATH", tools.join("node_modules")).output().unwrap();
+    (o.status.success(), String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+#[cfg(unix)]
+#[test]
+fn a_signed_bundle_opens_in_claude_desktops_zip_reader_and_in_mcpb() {
+    use std::os::unix::fs::PermissionsExt;
+    let tools = npm_tools();
+    let d = extracted("signed");
+    // Any bytes do for the server here (nothing runs it), and a small one keeps unoptimised deflate quick.
+    std::fs::write(d.join(bundle::binary_path(&host_target())), b"\x7fELF stand-in").unwrap();
+    let zip = bundle::zipfile::pack(&d).unwrap();
+    let signer = bundle::sign::Signer::self_signed("vitals e2e", jiff::Timestamp::now()).unwrap().signer;
+    let signed = bundle::sign::sign(&zip, &signer, jiff::Timestamp::now()).unwrap();
+    let file = d.with_extension("mcpb");
+    std::fs::write(&file, &signed).unwrap();
+    assert_eq!(yauzl(&tools, &file), (true, "entries 4".to_string()));
+
+    // What `mcpb sign` 2.1.2 writes (the comment length left at 0) is what Claude Desktop refuses.
+    let mut unpatched = signed.clone();
+    let eocd = bundle::zipfile::Eocd::find(&zip).unwrap();
+    unpatched[eocd.offset + 20..eocd.offset + 22].copy_from_slice(&[0, 0]);
+    let bad = d.with_extension("unpatched.mcpb");
+    std::fs::write(&bad, &unpatched).unwrap();
+    let (ok, said) = yauzl(&tools, &bad);
+    assert!(!ok && said.contains("comment length"), "{said}");
+
+    // mcpb itself unpacks ours, restores the modes, and accepts the manifest.
+    let out = d.with_extension("unpacked");
+    let mcpb = tools.join("node_modules/.bin/mcpb");
+    let o = Command::new(&mcpb).arg("unpack").arg(&file).arg(&out).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bin = out.join(bundle::binary_path(&host_target()));
+    assert_eq!(std::fs::metadata(&bin).unwrap().permissions().mode() & 0o777, 0o755);
+    let o = Command::new(&mcpb).arg("validate").arg(out.join("manifest.json")).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success() && said.contains("Manifest schema validation passes"), "{said}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unset_extension_setting_is_unset_and_the_sample_switch_works() {
+    let twin = twin().await;
+    // What Claude Desktop passes when the user left the fields empty: the placeholders, literally.
+    let unset = [
+        ("VITALS_OURA_CLIENT_ID", "${user_config.oura_client_id}"),
+        ("VITALS_OURA_CLIENT_SECRET", "${user_config.oura_client_secret}"),
+        ("VITALS_SANDBOX", "${user_config.sample_data}"),
+    ];
+    let s = connect(&twin, false, &unset).await;
+    let c = s.ok("vitals_check", json!({})).await;
+    let p = &c["providers"][0];
+    assert!(p["app_credentials"].as_str().unwrap().starts_with("not set"), "{p}");
+    assert_eq!(p["credential"], "personal_token", "the placeholder does not force the sandbox: {p}");
+    s.close().await;
+    let s = connect(&twin, false, &[("VITALS_SANDBOX", "true")]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.daily_sleep", "day": "2026-06-10"})).await;
+    assert_eq!(a["synthetic"], true, "the switch on: sample data even with a token");
+    s.close().await;
+}
+
+#[test]
+fn the_release_matrix_is_the_bundles_targets() {
+    let dist = std::fs::read_to_string(root().join("dist-workspace.toml")).unwrap();
+    let line = dist.lines().find(|l| l.starts_with("targets = ")).expect("cargo-dist lists its targets");
+    let mut listed: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
+    let mut ours: Vec<&str> = bundle::TARGETS.iter().map(|t| t.2).collect();
+    listed.sort();
+    ours.sort();
+    assert_eq!(listed, ours, "dist-workspace.toml and bundle::TARGETS name the same targets");
+    let wf = std::fs::read_to_string(root().join(".github/workflows/mcpb.yml")).unwrap();
+    for t in &ours {
+        assert!(wf.contains(&format!("target: {t},")), "the workflow builds {t} on its own runner");
+        assert!(wf.contains(&format!("--prebuilt {t}=artifacts/server-{t}/")), "and bundles it");
+        assert!(dist.contains(&format!("{t} = \"")), "cargo-dist names a runner for {t}");
+    }
+    assert!(wf.contains("cargo xtask dist") && wf.contains("cargo xtask verify"), "the release assembles with the same xtask");
+}

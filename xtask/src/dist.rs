@@ -1,0 +1,212 @@
+//! `cargo xtask dist`: build the server for every target this machine can build, stage it with
+//! the manifest, icon and launcher, pack, sign, verify, and write `dist/vitals-<version>.mcpb`
+//! with its SHA-256. `cargo xtask verify FILE` checks a bundle the same way.
+use bundle::{binary_path, manifest, sign, verify, TARGETS};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub enum Signing {
+    Unsigned,
+    SelfSigned,
+    Pem { key: PathBuf, cert: PathBuf, intermediates: Vec<PathBuf> },
+}
+
+pub struct Options {
+    /// Targets to build; empty means every target of the release matrix this machine can build.
+    pub targets: Vec<String>,
+    /// Binaries built elsewhere (the release workflow's runners): target → path.
+    pub prebuilt: Vec<(String, PathBuf)>,
+    pub signing: Signing,
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+}
+
+fn host() -> String {
+    let out = Command::new("rustc").arg("-vV").output().expect("rustc runs");
+    String::from_utf8_lossy(&out.stdout).lines().find_map(|l| l.strip_prefix("host: ").map(str::to_string)).expect("rustc names its host")
+}
+
+fn installed_targets() -> Vec<String> {
+    Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).lines().map(|l| l.trim().to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The workspace version, from `[workspace.package]` in the root Cargo.toml.
+pub fn workspace_version(root: &Path) -> String {
+    let toml = std::fs::read_to_string(root.join("Cargo.toml")).expect("the workspace Cargo.toml");
+    let section = &toml[toml.find("[workspace.package]").expect("a [workspace.package] section")..];
+    let line = section.lines().find(|l| l.trim_start().starts_with("version")).expect("a workspace version");
+    line.split('"').nth(1).expect("a quoted version").to_string()
+}
+
+fn build(root: &Path, target: &str, host: &str) -> Result<PathBuf, String> {
+    let mut c = cargo();
+    c.args(["build", "--release", "--locked", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"]).current_dir(root);
+    if target != host {
+        c.args(["--target", target]);
+    }
+    let out = c.output().map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().rev().find(|l| l.contains("error")).unwrap_or("the build failed").trim().to_string();
+        return Err(format!("build failed: {last}"));
+    }
+    let dir = if target == host { root.join("target/release") } else { root.join("target").join(target).join("release") };
+    Ok(dir.join(format!("vitals-mcp{}", if target.contains("windows") { ".exe" } else { "" })))
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(to.parent().expect("a staged path has a folder")).map_err(|e| e.to_string())?;
+    std::fs::copy(from, to).map(|_| ()).map_err(|e| format!("{} → {}: {e}", from.display(), to.display()))
+}
+
+pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
+    let version = workspace_version(root);
+    let manifest_text = std::fs::read_to_string(root.join("manifest.json")).map_err(|e| format!("manifest.json: {e}"))?;
+    let m: serde_json::Value = serde_json::from_str(&manifest_text).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
+    if m["version"] != version.as_str() {
+        return Err(format!("manifest.json says version {} but the workspace is {version}; make them equal", m["version"]));
+    }
+    manifest::validate(&m).map_err(|e| format!("manifest.json:\n  {}", e.join("\n  ")))?;
+
+    // Which binaries go in.
+    let host = host();
+    let installed = installed_targets();
+    let wanted: Vec<String> = if opts.targets.is_empty() { TARGETS.iter().map(|t| t.2.to_string()).collect() } else { opts.targets.clone() };
+    let mut binaries: Vec<(String, PathBuf)> = opts.prebuilt.clone();
+    let mut skipped: Vec<(String, String)> = vec![];
+    for t in wanted.iter().filter(|t| !opts.prebuilt.iter().any(|(p, _)| p == *t)) {
+        if !TARGETS.iter().any(|x| x.2 == t) {
+            return Err(format!("`--target {t}` is not in the release matrix: {}", TARGETS.iter().map(|x| x.2).collect::<Vec<_>>().join(", ")));
+        }
+        if *t != host && !installed.contains(t) {
+            skipped.push((t.clone(), format!("its toolchain is not installed (rustup target add {t})")));
+            continue;
+        }
+        eprintln!("building {t} ...");
+        match build(root, t, &host) {
+            Ok(p) => binaries.push((t.clone(), p)),
+            Err(e) => skipped.push((t.clone(), e)),
+        }
+    }
+    if binaries.is_empty() {
+        return Err("no server binary could be built or was given; nothing to bundle".into());
+    }
+
+    // Stage.
+    let stage = root.join("target/dist/stage");
+    let _ = std::fs::remove_dir_all(&stage);
+    std::fs::create_dir_all(stage.join("server")).map_err(|e| e.to_string())?;
+    std::fs::write(stage.join("manifest.json"), &manifest_text).map_err(|e| e.to_string())?;
+    copy(&root.join("icons/icon.png"), &stage.join("icon.png"))?;
+    for doc in ["README.md", "PRIVACY.md", "LICENSE"] {
+        if root.join(doc).exists() {
+            copy(&root.join(doc), &stage.join(doc))?;
+        }
+    }
+    std::fs::write(stage.join("server/launch.js"), bundle::LAUNCHER).map_err(|e| e.to_string())?;
+    for (t, p) in &binaries {
+        copy(p, &stage.join(binary_path(t)))?;
+    }
+    manifest::check_files(&m, |p| std::fs::read(stage.join(p)).ok()).map_err(|e| e.join("; "))?;
+
+    // The manifest's tools are the tools the server lists.
+    if let Some((_, p)) = binaries.iter().find(|(t, _)| *t == host) {
+        let out = Command::new(p).arg("--list-tools").output().map_err(|e| e.to_string())?;
+        let mut listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+        let mut named = manifest::tool_names(&m);
+        listed.sort();
+        named.sort();
+        if listed != named {
+            return Err(format!("manifest.json lists tools {:?} but the server lists {listed:?}", manifest::tool_names(&m)));
+        }
+    }
+
+    // Pack, sign, verify.
+    let zip = bundle::zipfile::pack(&stage).map_err(|e| e.to_string())?;
+    let now = jiff::Timestamp::now();
+    let file = match opts.signing {
+        Signing::Unsigned => zip,
+        Signing::SelfSigned => {
+            let s = sign::Signer::self_signed("vitals self-signed (local use only)", now).map_err(|e| e.to_string())?;
+            std::fs::write(root.join("target/dist/self-signed-cert.pem"), &s.cert_pem).map_err(|e| e.to_string())?;
+            sign::sign(&zip, &s.signer, now).map_err(|e| e.to_string())?
+        }
+        Signing::Pem { key, cert, intermediates } => {
+            let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
+            let inter: Vec<String> = intermediates.iter().map(|p| read(p)).collect::<Result<_, _>>()?;
+            let signer = sign::Signer::from_pem(&read(&key)?, &read(&cert)?, &inter.iter().map(String::as_str).collect::<Vec<_>>()).map_err(|e| e.to_string())?;
+            sign::sign(&zip, &signer, now).map_err(|e| e.to_string())?
+        }
+    };
+    let report = verify::verify(&file).map_err(|e| format!("the bundle just made does not verify: {e}"))?;
+    match openssl_check(root, &file) {
+        Some(Err(e)) => return Err(e),
+        Some(Ok(msg)) => eprintln!("{msg}"),
+        None => {}
+    }
+
+    let out_dir = root.join("dist");
+    std::fs::create_dir_all(&out_dir).map_err(|e| e.to_string())?;
+    let name = format!("vitals-{version}.mcpb");
+    let out = out_dir.join(&name);
+    std::fs::write(&out, &file).map_err(|e| e.to_string())?;
+    let sha = bundle::sha256_hex(&file);
+    std::fs::write(out_dir.join(format!("{name}.sha256")), format!("{sha}  {name}\n")).map_err(|e| e.to_string())?;
+
+    println!("{} ({} bytes, sha256 {sha})", out.display(), file.len());
+    for (t, _) in &binaries {
+        println!("  included {t}");
+    }
+    for (t, why) in &skipped {
+        println!("  skipped  {t}: {why}");
+    }
+    let platforms: Vec<&str> = m.pointer("/compatibility/platforms").and_then(|p| p.as_array()).map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+    for p in platforms {
+        if !binaries.iter().any(|(t, _)| TARGETS.iter().any(|x| x.0 == p && x.2 == t)) {
+            println!("  warning  the manifest lists {p}, but this bundle has no {p} server (the release workflow builds them all)");
+        }
+    }
+    println!("  {}", describe(&report));
+    Ok(out)
+}
+
+pub fn describe(r: &verify::Report) -> String {
+    match &r.signature {
+        None => format!("unsigned; {} files; manifest valid", r.entries.len()),
+        Some(s) => format!(
+            "signed by {}{} (sha256 {}, valid {} to {}, {} certificate(s)); {} files; manifest valid",
+            s.subject,
+            if s.self_signed { ", self-signed" } else { "" },
+            s.fingerprint,
+            s.not_before,
+            s.not_after,
+            s.certificates,
+            r.entries.len()
+        ),
+    }
+}
+
+/// A second opinion from `openssl cms -verify` when OpenSSL is installed (chain not checked).
+fn openssl_check(root: &Path, file: &[u8]) -> Option<Result<String, String>> {
+    let (content, sig) = verify::split(file).ok()??;
+    let dir = root.join("target/dist");
+    let (c, s) = (dir.join("content.bin"), dir.join("sig.der"));
+    std::fs::write(&c, content).ok()?;
+    std::fs::write(&s, sig).ok()?;
+    let o = Command::new("openssl")
+        .args(["cms", "-verify", "-binary", "-inform", "DER", "-noverify", "-out"])
+        .arg(if cfg!(windows) { "NUL" } else { "/dev/null" })
+        .arg("-in")
+        .arg(&s)
+        .arg("-content")
+        .arg(&c)
+        .output()
+        .ok()?;
+    Some(if o.status.success() { Ok("  openssl cms -verify: successful".into()) } else { Err(format!("openssl cms -verify refused the signature: {}", String::from_utf8_lossy(&o.stderr).trim())) })
+}
