@@ -27,7 +27,8 @@ fn stage(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("server/bin/x86_64-unknown-linux-gnu")).unwrap();
     std::fs::write(d.join("manifest.json"), serde_json::to_vec_pretty(&repo_manifest()).unwrap()).unwrap();
-    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../icons/icon.png"), d.join("icon.png")).unwrap();
+    std::fs::create_dir_all(d.join("icons")).unwrap();
+    std::fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("../icons/icon.png"), d.join("icons/icon.png")).unwrap();
     std::fs::write(d.join("server/launch.js"), bundle::LAUNCHER).unwrap();
     std::fs::write(d.join("server/bin/x86_64-unknown-linux-gnu/vitals-mcp"), b"\x7fELF fake server").unwrap();
     std::fs::write(d.join(".DS_Store"), b"junk").unwrap();
@@ -52,7 +53,7 @@ fn the_repo_manifest_is_valid_and_each_rule_is_enforced() {
         ("user_config key", Box::new(|m| m["user_config"]["Client-ID"] = json!({"type": "string", "title": "t", "description": "d"})), "/user_config/Client-ID"),
         ("manifest_version", Box::new(|m| { m.as_object_mut().unwrap().remove("manifest_version"); }), "/manifest_version"),
         ("old manifest_version", Box::new(|m| m["manifest_version"] = json!("0.2")), "/manifest_version"),
-        ("absolute icon", Box::new(|m| m["icon"] = json!("${__dirname}/icon.png")), "/icon"),
+        ("absolute icon", Box::new(|m| m["icon"] = json!("${__dirname}/icons/icon.png")), "/icon"),
         ("author email", Box::new(|m| m["author"]["email"] = json!("not an email")), "/author/email"),
         ("missing name", Box::new(|m| { m.as_object_mut().unwrap().remove("name"); }), "name"),
     ];
@@ -69,11 +70,11 @@ fn staged_files_must_hold_the_entry_point_and_a_512_px_png() {
     let m = repo_manifest();
     let d = stage("files");
     assert_eq!(manifest::check_files(&m, |p| std::fs::read(d.join(p)).ok()), Ok(()));
-    let e = manifest::check_files(&m, |p| if p == "icon.png" { Some(b"GIF89a".to_vec()) } else { std::fs::read(d.join(p)).ok() }).unwrap_err();
+    let e = manifest::check_files(&m, |p| if p == "icons/icon.png" { Some(b"GIF89a".to_vec()) } else { std::fs::read(d.join(p)).ok() }).unwrap_err();
     assert!(e[0].contains("not a PNG"), "{e:?}");
     let e = manifest::check_files(&m, |p| if p.starts_with("server/") { None } else { std::fs::read(d.join(p)).ok() }).unwrap_err();
     assert!(e[0].contains("server/launch.js is not in the bundle"), "{e:?}");
-    assert_eq!(manifest::png_size(&std::fs::read(d.join("icon.png")).unwrap()), Ok((512, 512)));
+    assert_eq!(manifest::png_size(&std::fs::read(d.join("icons/icon.png")).unwrap()), Ok((512, 512)));
 }
 
 #[test]
@@ -85,7 +86,7 @@ fn packing_is_reproducible_sorted_files_only_with_modes_and_ignores() {
     assert_eq!(a, b, "the same folder gives the same bytes, whatever the clock says");
     let mut z = zip::ZipArchive::new(std::io::Cursor::new(&a)).unwrap();
     let names: Vec<String> = (0..z.len()).map(|i| z.by_index(i).unwrap().name().unwrap().to_string()).collect();
-    assert_eq!(names, ["icon.png", "manifest.json", "server/bin/x86_64-unknown-linux-gnu/vitals-mcp", "server/launch.js"]);
+    assert_eq!(names, ["icons/icon.png", "manifest.json", "server/bin/x86_64-unknown-linux-gnu/vitals-mcp", "server/launch.js"]);
     for i in 0..z.len() {
         let f = z.by_index(i).unwrap();
         let want = if f.name().unwrap().starts_with("server/") { 0o755 } else { 0o644 };
@@ -151,10 +152,16 @@ fn ca_der() -> Vec<u8> {
 fn the_verifier_refuses_every_kind_of_damage() {
     let zip = zipfile::pack(&stage("damage")).unwrap();
     let signed = sign::sign(&zip, &leaf_signer(), time()).unwrap();
-    // One byte of the content.
-    let mut t = signed.clone();
-    t[100] ^= 1;
-    assert!(matches!(verify::verify(&t), Err(verify::VerifyError::Digest)), "{:?}", verify::verify(&t));
+    // A flipped byte anywhere before the block: the local headers, the data, the central directory, the end record.
+    let block_at = verify::split(&signed).unwrap().unwrap().0.len();
+    for at in (0..block_at).step_by(97).chain([block_at - 1, block_at - 22, block_at - 3]) {
+        let mut t = signed.clone();
+        t[at] ^= 1;
+        assert!(verify::verify(&t).is_err(), "a flipped byte at {at} of {block_at} went unnoticed");
+        if let Some((content, der)) = verify::split(&t).ok().flatten() {
+            assert!(matches!(verify::check_signature(content, der), Err(verify::VerifyError::Digest)), "byte {at}");
+        }
+    }
     // One byte of the RSA signature (the last bytes of the DER).
     let mut t = signed.clone();
     let at = t.len() - sign::FOOTER.len() - 5;

@@ -52,7 +52,7 @@ fn the_manifest_matches_the_workspace_and_the_server() {
     for p in m.pointer("/compatibility/platforms").unwrap().as_array().unwrap() {
         assert!(bundle::TARGETS.iter().any(|t| t.0 == p), "{p}");
     }
-    assert_eq!(m["icon"], "icon.png");
+    assert_eq!(m["icon"], "icons/icon.png", "the repo's own icon, so `mcpb validate manifest.json` works in the tree too");
     assert_eq!(bundle::manifest::png_size(&std::fs::read(root().join("icons/icon.png")).unwrap()), Ok((512, 512)));
 }
 
@@ -79,7 +79,8 @@ fn extracted(tag: &str) -> PathBuf {
     std::fs::copy(server_bin(), &bin).unwrap();
     std::fs::write(d.join("server/launch.js"), bundle::LAUNCHER).unwrap();
     std::fs::write(d.join("manifest.json"), serde_json::to_vec_pretty(&manifest()).unwrap()).unwrap();
-    std::fs::copy(root().join("icons/icon.png"), d.join("icon.png")).unwrap();
+    std::fs::create_dir_all(d.join("icons")).unwrap();
+    std::fs::copy(root().join("icons/icon.png"), d.join("icons/icon.png")).unwrap();
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -207,4 +208,76 @@ fn the_release_matrix_is_the_bundles_targets() {
         assert!(dist.contains(&format!("{t} = \"")), "cargo-dist names a runner for {t}");
     }
     assert!(wf.contains("cargo xtask dist") && wf.contains("cargo xtask verify"), "the release assembles with the same xtask");
+}
+
+/// What Claude Desktop does with the bundle: unpack it into a folder whose path has spaces, leave
+/// every file without its executable bit, substitute `${__dirname}` and the settings into
+/// `mcp_config`, start the command, and talk MCP to it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_extension_starts_the_way_claude_desktop_starts_it() {
+    let tools = npm_tools();
+    let staged = extracted("desktop");
+    let file = staged.with_extension("mcpb");
+    std::fs::write(&file, bundle::zipfile::pack(&staged).unwrap()).unwrap();
+    let install = std::env::temp_dir().join(format!("vitals mcpb {} / Claude Extensions/local.dxt.vitals", std::process::id()));
+    let _ = std::fs::remove_dir_all(&install);
+    let o = Command::new(tools.join("node_modules/.bin/mcpb")).arg("unpack").arg(&file).arg(&install).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        for f in bundle::zipfile::files(&install).unwrap() {
+            std::fs::set_permissions(install.join(&f), std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
+    }
+    // The host's substitution: the install folder, and the settings the user left empty (their
+    // placeholders stay literal) with the switch at its default.
+    let m = manifest();
+    let dirname = install.display().to_string();
+    let subst = |v: &str| v.replace("${__dirname}", &dirname).replace("${user_config.sample_data}", "false");
+    let cfg = &m["server"]["mcp_config"];
+    let command = subst(cfg["command"].as_str().unwrap());
+    let args: Vec<String> = cfg["args"].as_array().unwrap().iter().map(|a| subst(a.as_str().unwrap())).collect();
+    let twin = twin().await;
+    let mut cmd = tokio::process::Command::new(&command);
+    cmd.args(&args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in cfg["env"].as_object().unwrap() {
+        cmd.env(k, subst(v.as_str().unwrap()));
+    }
+    // Hermetic: the twin instead of Oura, a private config folder.
+    cmd.env("VITALS_OURA_BASE_URL", twin.base_url()).env("VITALS_CONFIG_DIR", install.join("config")).env("VITALS_TOKEN_STORE", "file");
+    let (transport, _) = rmcp::transport::TokioChildProcess::builder(cmd).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let client = rmcp::ServiceExt::serve((), transport).await.expect("the MCP handshake through the launcher");
+    let names: Vec<String> = client.list_all_tools().await.unwrap().iter().map(|t| t.name.to_string()).collect();
+    let mut named = bundle::manifest::tool_names(&m);
+    named.sort();
+    let mut listed = names.clone();
+    listed.sort();
+    assert_eq!(listed, named);
+    let args = json!({"collection": "oura.daily_sleep", "day": "2026-06-10"});
+    let r = client
+        .call_tool(rmcp::model::CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone()))
+        .await
+        .unwrap();
+    let a = r.structured_content.expect("an answer");
+    assert_eq!(a["synthetic"], true, "a fresh install answers from the sample data: {a}");
+    assert_eq!(a["count"], 1);
+    let _ = client.cancel().await;
+}
+
+#[test]
+fn mcpb_accepts_the_manifest_and_reads_the_bundle() {
+    let tools = npm_tools();
+    let mcpb = tools.join("node_modules/.bin/mcpb");
+    let o = Command::new(&mcpb).arg("validate").arg(root().join("manifest.json")).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success() && said.contains("Manifest schema validation passes"), "{said}");
+    let d = extracted("info");
+    std::fs::write(d.join(bundle::binary_path(&host_target())), b"\x7fELF stand-in").unwrap();
+    let file = d.with_extension("mcpb");
+    std::fs::write(&file, bundle::zipfile::pack(&d).unwrap()).unwrap();
+    let o = Command::new(&mcpb).arg("info").arg(&file).output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    // mcpb 2.1.2 can never call a bundle signed (its PKCS#7 check is a stub); it must read the file.
+    assert!(said.contains("vitals-mcpb") && said.contains("Size:"), "{said}");
 }

@@ -19,8 +19,19 @@ pub struct Options {
     pub signing: Signing,
 }
 
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+/// Cargo, without what `cargo run` put in our environment for xtask itself (package variables, a
+/// library path): inherited, they change build-script and rustc fingerprints, and every `dist`
+/// would rebuild the server from scratch.
+pub fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or("cargo".into()));
+    for (k, _) in std::env::vars_os() {
+        let k = k.to_string_lossy().to_string();
+        let ours = ["CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_BIN_", "CARGO_CRATE_", "CARGO_PRIMARY_PACKAGE", "CARGO_RUSTC_CURRENT_DIR"];
+        if ours.iter().any(|p| k.starts_with(p)) || k == "LD_LIBRARY_PATH" || k == "DYLD_FALLBACK_LIBRARY_PATH" {
+            c.env_remove(&k);
+        }
+    }
+    c
 }
 
 fn host() -> String {
@@ -103,7 +114,7 @@ pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
     let _ = std::fs::remove_dir_all(&stage);
     std::fs::create_dir_all(stage.join("server")).map_err(|e| e.to_string())?;
     std::fs::write(stage.join("manifest.json"), &manifest_text).map_err(|e| e.to_string())?;
-    copy(&root.join("icons/icon.png"), &stage.join("icon.png"))?;
+    copy(&root.join("icons/icon.png"), &stage.join("icons/icon.png"))?;
     for doc in ["README.md", "PRIVACY.md", "LICENSE"] {
         if root.join(doc).exists() {
             copy(&root.join(doc), &stage.join(doc))?;

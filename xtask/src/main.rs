@@ -73,7 +73,7 @@ fn root() -> PathBuf {
 }
 
 fn build_server() -> PathBuf {
-    let st = std::process::Command::new(std::env::var("CARGO").unwrap_or("cargo".into()))
+    let st = dist::cargo()
         .args(["build", "--release", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"])
         .current_dir(root())
         .status()
