@@ -126,8 +126,18 @@ impl Engine {
         let plan = plan::plan(self, req)?;
         let switched = self.account_switch(&plan);
         let forgotten = plan.forget.then(|| self.cache.clear());
+        let started = std::time::Instant::now();
         let fetched = fetch::fetch_all(self, &plan).await?;
+        let fetched_at = started.elapsed();
+        let records = fetched.records.len();
         let mut answer = shape::shape(&plan, fetched)?;
+        tracing::debug!(
+            collection = %plan.qualified,
+            records,
+            fetch_ms = fetched_at.as_millis() as u64,
+            shape_ms = (started.elapsed() - fetched_at).as_millis() as u64,
+            "answered"
+        );
         if let Some((windows, bytes)) = switched {
             answer.notices.cache_cleared = Some(format!(
                 "A different {} login is in use than for earlier answers (the account was connected again): the memory cache of its \

@@ -25,11 +25,12 @@ pub fn project(records: Vec<Value>, fields: &[String]) -> Vec<Value> {
     records
         .into_iter()
         .map(|r| match r {
-            Value::Object(m) => {
+            Value::Object(mut m) => {
+                // Moved, not cloned: a month of heart rate is 36,000 records.
                 let mut out = Map::new();
                 for f in fields {
-                    if let Some(v) = m.get(f) {
-                        out.insert(f.clone(), v.clone());
+                    if let Some(v) = m.remove(f.as_str()) {
+                        out.insert(f.clone(), v);
                     }
                 }
                 Value::Object(out)
