@@ -91,14 +91,16 @@ pub fn check_signature(content: &[u8], sig: &[u8]) -> Result<SignatureInfo, Veri
     if attrs.tag != der::ctx(0) || signature.tag != der::OCTET_STRING {
         return Err(der::Malformed("SignerInfo without signed attributes").into());
     }
-    let digest = items(attrs.content)?
-        .iter()
-        .filter_map(|a| {
-            let parts = items(a.content).ok()?;
-            (parts.first()?.content == der::oid::MESSAGE_DIGEST).then(|| parts.get(1).and_then(|set| expect(set.content, der::OCTET_STRING, "digest").ok()).map(|o| o.content.to_vec()))?
-        })
-        .next()
-        .ok_or(der::Malformed("no messageDigest"))?;
+    // Each attribute is SEQUENCE { OID, SET { value } }.
+    let mut digest = None;
+    for attr in items(attrs.content)? {
+        if let [id, values] = items(attr.content)?.as_slice() {
+            if id.content == der::oid::MESSAGE_DIGEST {
+                digest = Some(expect(values.content, der::OCTET_STRING, "messageDigest")?.content);
+            }
+        }
+    }
+    let digest = digest.ok_or(der::Malformed("no messageDigest"))?;
     if digest != Sha256::digest(content).as_slice() {
         return Err(VerifyError::Digest);
     }

@@ -240,17 +240,18 @@ impl TokenStore {
         }
         // The file keeps the file backend's entries; with the keyring, a copy there is migrated away.
         let mut all = self.read_file()?;
-        let had = all.contains_key(provider);
-        match (self.backend, value) {
-            (Backend::File, Some(v)) => {
+        let changed = match value.filter(|_| self.backend == Backend::File) {
+            Some(v) => {
                 all.insert(provider.to_string(), v.clone());
+                true
             }
-            _ if had => {
-                all.remove(provider);
-            }
-            _ => return Ok(()),
+            None => all.remove(provider).is_some(),
+        };
+        if changed {
+            write_json_private(&self.dir, &self.path(), &all)
+        } else {
+            Ok(())
         }
-        write_json_private(&self.dir, &self.path(), &all)
     }
 
     pub fn load(&self, provider: &str) -> Result<Option<Tokens>, StoreError> {
