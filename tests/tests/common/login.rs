@@ -59,7 +59,16 @@ impl Fixture {
         vitals::accounts::TokenStore::file(&self.dir).load("oura").unwrap()
     }
 
+    /// What the stand-in browser logged. It writes after its page arrives, which can be just after
+    /// the tool answered: wait for it a little.
     pub fn browser_said(&self) -> String {
+        for _ in 0..250 {
+            let said = std::fs::read_to_string(&self.browser_log).unwrap_or_default();
+            if said.ends_with('\n') {
+                return said;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
         std::fs::read_to_string(&self.browser_log).unwrap_or_default()
     }
 }
