@@ -51,6 +51,33 @@ pub struct CollectionSpec {
     pub series: Option<SeriesSpec>,
     /// High-resolution series inside each document, compacted when an answer is over budget.
     pub embedded: &'static [Embedded],
+    /// Options of this collection alone (`include_manual`), passed in `vitals_query`'s `options`.
+    pub options: &'static [OptionSpec],
+}
+
+/// A collection-specific switch. Options are booleans: nothing else has been needed yet.
+#[derive(Debug, Clone, Copy)]
+pub struct OptionSpec {
+    pub name: &'static str,
+    pub default: bool,
+    pub doc: &'static str,
+}
+
+/// One section of `vitals_today`.
+#[derive(Debug, Clone, Copy)]
+pub struct TodaySpec {
+    /// `sleep`, `readiness`, `activity`, `weigh_in`...
+    pub role: &'static str,
+    pub collection: &'static str,
+    /// Only the most recent record of the last this-many days (a weigh-in need not be daily),
+    /// instead of every record of the report's days.
+    pub latest_within_days: Option<u32>,
+}
+
+impl TodaySpec {
+    pub const fn days(role: &'static str, collection: &'static str) -> TodaySpec {
+        TodaySpec { role, collection, latest_within_days: None }
+    }
 }
 
 /// How a range is cut into windows. A window should fit one upstream page: then a month is one
@@ -106,6 +133,9 @@ impl CollectionSpec {
     pub fn has_resolution(&self) -> bool {
         self.series.is_some() || !self.embedded.is_empty()
     }
+    pub fn option(&self, name: &str) -> Option<&OptionSpec> {
+        self.options.iter().find(|o| o.name == name)
+    }
 }
 
 /// One provider, as data.
@@ -116,8 +146,10 @@ pub struct ProviderSpec {
     pub collections: &'static [CollectionSpec],
     /// The collection whose one-day read `vitals_check` uses to see that the API answers.
     pub probe: &'static str,
-    /// What `vitals_today` reads: (role, collection), role being `sleep`, `readiness` or `activity`.
-    pub today: &'static [(&'static str, &'static str)],
+    /// What `vitals_today` reads.
+    pub today: &'static [TodaySpec],
+    /// The longest range one query may ask for, in days, where the provider sets one.
+    pub max_days: Option<u32>,
     pub rate_budget: RateBudget,
     /// Environment variables of its OAuth app credentials, if it uses OAuth.
     pub app_env: Option<crate::accounts::AppEnv>,

@@ -1,5 +1,7 @@
-//! The only way out of this crate to a provider. It can send GET and nothing else:
-//! read-only is a property of this type, and `tests/read_only.rs` keeps it so.
+//! The only way out of this crate to a provider. Data is read with GET, or with a form POST
+//! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
+//! is a property of this type, and `tests/tests/invariants.rs` keeps it so.
+use crate::providers::{ReadMethod, Request};
 use crate::secret::Secret;
 use std::time::Duration;
 
@@ -10,8 +12,14 @@ pub struct Reply {
     pub body: Result<String, String>,
 }
 
+/// The only `action`s a data POST may carry: Withings reads everything with POST (reference §1),
+/// and these are its read services. Anything else is refused before it leaves the process.
+pub const READ_ACTIONS: &[&str] = &["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"];
+
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {
+    #[error("refused to send a POST whose action {0:?} is not a read (vitals only reads)")]
+    NotARead(String),
     #[error("the request timed out")]
     Timeout,
     #[error("the connection failed: {0}")]
@@ -40,17 +48,21 @@ impl Http {
         Http { client }
     }
 
-    /// GET `url?params` with a bearer token. Errors never carry the token: reqwest errors are
-    /// reduced to their kind and the URL without query, and the token is never in the URL.
-    pub async fn get(&self, url: &str, params: &[(String, String)], bearer: &Secret) -> Result<Reply, HttpError> {
-        let resp = self
-            .client
-            .get(url)
-            .query(params)
-            .bearer_auth(bearer.expose())
-            .send()
-            .await
-            .map_err(|e| classify(&e))?;
+    /// Send one read with a bearer token: GET `url?params`, or a form POST of `params` when the
+    /// action is a read. Errors never carry the token: reqwest errors are reduced to their kind
+    /// and the host, and the token is never in the URL or the form.
+    pub async fn read(&self, req: &Request, bearer: &Secret) -> Result<Reply, HttpError> {
+        let builder = match req.method {
+            ReadMethod::Get => self.client.get(&req.url).query(&req.params),
+            ReadMethod::FormPost => {
+                let action = req.param("action").unwrap_or_default();
+                if !READ_ACTIONS.contains(&action) {
+                    return Err(HttpError::NotARead(action.to_string()));
+                }
+                self.client.post(&req.url).form(&req.params)
+            }
+        };
+        let resp = builder.bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let retry_after = resp
             .headers()
@@ -96,5 +108,20 @@ fn classify(e: &reqwest::Error) -> HttpError {
     } else {
         let host = e.url().and_then(|u| u.host_str().map(str::to_string)).unwrap_or_default();
         HttpError::Connect(format!("{host}: {}", if e.is_connect() { "could not connect" } else { "the connection broke" }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_form_post_that_is_not_a_read_is_refused_before_it_is_sent() {
+        // Port 9 on loopback answers nothing: had the request been sent, the error would be a connection failure.
+        let req = Request { method: ReadMethod::FormPost, url: "http://127.0.0.1:9/v2/measure".into(), params: vec![("action".into(), "deletemeas".into())] };
+        let e = Http::new().read(&req, &Secret::new("x")).await.err().expect("refused");
+        assert!(matches!(&e, HttpError::NotARead(a) if a == "deletemeas"), "{e}");
+        let unnamed = Request { params: vec![], ..req };
+        assert!(matches!(Http::new().read(&unnamed, &Secret::new("x")).await, Err(HttpError::NotARead(_))));
     }
 }

@@ -35,9 +35,42 @@ impl fmt::Display for Secret {
     }
 }
 
+/// A provider's own error text, made safe to show: any run of 16 or more letters, digits, `-` or
+/// `_` (the shape of a token, a code or a client secret) becomes `[redacted]`. Words are shorter.
+pub fn redact(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().count() >= 16 {
+            out.push_str("[redacted]");
+        } else {
+            out.push_str(run);
+        }
+        run.clear();
+    };
+    for ch in text.chars() {
+        if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {
+            run.push(ch);
+        } else {
+            flush(&mut run, &mut out);
+            out.push(ch);
+        }
+    }
+    flush(&mut run, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redact_hides_token_shaped_runs_and_keeps_words() {
+        let t = "XRequestID: Not provided invalid_token: The access token b186a9d25ac9ef51c19fcd9619644ed443b7021b is invalid";
+        let r = redact(t);
+        assert!(!r.contains("b186a9d25ac9"), "{r}");
+        assert!(r.starts_with("XRequestID: Not provided invalid_token: The access token [redacted] is invalid"), "{r}");
+    }
     #[test]
     fn formatting_never_shows_the_value() {
         let s = Secret::new("tok-ABCDEF-123");

@@ -1,6 +1,7 @@
 //! `vitals-twin`: a local twin of each provider API, with the real quirks and injectable faults.
 //! A library for the end-to-end suites and a binary so any client can be pointed at it.
 pub mod oura;
+pub mod withings;
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State as AxState};
@@ -56,6 +57,8 @@ pub struct State {
     /// Oura's OAuth endpoints: registered apps, issued codes and tokens, knobs.
     pub oauth: Mutex<oura::oauth::OAuth>,
     pub days: oura::DayCache,
+    /// Withings: configuration, OAuth server and rate counters.
+    pub withings: Mutex<withings::Withings>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -81,6 +84,9 @@ impl Twin {
     pub fn requests(&self) -> Vec<LoggedRequest> {
         self.state.log.lock().unwrap().clone()
     }
+    pub fn withings(&self, f: impl FnOnce(&mut withings::Withings)) {
+        f(&mut self.state.withings.lock().unwrap());
+    }
     pub fn clear_log(&self) {
         self.state.log.lock().unwrap().clear();
     }
@@ -88,7 +94,7 @@ impl Twin {
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
-    let state = Arc::new(State { oura: Mutex::new(cfg), oauth: Default::default(), days: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
+    let state = Arc::new(State { oura: Mutex::new(cfg), oauth: Default::default(), days: Default::default(), withings: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
     let app = Router::new()
         .route("/_twin/faults", get(get_faults).post(set_faults))
         .route("/_twin/requests", get(get_requests))
@@ -98,6 +104,13 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/oauth/token", post(token_legacy))
         .route("/oauth/v2/ext/oauth-token", post(token_new))
         .route("/oauth/revoke", post(revoke))
+        .route("/_twin/withings", post(patch_withings))
+        .route("/oauth2_user/authorize2", get(withings_authorize))
+        .route("/v2/oauth2", any(withings_token))
+        .route("/measure", any(withings_data))
+        .route("/v2/measure", any(withings_data))
+        .route("/v2/sleep", any(withings_data))
+        .route("/v2/user", any(withings_data))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
         .with_state(state.clone());
@@ -151,6 +164,57 @@ async fn patch_oura(AxState(s): AxState<Arc<State>>, Json(p): Json<oura::OuraPat
     p.apply(&mut s.oura.lock().unwrap());
     StatusCode::NO_CONTENT
 }
+async fn patch_withings(AxState(s): AxState<Arc<State>>, Json(p): Json<withings::WithingsPatch>) -> StatusCode {
+    p.apply(&mut s.withings.lock().unwrap().cfg);
+    StatusCode::NO_CONTENT
+}
+
+/// Withings takes its parameters from the query or the form body alike (reference §1).
+fn merged(raw: Option<String>, body: &str) -> HashMap<String, String> {
+    let mut p = form(&raw.unwrap_or_default());
+    p.extend(form(body));
+    p
+}
+
+async fn withings_authorize(AxState(s): AxState<Arc<State>>, RawQuery(q): RawQuery) -> Response {
+    let mut w = s.withings.lock().unwrap();
+    let now = w.cfg.now();
+    match w.oauth.authorize(&form(&q.unwrap_or_default()), now) {
+        Ok(to) => axum::response::Redirect::to(&to).into_response(),
+        Err(e) => (StatusCode::BAD_REQUEST, e).into_response(),
+    }
+}
+
+async fn withings_token(AxState(s): AxState<Arc<State>>, RawQuery(q): RawQuery, body: String) -> Response {
+    let p = merged(q, &body);
+    let mut w = s.withings.lock().unwrap();
+    let now = w.cfg.now();
+    let v = match p.get("action").map(String::as_str) {
+        Some("requesttoken") => w.oauth.requesttoken(&p, now),
+        _ => serde_json::json!({"status": 2554, "body": {}, "error": "Not implemented"}),
+    };
+    Json(v).into_response()
+}
+
+async fn withings_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
+    let p = merged(q, &body);
+    let logged: String = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(p.iter().filter(|(k, _)| *k != "access_token")).finish();
+    s.log.lock().unwrap().push(LoggedRequest {
+        method: m.to_string(),
+        path: uri.path().to_string(),
+        query: logged,
+        user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
+    });
+    let header = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
+    let bearer = header.or_else(|| p.get("access_token").cloned());
+    let latency = s.withings.lock().unwrap().cfg.faults.latency_ms;
+    if latency > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+    }
+    let a = s.withings.lock().unwrap().serve(uri.path(), &p, bearer.as_deref());
+    Response::builder().status(a.http).header("content-type", a.content_type).body(Body::from(a.body)).unwrap()
+}
+
 async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {
     *s.faults.lock().unwrap() = Faults::default();
     s.log.lock().unwrap().clear();

@@ -16,43 +16,74 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 }
 
 /// Read-only: the server crate builds GET requests, plus exactly the POSTs a provider needs to
-/// read: token requests (inside the `oauth2` crate, through `http::token_client`) and the revoke
-/// that ends our own grant (`http::revoke`). No other file may name a method or a request builder.
+/// read: token requests (inside the `oauth2` crate, through `http::token_client`), the revoke that
+/// ends our own grant (`http::revoke`), and Withings' form reads (`Http::read`), whose `action`
+/// must be one of [`vitals::http::READ_ACTIONS`]. No other file may name a method or a request builder.
 #[test]
 fn no_non_get_request_can_leave_the_server_crate() {
     let mut files = vec![];
     rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"), &mut files);
     assert!(files.len() > 5);
-    let forbidden = [".post(", ".put(", ".patch(", ".delete(", ".head(", ".request(", "Method::", "reqwest::Request"];
+    let forbidden = [".post(", ".put(", ".patch(", ".delete(", ".head(", ".request(", ".form(", "Method::", "reqwest::Request"];
     for f in &files {
-        let src = std::fs::read_to_string(f).unwrap();
+        // `ReadMethod::` is our own enum of the two ways to read, not an HTTP method type.
+        let src = std::fs::read_to_string(f).unwrap().replace("ReadMethod::", "");
         for pat in forbidden {
-            let allowed = usize::from(f.ends_with("http.rs") && pat == ".post(");
-            assert_eq!(src.matches(pat).count(), allowed, "{} contains {pat:?}: only GET may leave the crate (see http.rs)", f.display());
+            let allowed = if !f.ends_with("http.rs") {
+                0
+            } else {
+                match pat {
+                    ".post(" => 2,
+                    ".form(" => 1,
+                    _ => 0,
+                }
+            };
+            assert_eq!(src.matches(pat).count(), allowed, "{} contains {pat:?}: only reads may leave the crate (see http.rs)", f.display());
         }
         if f.ends_with("http.rs") {
-            let post = src.find(".post(").unwrap();
-            let owner = src[..post].rfind("pub async fn ").map(|i| &src[i..i + 30]).unwrap_or_default();
-            assert!(owner.starts_with("pub async fn revoke("), "the one POST in http.rs is the revoke, not {owner:?}");
+            let owners: Vec<&str> = src
+                .match_indices(".post(")
+                .map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default())
+                .collect();
+            assert_eq!(owners, ["pub async fn read(&sel", "pub async fn revoke(ur"], "the POSTs in http.rs are the guarded read and the revoke");
+            let read = &src[src.find("pub async fn read(").unwrap()..src.find("pub async fn read(").unwrap() + 900];
+            let guard = read.find("READ_ACTIONS.contains(&action)").expect("the form POST checks its action");
+            assert!(guard < read.find(".post(").unwrap(), "the action is checked before the POST is built");
         } else {
             assert!(!src.contains("reqwest::Client"), "{} builds its own HTTP client; use http::Http", f.display());
         }
     }
+    // Withings' read services and nothing else (reference §1).
+    assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
 }
 
-/// And at run time: every request the twin saw from a full session was a GET with our User-Agent.
+/// And at run time: every request the twin saw from full sessions (Oura with a token, Withings
+/// with a login) was a GET, or a POST to a Withings service whose action is a read, with our User-Agent.
 #[tokio::test(flavor = "multi_thread")]
-async fn every_request_is_a_get_with_our_user_agent() {
+async fn every_request_is_a_read_with_our_user_agent() {
     let twin = twin().await;
     let s = connect(&twin, false, &[]).await;
     s.ok("vitals_today", json!({"days": 2})).await;
     s.ok("vitals_check", json!({})).await;
     s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": "2026-06-10"})).await;
     s.close().await;
+    let login = WithingsLogin::new(&twin, "readonly");
+    let s = login.server(&twin, &[]).await;
+    s.ok("vitals_today", json!({"days": 2})).await;
+    s.ok("vitals_check", json!({})).await;
+    for c in ["measurements", "blood_pressure", "activity", "sleep", "workouts", "intraday", "devices"] {
+        s.ok("vitals_query", json!({"collection": format!("withings.{c}"), "day": "2026-06-10"})).await;
+    }
+    s.close().await;
     let reqs = twin.requests();
-    assert!(reqs.len() > 5);
+    assert!(reqs.iter().filter(|r| r.method == "POST").count() >= 7, "the Withings reads were seen");
     for r in reqs {
-        assert_eq!(r.method, "GET", "{r:?}");
+        let action: Option<String> = url::form_urlencoded::parse(r.query.as_bytes()).find(|(k, _)| k == "action").map(|(_, v)| v.to_string());
+        match r.method.as_str() {
+            "GET" => {}
+            "POST" => assert!(action.as_deref().is_some_and(|a| vitals::http::READ_ACTIONS.contains(&a)), "{r:?}"),
+            _ => panic!("{r:?}"),
+        }
         assert!(r.user_agent.as_deref().unwrap_or("").starts_with("vitals/"), "{r:?}");
     }
 }
@@ -110,5 +141,50 @@ async fn the_token_never_appears_in_any_output() {
         // Half of one is a leak too (a truncated or split value).
         let half = &secret[secret.len() / 2..];
         assert!(!out.contains(half), "part of a secret leaked");
+    }
+}
+
+/// The same for a Withings login: its access and refresh tokens (before and after rotation) and
+/// its client secret appear in no tool result, log line or CLI output, on success or failure.
+#[tokio::test(flavor = "multi_thread")]
+async fn withings_tokens_and_secret_never_appear_in_any_output() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "leak");
+    let s = login.server(&twin, &[]).await;
+    let mut out = String::new();
+    for (tool, args) in [
+        ("vitals_sources", json!({})),
+        ("vitals_check", json!({})),
+        ("vitals_today", json!({"days": 1})),
+        ("vitals_query", json!({"collection": "withings.measurements", "day": "2026-06-10"})),
+        ("vitals_connect", json!({"provider": "withings"})),
+    ] {
+        out.push_str(&format!("{:?}", s.call_raw(tool, args).await));
+    }
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await));
+    let rotated = login.stored();
+    // A dead refresh token: the failure is reported, without the token.
+    let mut dead = rotated.clone();
+    dead.refresh = Some(vitals::secret::Secret::new("deadbeefdeadbeefdeadbeefdeadbeefdeadbeef"));
+    vitals::accounts::TokenStore::file(&login.dir).save("withings", &dead).unwrap();
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "withings.sleep", "day": "2026-06-10", "forget": true})).await));
+    out.push_str(&s.close().await);
+    for args in [&["--check"][..], &["auth", "withings", "--manual"], &["forget", "withings"]] {
+        let mut cmd = std::process::Command::new(server_bin());
+        cmd.args(args).env("VITALS_LOG", "debug").env("VITALS_TOKEN_STORE", "file").stdin(std::process::Stdio::null());
+        for (k, v) in &login.env {
+            cmd.env(k, v);
+        }
+        let o = cmd.output().unwrap();
+        out.push_str(&String::from_utf8_lossy(&o.stdout));
+        out.push_str(&String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(out.contains("credential_refreshed") && out.contains("withings_status_"), "the refresh and its failure were exercised");
+    let secrets = [login.access.clone(), login.refresh.clone(), rotated.access.expose().to_string(), rotated.refresh.unwrap().expose().to_string(), WITHINGS_APP_SECRET.to_string()];
+    for secret in &secrets {
+        assert!(!out.contains(secret.as_str()), "{} characters of a secret leaked", secret.len());
+        assert!(!out.contains(&secret[secret.len() / 2..]), "part of a secret leaked");
     }
 }

@@ -41,10 +41,12 @@ fn the_manifest_matches_the_workspace_and_the_server() {
         let key = value.as_str().unwrap().strip_prefix("${user_config.").and_then(|v| v.strip_suffix('}')).unwrap_or_else(|| panic!("{var} is not a setting"));
         assert!(settings.contains_key(key), "{var} names the unknown setting {key}");
     }
-    for var in ["VITALS_OURA_CLIENT_ID", "VITALS_OURA_CLIENT_SECRET", "VITALS_SANDBOX"] {
-        assert!(env.contains_key(var), "the extension passes {var}");
+    // Every provider that connects with OAuth gets its app credentials as settings.
+    for p in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().app_env) {
+        assert!(env.contains_key(p.client_id) && env.contains_key(p.client_secret), "the extension passes {} and {}", p.client_id, p.client_secret);
     }
-    for k in ["oura_client_id", "oura_client_secret"] {
+    assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
+    for k in ["oura_client_id", "oura_client_secret", "withings_client_id", "withings_client_secret"] {
         assert_eq!(settings[k]["sensitive"], true, "{k} is masked and kept in the keychain");
         assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
     }

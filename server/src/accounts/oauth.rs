@@ -27,6 +27,20 @@ pub struct OAuthSpec {
     pub portal: &'static str,
     /// The endpoint that ends a grant, where the provider has one.
     pub revoke: Option<RevokeSpec>,
+    /// How the provider departs from RFC 6749, if it does.
+    pub style: TokenStyle,
+}
+
+/// The two dialects of the authorization code flow we speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenStyle {
+    /// RFC 6749 with PKCE (S256): space-separated scopes, a plain JSON token reply.
+    Standard,
+    /// Withings (reference §2): comma-separated scopes, no PKCE, `action=requesttoken` in every
+    /// token request, and the reply wrapped in `{status, body}` on HTTP 200 whatever happened. The
+    /// wrapper is taken off before the `oauth2` crate reads the reply, and a reply without
+    /// `access_token`, `refresh_token` and `userid` is refused rather than saved.
+    WithingsEnvelope,
 }
 
 /// A revoke endpoint: POST `url?<param>=<access token>` (overridable by `env`).
@@ -98,11 +112,12 @@ pub fn begin(spec: &OAuthSpec, app: &AppCredentials) -> Result<Pending, AuthErro
     let (redirect, _) = spec.redirect();
     let first = spec.token_urls.first().map(|(u, v)| env_or(v, u)).unwrap_or_default();
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-    let (url, state) = client(spec, app, &first, &redirect)?
-        .authorize_url(CsrfToken::new_random)
-        .add_scopes(spec.scopes.iter().map(|s| Scope::new(s.to_string())))
-        .set_pkce_challenge(challenge)
-        .url();
+    let c = client(spec, app, &first, &redirect)?;
+    let auth = c.authorize_url(CsrfToken::new_random);
+    let (url, state) = match spec.style {
+        TokenStyle::Standard => auth.add_scopes(spec.scopes.iter().map(|s| Scope::new(s.to_string()))).set_pkce_challenge(challenge).url(),
+        TokenStyle::WithingsEnvelope => auth.add_scope(Scope::new(spec.scopes.join(","))).url(),
+    };
     Ok(Pending { url: url.to_string(), state, verifier, redirect })
 }
 
@@ -128,12 +143,15 @@ impl Pending {
 
     /// Exchange the code for tokens at each token endpoint in order, falling back on 400/401.
     pub async fn finish(self, spec: &OAuthSpec, app: &AppCredentials, code: &str) -> Result<Tokens, AuthError> {
-        let http = crate::http::token_client();
+        let http = token_http(spec.style);
         let mut last = String::new();
         for (url, var) in spec.token_urls {
             let c = client(spec, app, &env_or(var, url), &self.redirect)?;
-            let verifier = PkceCodeVerifier::new(self.verifier.secret().clone());
-            match c.exchange_code(AuthorizationCode::new(code.to_string())).set_pkce_verifier(verifier).request_async(&http).await {
+            let mut exchange = c.exchange_code(AuthorizationCode::new(code.to_string()));
+            if spec.style == TokenStyle::Standard {
+                exchange = exchange.set_pkce_verifier(PkceCodeVerifier::new(self.verifier.secret().clone()));
+            }
+            match exchange.request_async(&http).await {
                 Ok(t) => {
                     let mut out = tokens_of(spec, &t);
                     out.login = Some(CsrfToken::new_random().secret().clone());
@@ -151,7 +169,7 @@ impl Pending {
 pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Result<Tokens, AuthError> {
     let r = t.refresh.as_ref().ok_or_else(|| AuthError::Token("no refresh token is stored; connect again".into()))?;
     let (redirect, _) = spec.redirect();
-    let http = crate::http::token_client();
+    let http = token_http(spec.style);
     let mut last = String::new();
     for (url, var) in spec.token_urls {
         let c = client(spec, app, &env_or(var, url), &redirect)?;
@@ -173,7 +191,8 @@ pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Resu
 fn tokens_of(spec: &OAuthSpec, t: &oauth2::basic::BasicTokenResponse) -> Tokens {
     let now = jiff::Timestamp::now().as_second();
     let scopes = match t.scopes() {
-        Some(s) => s.iter().map(|x| x.as_str().trim_start_matches(spec.scope_prefix).to_string()).collect(),
+        // Withings separates granted scopes with commas, which the crate reads as one scope.
+        Some(s) => s.iter().flat_map(|x| x.as_str().split(',')).map(|x| x.trim_start_matches(spec.scope_prefix).to_string()).collect(),
         None => spec.scopes.iter().map(|s| s.to_string()).collect(),
     };
     Tokens {
@@ -195,4 +214,45 @@ fn describe<RE: std::error::Error + 'static>(e: &RequestTokenError<RE, oauth2::b
         RequestTokenError::Parse(_, _) => "the token endpoint's answer was not a token response".into(),
         RequestTokenError::Other(s) => s.clone(),
     }
+}
+
+type TokenFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, oauth2::HttpClientError<reqwest::Error>>> + Send>>;
+
+/// The HTTP client the `oauth2` crate sends token requests through: [`crate::http::token_client`],
+/// with Withings' dialect translated on the way in and out.
+fn token_http(style: TokenStyle) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
+    move |mut req: oauth2::HttpRequest| {
+        Box::pin(async move {
+            if style == TokenStyle::WithingsEnvelope {
+                req.body_mut().extend_from_slice(b"&action=requesttoken");
+            }
+            let client = crate::http::token_client();
+            let resp = oauth2::AsyncHttpClient::call(&client, req).await?;
+            Ok(match style {
+                TokenStyle::Standard => resp,
+                TokenStyle::WithingsEnvelope => unwrap_withings(resp),
+            })
+        }) as TokenFuture
+    }
+}
+
+/// `{status: 0, body: {...}}` → HTTP 200 with the body; any other status → HTTP 400 with an
+/// RFC 6749 error naming it, so the crate reports it as the provider's refusal.
+fn unwrap_withings(resp: oauth2::HttpResponse) -> oauth2::HttpResponse {
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(resp.body()) else { return resp };
+    let status = v.get("status").and_then(serde_json::Value::as_i64).unwrap_or(-1);
+    let body = v.get("body").cloned().unwrap_or_default();
+    let complete = ["access_token", "refresh_token", "userid"].iter().all(|k| body.get(k).is_some_and(|x| !x.is_null()));
+    let (code, out) = match (status, complete) {
+        (0, true) => (200, body),
+        (0, false) => (400, serde_json::json!({"error": "incomplete_reply", "error_description": "Withings answered without an access token, refresh token and user id; nothing was saved"})),
+        (s, _) => {
+            let said = v.get("error").and_then(serde_json::Value::as_str).unwrap_or("no text");
+            (400, serde_json::json!({"error": format!("withings_status_{s}"), "error_description": crate::secret::redact(said)}))
+        }
+    };
+    let mut r = oauth2::HttpResponse::new(serde_json::to_vec(&out).expect("JSON serialises"));
+    *r.status_mut() = oauth2::http::StatusCode::from_u16(code).expect("a valid status");
+    r.headers_mut().insert(oauth2::http::header::CONTENT_TYPE, oauth2::http::HeaderValue::from_static("application/json"));
+    r
 }

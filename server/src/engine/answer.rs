@@ -86,6 +86,12 @@ pub struct Notices {
     /// We slowed down to stay inside the provider's published request budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paced: Option<String>,
+    /// What the provider's own rules did (groups merged into one weigh-in, manual entries left out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<Vec<String>>,
+    /// Only the most recent records of the range were kept, on purpose (vitals_today's latest weigh-in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_last: Option<String>,
     /// An account was connected during this call (the collection needed one), and this answer is its data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account_connected: Option<String>,

@@ -5,6 +5,7 @@ use super::cache::{RECENT_DAYS, RECENT_TTL};
 use super::plan::Plan;
 use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
+use crate::providers::PageError;
 use futures::{StreamExt, TryStreamExt};
 use jiff::civil::Date;
 use jiff::ToSpan;
@@ -99,7 +100,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     // having every window meet a 401 at the same moment.
     let mut refreshed_early = false;
     if plan.provider.credential().expiring() {
-        if let Some(refresh) = plan.provider.refresh() {
+        if let Some(refresh) = plan.provider.refresh(None) {
             let p = &plan.provider;
             refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
             refreshed_early = true;
@@ -209,7 +210,7 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
             let mut out = WindowOut { cached: Some((hit.age, hit.bodies.len() as u32)), ..Default::default() };
             for body in hit.bodies.iter() {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
-                let page = plan.provider.parse_page(plan.collection, body).map_err(QueryError::Upstream)?;
+                let page = plan.provider.parse_page(plan.collection, body).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut out);
             }
             return Ok(out);
@@ -256,66 +257,98 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
 /// taking turns on the one task that drives them.
-async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static crate::catalog::CollectionSpec, body: String) -> (Result<crate::providers::Page, String>, String) {
+async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static crate::catalog::CollectionSpec, body: String) -> (Result<crate::providers::Page, PageError>, String) {
     let p = p.clone();
     tokio::task::spawn_blocking(move || (p.parse_page(c, &body), body))
         .await
-        .unwrap_or_else(|e| (Err(format!("decoding the page failed: {e}")), String::new()))
+        .unwrap_or_else(|e| (Err(PageError::Transient(format!("decoding the page failed: {e}"))), String::new()))
+}
+
+/// What the engine does next with one reply, whatever the provider: HTTP statuses and the
+/// provider's verdict on a 200 body (Withings answers every error inside HTTP 200) meet here.
+enum Next {
+    Page(crate::providers::Page, String),
+    Unauthorized,
+    Forbidden(String),
+    RateLimited(Option<Duration>, String),
+    Refused(String),
+    Transient(String),
+}
+
+async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, reply: crate::http::Reply) -> Next {
+    let display = p.spec().display;
+    match reply.status {
+        200 => match reply.body {
+            Ok(body) => match decode(p, plan.collection, body).await {
+                (Ok(page), body) => Next::Page(page, body),
+                (Err(PageError::Transient(e)), _) => Next::Transient(e),
+                (Err(PageError::Unauthorized), _) => Next::Unauthorized,
+                (Err(PageError::Forbidden(e)), _) => Next::Forbidden(e),
+                (Err(PageError::RateLimited { wait, detail }), _) => Next::RateLimited(wait, detail),
+                (Err(PageError::Refused(e)), _) => Next::Refused(e),
+            },
+            Err(e) => Next::Transient(format!("the answer body broke off ({e})")),
+        },
+        401 => Next::Unauthorized,
+        403 => Next::Forbidden(p.auth_help(403)),
+        429 => Next::RateLimited(reply.retry_after, format!("HTTP 429 from {display}")),
+        s if s >= 500 => Next::Transient(format!("HTTP {s} from {display}")),
+        s @ (400 | 404 | 422) => {
+            let detail: String = reply.body.unwrap_or_default().chars().take(300).collect();
+            Next::Refused(format!("{display} refused the query for {} with HTTP {s}: {detail}", plan.qualified))
+        }
+        s => Next::Transient(format!("unexpected HTTP {s} from {display}")),
+    }
 }
 
 async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
-    let url = p.list_url(plan.collection);
-    let params = p.params(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
+    let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
     let mut bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
     let lim = &engine.limits;
     let mut transient = 0u32;
     let mut refreshed = false;
     loop {
-        out.paced += source.limiter.acquire().await;
         out.requests += 1;
-        let failure = match source.http.get(&url, &params, &bearer).await {
-            Ok(reply) => match reply.status {
-                200 => match reply.body {
-                    Ok(body) => match decode(p, plan.collection, body).await {
-                        (Ok(page), body) => return Ok(Outcome::Page(page, body)),
-                        (Err(e), _) => e,
-                    },
-                    Err(e) => format!("the answer body broke off ({e})"),
-                },
-                // A 401 with a refreshable credential: refresh once, then ask for this page again.
-                401 if !refreshed => {
-                    let Some(refresh) = p.refresh() else { return Err(QueryError::Auth(p.auth_help(401))) };
+        let sent = match p.offline() {
+            // Built-in sample data: answered in process, so no budget to keep and no network.
+            Some(api) => Ok(api.answer(&req)),
+            None => {
+                out.paced += source.limiter.acquire().await;
+                source.http.read(&req, &bearer).await
+            }
+        };
+        let failure = match sent {
+            Ok(reply) => match judge(p, plan, reply).await {
+                Next::Page(page, body) => return Ok(Outcome::Page(page, body)),
+                // Refused token with a refreshable credential: refresh once, then ask for this page again.
+                Next::Unauthorized if !refreshed => {
+                    let Some(refresh) = p.refresh(Some(bearer.clone())) else { return Err(QueryError::Auth(p.auth_help(401))) };
                     refreshed = true;
                     refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
                     bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
                     out.credential_refreshed = true;
                     continue;
                 }
-                401 | 403 => return Err(QueryError::Auth(p.auth_help(reply.status))),
-                429 => {
-                    let wait = reply.retry_after.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
+                Next::Unauthorized => return Err(QueryError::Auth(p.auth_help(401))),
+                Next::Forbidden(why) => return Err(QueryError::Auth(why)),
+                Next::Refused(why) => return Err(QueryError::Upstream(why)),
+                Next::RateLimited(wait, detail) => {
+                    let wait = wait.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
                     if out.rate_limit_waited + wait > lim.rate_wait_budget {
                         return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.rate_limit_waited)));
                     }
-                    tracing::info!(wait_s = wait.as_secs(), "rate limited by {}; every window waits as Retry-After asks", p.spec().display);
+                    tracing::info!(wait_s = wait.as_secs_f64(), "rate limited by {} ({detail}); every window waits", p.spec().display);
                     out.rate_limit_retries += 1;
                     out.rate_limit_waited += wait;
                     source.limiter.pause(wait);
+                    // Offline answers skip the limiter, so wait here too.
+                    if p.offline().is_some() {
+                        tokio::time::sleep(wait).await;
+                    }
                     continue;
                 }
-                s if s >= 500 => format!("HTTP {s} from {}", p.spec().display),
-                400 | 404 | 422 => {
-                    let detail = reply.body.unwrap_or_default();
-                    let detail: String = detail.chars().take(300).collect();
-                    return Err(QueryError::Upstream(format!(
-                        "{} refused the query for {} with HTTP {}: {detail}",
-                        p.spec().display,
-                        plan.qualified,
-                        reply.status
-                    )));
-                }
-                s => format!("unexpected HTTP {s} from {}", p.spec().display),
+                Next::Transient(e) => e,
             },
             Err(e) => e.to_string(),
         };

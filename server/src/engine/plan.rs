@@ -3,7 +3,7 @@ use super::{Engine, QueryError};
 use crate::catalog::{CollectionSpec, RangeKind};
 use super::render::Format;
 use super::resolution::Resolution;
-use crate::providers::Provider;
+use crate::providers::{Options, Provider};
 use crate::time::{parse_date, Zone};
 use jiff::civil::Date;
 use jiff::ToSpan;
@@ -37,6 +37,10 @@ pub struct QueryRequest {
     pub fresh: bool,
     /// Empty the whole memory cache first.
     pub forget: bool,
+    /// Collection-specific options (`{"include_manual": true}`).
+    pub options: Option<serde_json::Map<String, serde_json::Value>>,
+    /// Keep only the last this-many records of the range (vitals_today's latest weigh-in); said in notices.
+    pub keep_last: Option<usize>,
 }
 
 pub struct Plan {
@@ -60,6 +64,9 @@ pub struct Plan {
     pub max_chars: usize,
     pub fresh: bool,
     pub forget: bool,
+    /// Every option of the collection, set or defaulted.
+    pub options: Options,
+    pub keep_last: Option<usize>,
 }
 
 fn bad(s: String) -> QueryError {
@@ -184,6 +191,16 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         if e < s {
             return Err(bad(format!("`end` ({e}) is before `start` ({s}). Send a range with start ≤ end; both ends are inclusive.")));
         }
+        if let Some(max) = provider.spec().max_days {
+            let days = (e - s).get_days() + 1;
+            if days > max as i32 {
+                let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
+                return Err(bad(format!(
+                    "`start`/`end`: {days} days asked, but {} allows at most {max} days per query. Send at most {max} days                      (for example {s} to {last}) and ask for the rest in a second call.",
+                    provider.spec().display
+                )));
+            }
+        }
         Some((s, e))
     };
 
@@ -215,6 +232,8 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         }
     };
 
+    let options = plan_options(collection, &qualified, req.options.as_ref())?;
+
     Ok(Plan {
         provider,
         collection,
@@ -232,5 +251,25 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         max_chars,
         fresh: req.fresh,
         forget: req.forget,
+        options,
+        keep_last: req.keep_last,
     })
+}
+
+/// The collection's options with what the caller set; an unknown name or a non-boolean is an error.
+fn plan_options(c: &CollectionSpec, qualified: &str, asked: Option<&serde_json::Map<String, serde_json::Value>>) -> Result<Options, QueryError> {
+    let mut out: Options = c.options.iter().map(|o| (o.name.to_string(), serde_json::Value::Bool(o.default))).collect();
+    for (k, v) in asked.into_iter().flatten() {
+        let Some(o) = c.option(k) else {
+            let known: Vec<String> = c.options.iter().map(|o| format!("{} ({})", o.name, o.doc)).collect();
+            return Err(bad(if known.is_empty() {
+                format!("`options`: {qualified} has no options, so {k:?} means nothing here; leave `options` out.")
+            } else {
+                format!("`options`: {k:?} is not an option of {qualified}. Its options: {}.", known.join("; "))
+            }));
+        };
+        let b = v.as_bool().ok_or_else(|| bad(format!("`options.{}` must be true or false; got {v}.", o.name)))?;
+        out.insert(o.name.to_string(), serde_json::Value::Bool(b));
+    }
+    Ok(out)
 }

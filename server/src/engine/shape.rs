@@ -79,7 +79,11 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     if synthetic {
         n.synthetic = Some(plan.provider.synthetic_notice());
     }
-    let mut records = dedup(f.records);
+    let finished = plan.provider.finish(c, f.records, &plan.options);
+    if !finished.notes.is_empty() {
+        n.rules = Some(finished.notes);
+    }
+    let mut records = dedup(finished.records);
     let mut range = plan.range;
 
     // Each window kept only its own records (engine/window.rs): the range is already exact.
@@ -145,15 +149,24 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     if let Some(fields) = &plan.fields {
         records = project(records, fields);
     }
+    if let Some(keep) = plan.keep_last.filter(|k| records.len() > *k) {
+        let dropped = records.len() - keep;
+        records.drain(..dropped);
+        n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
+    }
     if records.is_empty() {
         let today = plan.zone.today();
-        n.empty = Some(match range {
+        let said = match range {
             Some((_, e)) if e >= today => format!(
                 "No records. The range includes today ({today}): the provider often has nothing for today until the device \
                  syncs (sleep and readiness appear after the app is opened), so this means not synced yet, not 'no sleep' or 'no activity'."
             ),
             Some(_) => "No records for these days: the device recorded nothing, or the data was never synced. It does not mean zero.".into(),
             None => "No records.".into(),
+        };
+        n.empty = Some(match plan.provider.empty_hint(c) {
+            Some(hint) => format!("{said} {hint}"),
+            None => said,
         });
     }
 

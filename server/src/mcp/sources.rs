@@ -26,6 +26,9 @@ pub struct CollectionOut {
     pub latest: bool,
     pub fields: Vec<String>,
     pub volume: String,
+    /// Options of this collection alone, for `vitals_query`'s `options` (name: what it does, default).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
     /// False when the current mode cannot serve it (with the reason).
     pub available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,6 +54,7 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                         latest: c.latest,
                         fields: c.always.iter().chain(c.fields.iter().filter(|f| !c.always.contains(f))).map(|s| s.to_string()).collect(),
                         volume: c.volume.into(),
+                        options: c.options.iter().map(|o| format!("{}: {} (default {})", o.name, o.doc, o.default)).collect(),
                         available: why.is_none(),
                         unavailable_reason: why,
                     }

@@ -60,6 +60,9 @@ pub struct QueryArgs {
     /// true empties this server's memory cache first, so everything is fetched again.
     #[serde(default)]
     pub forget: Option<bool>,
+    /// Options of this collection alone, as vitals_sources lists them, e.g. {"include_manual": true} for withings.measurements.
+    #[serde(default)]
+    pub options: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -185,6 +188,8 @@ with a range. Unknown fields are listed, not silently dropped.",
             max_chars: a.max_chars,
             fresh: false,
             forget: a.forget.unwrap_or(false),
+            options: a.options,
+            keep_last: None,
         };
         // A retry of a 2026 `input_required` round: the connect this query started is finishing.
         let needs = match state {
@@ -275,7 +280,7 @@ credentials are missing, the error says where to get them.",
         name = "vitals_today",
         title = "Last night, today and the days before",
         description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
-(1–30, default 7), as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what came back empty (today is often not synced \
+(1–30, default 7), and the latest weigh-in of the last 90 days, as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what came back empty (today is often not synced \
 yet). Computes nothing: summarise from the records yourself.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
@@ -302,13 +307,19 @@ yet). Computes nothing: summarise from the records yourself.",
                 missing: vec![],
                 errors: vec![],
             };
-            for (role, c) in p.spec().today {
-                let name = format!("{}.{}", p.spec().name, c);
+            for t in p.spec().today {
+                let (role, name) = (t.role, format!("{}.{}", p.spec().name, t.collection));
+                // A latest-record section looks further back than the report's days, for its last record only.
+                let from = match t.latest_within_days {
+                    Some(n) => today.checked_sub(jiff::Span::new().days(i64::from(n) - 1)).unwrap_or(today),
+                    None => start,
+                };
                 let req = QueryRequest {
                     collection: name.clone(),
-                    start: Some(start.to_string()),
+                    start: Some(from.to_string()),
                     end: Some(today.to_string()),
                     max_chars: Some(per_section),
+                    keep_last: t.latest_within_days.map(|_| 1),
                     ..Default::default()
                 };
                 match self.engine.query(req).await {

@@ -1,6 +1,8 @@
 //! One folder per provider. A provider is data (its catalog) plus a small adapter that knows its
 //! wire format and where its credential comes from; everything else is the engine's.
+pub mod credential;
 pub mod oura;
+pub mod withings;
 
 use crate::catalog::{CollectionSpec, ProviderSpec};
 use crate::secret::Secret;
@@ -62,10 +64,66 @@ pub enum Window {
     Unbounded,
 }
 
+/// How one upstream read is sent. Providers that read with a GET use [`ReadMethod::Get`];
+/// Withings reads with form-encoded POSTs, which `http.rs` sends only for its read actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMethod {
+    Get,
+    /// The params are the form body; one of them is `action`, which must be a read action.
+    FormPost,
+}
+
+/// One upstream request, as the provider wants it sent.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: ReadMethod,
+    pub url: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl Request {
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
 /// One page as the provider sent it.
 pub struct Page {
     pub records: Vec<Value>,
+    /// What continues the listing (Oura's `next_token`, Withings' `offset`), if more follows.
     pub next_token: Option<String>,
+}
+
+/// Why a page that arrived (HTTP 200 included: Withings says everything inside the body) is not data.
+/// The engine treats each kind the same way whatever the provider.
+#[derive(Debug, Clone)]
+pub enum PageError {
+    /// Not a whole answer (cut body, an HTML error page, a provider timeout): retried with backoff.
+    Transient(String),
+    /// The access token was refused: refreshed once, then the provider's re-authorise help.
+    Unauthorized,
+    /// The credential lacks permission for this data (scope).
+    Forbidden(String),
+    /// Over the provider's request budget: every window waits, then asks again.
+    RateLimited { wait: Option<std::time::Duration>, detail: String },
+    /// The provider refused the query as asked: an error naming what it said.
+    Refused(String),
+}
+
+/// Collection-specific options of a query (`include_manual`), validated against the catalog.
+pub type Options = serde_json::Map<String, Value>;
+
+/// What a provider's own rules did to the merged records, said in `notices.rules`.
+pub struct Finished {
+    pub records: Vec<Value>,
+    pub notes: Vec<String>,
+}
+
+/// A provider without an official sandbox serves its sample data through this: built-in,
+/// deterministic, in the provider's own wire format, answered in process (no network), so the
+/// sandbox runs the same request, paging and decoding code as a connected account.
+pub trait SampleApi: Send + Sync {
+    fn answer(&self, req: &Request) -> crate::http::Reply;
 }
 
 /// The provider-specific half of a query.
@@ -73,25 +131,37 @@ pub trait Provider: Send + Sync {
     fn spec(&self) -> &'static ProviderSpec;
     fn mode(&self) -> Mode;
     fn credential(&self) -> &dyn CredentialSource;
-    /// URL of a collection's list route in the current mode.
-    fn list_url(&self, c: &CollectionSpec) -> String;
-    /// Query parameters for one page.
-    fn params(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Vec<(String, String)>;
+    /// The request for one page of a collection over one window, in the current mode.
+    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Request;
     /// Decode one page body.
-    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, String>;
+    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, PageError>;
+    /// The provider's rules over all merged records of a query (Withings merges the groups of one
+    /// weigh-in, which can straddle pages). Runs before de-duplication and projection.
+    fn finish(&self, _c: &CollectionSpec, records: Vec<Value>, _options: &Options) -> Finished {
+        Finished { records, notes: vec![] }
+    }
     /// What to tell the user when the credential is missing or refused (401/403).
     fn auth_help(&self, status: u16) -> String;
     /// Why a collection cannot be served in the current mode, if it cannot.
     fn unavailable(&self, c: &CollectionSpec) -> Option<String>;
     /// Words that every sandbox answer carries.
     fn synthetic_notice(&self) -> String;
-    /// Refresh a credential that can be refreshed (OAuth), after a 401. None: nothing to refresh.
-    fn refresh(&self) -> Option<BoxFuture<'_, Result<(), String>>> {
+    /// What an empty answer of this collection means, when the provider knows better than "nothing synced".
+    fn empty_hint(&self, _c: &CollectionSpec) -> Option<String> {
+        None
+    }
+    /// The in-process sample API, when this provider is in sandbox mode and has no official sandbox.
+    fn offline(&self) -> Option<&dyn SampleApi> {
+        None
+    }
+    /// Refresh a credential that can be refreshed (OAuth). `refused` is the access token the
+    /// provider turned away (None: refreshing ahead of expiry). None: nothing to refresh.
+    fn refresh(&self, _refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), String>>> {
         None
     }
 }
 
 /// Every provider this build knows, in their current mode.
 pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
-    vec![std::sync::Arc::new(oura::Oura::from_env())]
+    vec![std::sync::Arc::new(oura::Oura::from_env()), std::sync::Arc::new(withings::Withings::from_env())]
 }

@@ -177,3 +177,66 @@ pub fn expected_keys(twin: &Twin, collection: &str, start: &str, end: &str) -> V
     let v = Value::Array(vitals_twin::oura::expected(&cfg, collection, date(start), date(end)));
     keys(&v)
 }
+
+pub const WITHINGS_SCOPES: &str = "user.info,user.metrics,user.activity";
+pub const WITHINGS_APP_ID: &str = "withings-twin-client";
+pub const WITHINGS_APP_SECRET: &str = "withings-twin-secret";
+
+/// A config folder holding a Withings login the twin issued, and the environment that points a
+/// server at the twin's Withings (data, token endpoint, authorize page, app credentials).
+pub struct WithingsLogin {
+    pub dir: PathBuf,
+    pub access: String,
+    pub refresh: String,
+    pub env: Vec<(String, String)>,
+}
+
+impl WithingsLogin {
+    pub fn new(twin: &Twin, tag: &str) -> WithingsLogin {
+        let now = twin.state.withings.lock().unwrap().cfg.now();
+        let (access, refresh) = twin.state.withings.lock().unwrap().oauth.grant(WITHINGS_SCOPES, now);
+        let dir = std::env::temp_dir().join(format!("vitals-e2e-withings-{}-{tag}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let tokens = vitals::accounts::Tokens {
+            access: vitals::secret::Secret::new(access.clone()),
+            refresh: Some(vitals::secret::Secret::new(refresh.clone())),
+            expires_at: Some(now.as_second() + 10_800),
+            scopes: WITHINGS_SCOPES.split(',').map(str::to_string).collect(),
+            login: Some("login-1".into()),
+        };
+        vitals::accounts::TokenStore::file(&dir).save("withings", &tokens).unwrap();
+        let b = twin.base_url();
+        let env = vec![
+            ("VITALS_CONFIG_DIR".into(), dir.display().to_string()),
+            ("VITALS_WITHINGS_BASE_URL".into(), b.clone()),
+            ("VITALS_WITHINGS_TOKEN_URL".into(), format!("{b}/v2/oauth2")),
+            ("VITALS_WITHINGS_AUTHORIZE_URL".into(), format!("{b}/oauth2_user/authorize2")),
+            ("VITALS_WITHINGS_CLIENT_ID".into(), WITHINGS_APP_ID.into()),
+            ("VITALS_WITHINGS_CLIENT_SECRET".into(), WITHINGS_APP_SECRET.into()),
+        ];
+        WithingsLogin { dir, access, refresh, env }
+    }
+
+    /// A server (Oura in its sandbox) reading the twin's Withings with this login.
+    pub async fn server(&self, twin: &Twin, extra: &[(&str, &str)]) -> Session {
+        let mut env: Vec<(&str, &str)> = self.env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        env.extend_from_slice(extra);
+        connect(twin, true, &env).await
+    }
+
+    pub fn stored(&self) -> vitals::accounts::Tokens {
+        vitals::accounts::TokenStore::file(&self.dir).load("withings").unwrap().expect("a Withings login is stored")
+    }
+}
+
+/// The raw measure groups the twin holds for local days `[start, end]` in its person's zone.
+pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
+    let cfg = twin.state.withings.lock().unwrap().cfg.clone();
+    let mut out = vec![];
+    let mut d = date(start);
+    while d <= date(end) {
+        out.extend(vitals::providers::withings::sample::groups_of_day(&cfg.person, d));
+        d = d.tomorrow().unwrap();
+    }
+    out
+}

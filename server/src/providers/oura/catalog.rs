@@ -1,6 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split};
-use crate::accounts::oauth::{OAuthSpec, RevokeSpec};
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::accounts::oauth::{OAuthSpec, RevokeSpec, TokenStyle};
 use crate::accounts::AppEnv;
 use std::time::Duration;
 
@@ -29,7 +29,7 @@ macro_rules! col {
         CollectionSpec {
             name: $name, path: $name, summary: $summary, range: $range, latest: $latest,
             projectable: true, day_keys: $day, always: $always, fields: $fields, enveloped: true,
-            in_sandbox: true, volume: $volume, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[],
+            in_sandbox: true, volume: $volume, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[], options: &[],
         }
     };
 }
@@ -39,7 +39,8 @@ pub static OURA: ProviderSpec = ProviderSpec {
     display: "Oura",
     collections: COLLECTIONS,
     probe: "daily_sleep",
-    today: &[("sleep", "daily_sleep"), ("sleep", "sleep"), ("readiness", "daily_readiness"), ("activity", "daily_activity")],
+    today: &[TodaySpec::days("sleep", "daily_sleep"), TodaySpec::days("sleep", "sleep"), TodaySpec::days("readiness", "daily_readiness"), TodaySpec::days("activity", "daily_activity")],
+    max_days: Option::None,
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
     app_env: Some(AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" }),
@@ -60,6 +61,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
         // Not in Oura's spec; third-party guides send the access token as a query parameter
         // (reference §8.2, inferred), so all three parts are data that can be corrected here.
         revoke: Some(RevokeSpec { url: "https://api.ouraring.com/oauth/revoke", env: "VITALS_OURA_REVOKE_URL", param: "access_token" }),
+        style: TokenStyle::Standard,
     }),
 };
 
@@ -95,7 +97,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         name: "personal_info", path: "personal_info", summary: "The user's profile: age, weight, height, biological sex, email.",
         range: None, latest: false, projectable: false, day_keys: &[], always: &["id"],
         fields: &["id", "age", "weight", "height", "biological_sex", "email"], enveloped: false, in_sandbox: false,
-        volume: "one object", split: Split::Whole, series: Option::None, embedded: &[],
+        volume: "one object", split: Split::Whole, series: Option::None, embedded: &[], options: &[],
     },
     col!("rest_mode_period", Date, false, "Rest mode periods with their episodes.", &["start_day", "start_time"], &["id", "start_day"],
         &["start_day", "end_day", "start_time", "end_time", "episodes"], "rare"),
@@ -110,7 +112,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         name: "ring_configuration", path: "ring_configuration", summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
         range: None, latest: false, projectable: true, day_keys: &[], always: &["id"],
         fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"], enveloped: true, in_sandbox: true,
-        volume: "one record a ring", split: Split::Whole, series: Option::None, embedded: &[],
+        volume: "one record a ring", split: Split::Whole, series: Option::None, embedded: &[], options: &[],
     },
     CollectionSpec { embedded: &[
         Embedded { field: "heart_rate", kind: Samples },

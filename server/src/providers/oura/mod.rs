@@ -1,99 +1,24 @@
 //! Oura API v2: credentials, URLs, parameter names and the envelope. The collections are in [`catalog`].
 pub mod catalog;
 
-use super::{CredentialSource, Mode, Page, Provider, Window};
+use super::credential::StoredCredential;
+use super::{CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
-use crate::accounts::{TokenStore, Tokens};
-use crate::secret::Secret;
 use serde_json::Value;
 
 pub const DEFAULT_BASE: &str = "https://api.ouraring.com";
 
-/// Oura's credential: a personal access token from `OURA_PAT`, else the OAuth tokens `vitals-mcp auth
-/// oura` saved (re-read on every request, so a login shows up without a restart), else the sandbox.
-pub struct OuraCredential {
-    token: Option<Secret>,
-    sandbox_forced: bool,
-    /// The token store, or why there is none (no config folder, a bad VITALS_TOKEN_STORE).
-    store: Result<TokenStore, String>,
-}
-
-impl OuraCredential {
-    fn stored(&self) -> Option<Tokens> {
-        self.store.as_ref().ok().and_then(|s| s.load("oura").ok().flatten())
-    }
-}
-
-impl CredentialSource for OuraCredential {
-    fn kind(&self) -> &'static str {
-        match (&self.token, self.sandbox_forced) {
-            (_, true) => "sandbox",
-            (Some(_), false) => "personal_token",
-            (None, false) if self.stored().is_some() => "oauth",
-            (None, false) => "sandbox",
-        }
-    }
-    fn origin(&self) -> String {
-        match self.kind() {
-            "personal_token" => "environment OURA_PAT".into(),
-            "oauth" => format!("OAuth login in the {}", self.store.as_ref().map(|s| s.describe()).unwrap_or_default()),
-            _ if self.sandbox_forced => "VITALS_SANDBOX=1 (sandbox forced)".into(),
-            _ => "none: OURA_PAT is not set and no account is connected (vitals-mcp auth oura), so the sandbox is used".into(),
-        }
-    }
-    fn bearer(&self) -> Option<Secret> {
-        match self.kind() {
-            // The sandbox accepts any bearer; send a fixed, harmless one.
-            "sandbox" => Some(Secret::new("sandbox")),
-            "oauth" => self.stored().map(|t| t.access),
-            _ => self.token.clone(),
-        }
-    }
-    fn scopes(&self) -> Option<Vec<String>> {
-        (self.kind() == "oauth").then(|| self.stored().map(|t| t.scopes)).flatten()
-    }
-    fn account(&self) -> Option<String> {
-        (self.kind() == "oauth").then(|| self.stored().and_then(|t| t.login)).flatten()
-    }
-    fn expiring(&self) -> bool {
-        self.kind() == "oauth"
-            && self.stored().and_then(|t| t.expires_at).is_some_and(|at| at - jiff::Timestamp::now().as_second() <= super::EXPIRY_MARGIN_S)
-    }
-    fn expires_at(&self) -> Option<String> {
-        (self.kind() == "oauth").then(|| self.stored().and_then(|t| t.expires_at)).flatten().and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
-    }
-}
-
 pub struct Oura {
     base: String,
-    cred: OuraCredential,
+    /// `OURA_PAT`, else the saved OAuth login, else Oura's sandbox.
+    cred: StoredCredential,
 }
 
 impl Oura {
     pub fn from_env() -> Oura {
         let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let token = crate::env::var("OURA_PAT").map(Secret::new);
-        let sandbox_forced = crate::env::flag("VITALS_SANDBOX");
-        let store = crate::accounts::token_store();
-        Oura { base: base.trim_end_matches('/').to_string(), cred: OuraCredential { token, sandbox_forced, store } }
-    }
-
-    /// Refresh the stored OAuth tokens under the store's lock (adopting another process's refresh).
-    async fn refresh_oauth(&self) -> Result<(), String> {
-        let store = self.cred.store.clone()?;
-        let seen = self.cred.stored().ok_or("no OAuth tokens are stored")?;
-        let (spec, app) = crate::accounts::link::app_for(&catalog::OURA).map_err(|e| e.to_string())?;
-        let handle = tokio::runtime::Handle::current();
-        // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
-        // refresh request from there.
-        tokio::task::spawn_blocking(move || {
-            store
-                .refresh_with("oura", &seen, |t| handle.block_on(crate::accounts::oauth::refresh(&spec, &app, t)).map_err(|e| e.to_string()))
-                .map(|_| ())
-                .map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| e.to_string())?
+        let cred = StoredCredential::from_env(&catalog::OURA, Some("OURA_PAT"), "Oura's sandbox");
+        Oura { base: base.trim_end_matches('/').to_string(), cred }
     }
 }
 
@@ -107,11 +32,8 @@ impl Provider for Oura {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn list_url(&self, c: &CollectionSpec) -> String {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Request {
         let prefix = if self.mode() == Mode::Sandbox { "v2/sandbox/usercollection" } else { "v2/usercollection" };
-        format!("{}/{prefix}/{}", self.base, c.path)
-    }
-    fn params(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Vec<(String, String)> {
         let mut p: Vec<(String, String)> = Vec::new();
         match (w, c.range) {
             (Window::Dates { start, end }, _) => {
@@ -131,17 +53,17 @@ impl Provider for Oura {
         if let Some(t) = next_token {
             p.push(("next_token".into(), t.to_string()));
         }
-        p
+        Request { method: ReadMethod::Get, url: format!("{}/{prefix}/{}", self.base, c.path), params: p }
     }
-    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, String> {
-        let mut v: Value = serde_json::from_str(body).map_err(|e| format!("Oura sent a body that is not complete JSON ({e})"))?;
+    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, PageError> {
+        let mut v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Oura sent a body that is not complete JSON ({e})")))?;
         if !c.enveloped {
             return Ok(Page { records: vec![v], next_token: None });
         }
         // Taken, not cloned: a heart-rate page is 1,000 records.
         let records = match v.get_mut("data").map(Value::take) {
             Some(Value::Array(a)) => a,
-            _ => return Err("Oura's answer has no `data` array".into()),
+            _ => return Err(PageError::Transient("Oura's answer has no `data` array".into())),
         };
         let next_token = v.get("next_token").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
         Ok(Page { records, next_token })
@@ -169,8 +91,8 @@ impl Provider for Oura {
             )
         })
     }
-    fn refresh(&self) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        (self.cred.kind() == "oauth").then(|| Box::pin(self.refresh_oauth()) as super::BoxFuture<'_, Result<(), String>>)
+    fn refresh(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        (self.cred.kind() == "oauth").then(|| Box::pin(self.cred.refresh(refused)) as super::BoxFuture<'_, Result<(), String>>)
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \

@@ -1,0 +1,237 @@
+//! Withings' seven collections as data (reference `withings/README.md` §4–§8). Field names carry
+//! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
+//! that says the unit is one mistake a model cannot make.
+use crate::accounts::oauth::{OAuthSpec, TokenStyle};
+use crate::accounts::AppEnv;
+use crate::catalog::{CollectionSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec};
+use std::time::Duration;
+
+/// Days per window of the document collections: at one to four measure groups a day, 60 days
+/// plus the 2 + 2 padding days fit a page of ~300 (the real page size is undocumented).
+const WINDOW_DAYS: u32 = 60;
+
+/// Every body-composition metric, in the order the answer gives them; (meastype, field).
+pub const BODY_TYPES: &[(u32, &str)] = &[
+    (1, "weight_kg"),
+    (6, "fat_ratio_pct"),
+    (8, "fat_mass_kg"),
+    (5, "fat_free_mass_kg"),
+    (76, "muscle_mass_kg"),
+    (77, "hydration_kg"),
+    (88, "bone_mass_kg"),
+    (170, "visceral_fat_index"),
+    (168, "extracellular_water_kg"),
+    (169, "intracellular_water_kg"),
+    (226, "bmr_kcal"),
+    (227, "metabolic_age_years"),
+    (91, "pulse_wave_velocity_m_s"),
+    (155, "vascular_age_years"),
+    (11, "standing_heart_rate_bpm"),
+];
+
+/// Blood pressure: (meastype, field).
+pub const BP_TYPES: &[(u32, &str)] = &[(10, "systolic_mmhg"), (9, "diastolic_mmhg"), (11, "pulse_bpm")];
+
+const MEASUREMENT_FIELDS: &[&str] = &[
+    "weight_kg", "fat_ratio_pct", "fat_mass_kg", "fat_free_mass_kg", "muscle_mass_kg", "hydration_kg", "bone_mass_kg",
+    "visceral_fat_index", "extracellular_water_kg", "intracellular_water_kg", "bmr_kcal", "metabolic_age_years",
+    "pulse_wave_velocity_m_s", "vascular_age_years", "standing_heart_rate_bpm", "device_model", "source", "ambiguous", "groups",
+];
+
+pub static WITHINGS: ProviderSpec = ProviderSpec {
+    name: "withings",
+    display: "Withings",
+    collections: COLLECTIONS,
+    probe: "devices",
+    today: &[
+        TodaySpec::days("sleep", "sleep"),
+        TodaySpec::days("activity", "activity"),
+        TodaySpec { role: "weigh_in", collection: "measurements", latest_within_days: Some(90) },
+    ],
+    // "At most 366 days per call" (issue 7): one year, leap years included.
+    max_days: Some(366),
+    // 120 requests per minute per application (reference §3).
+    rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
+    app_env: Some(AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" }),
+    oauth: Some(OAuthSpec {
+        authorize_url: "https://account.withings.com/oauth2_user/authorize2",
+        authorize_env: "VITALS_WITHINGS_AUTHORIZE_URL",
+        token_urls: &[("https://wbsapi.withings.net/v2/oauth2", "VITALS_WITHINGS_TOKEN_URL")],
+        redirect: "http://localhost:8765/callback",
+        redirect_env: "VITALS_WITHINGS_REDIRECT_URI",
+        // What working clients ask for; sleep is read under user.activity (reference §2.4).
+        scopes: &["user.info", "user.metrics", "user.activity"],
+        scope_prefix: "",
+        portal: "https://developer.withings.com/dashboard/",
+        // Withings has a revoke action, but it needs a signed nonce; the user ends access in the Withings app.
+        revoke: None,
+        style: TokenStyle::WithingsEnvelope,
+    }),
+};
+
+static COLLECTIONS: &[CollectionSpec] = &[
+    CollectionSpec {
+        name: "measurements",
+        path: "measure",
+        summary: "Weigh-ins (one row per step-on: the groups one scale stores for it are merged): weight, fat ratio and mass, \
+                  fat-free mass, muscle, hydration, bone, visceral fat, extra/intracellular water, BMR, metabolic age, pulse wave \
+                  velocity, vascular age, standing heart rate. A metric the scale did not measure is null, never 0.",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["time"],
+        always: &["id", "time"],
+        fields: MEASUREMENT_FIELDS,
+        enveloped: true,
+        in_sandbox: true,
+        volume: "about one weigh-in a day, small",
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        options: &[OptionSpec {
+            name: "include_manual",
+            default: false,
+            doc: "also return weights typed in by hand in the Withings app (flagged source=manual)",
+        }],
+    },
+    CollectionSpec {
+        name: "blood_pressure",
+        path: "measure",
+        summary: "Blood pressure readings: systolic and diastolic (mmHg) and pulse (bpm), one row per reading.",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["time"],
+        always: &["id", "time"],
+        fields: &["systolic_mmhg", "diastolic_mmhg", "pulse_bpm", "device_model", "source", "ambiguous"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "a few readings a week",
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        options: &[],
+    },
+    CollectionSpec {
+        name: "activity",
+        path: "v2/measure",
+        summary: "Daily activity, one row per day and source: steps, distance, floors, soft/moderate/intense/active minutes, \
+                  active and total calories, heart rate (null without a heart-rate tracker) and minutes in each heart-rate zone.",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["date"],
+        always: &["date"],
+        fields: &[
+            "steps", "distance_m", "floors", "soft_min", "moderate_min", "intense_min", "active_min", "active_kcal", "total_kcal",
+            "hr_average_bpm", "hr_min_bpm", "hr_max_bpm", "hr_zone_light_min", "hr_zone_moderate_min", "hr_zone_intense_min",
+            "hr_zone_peak_min", "source", "is_tracker",
+        ],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "1 row a day, small",
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        options: &[],
+    },
+    CollectionSpec {
+        name: "sleep",
+        path: "v2/sleep",
+        summary: "One row per night, labelled with the local day it ends: total sleep, time in bed, deep/light/REM/awake minutes, \
+                  efficiency, latency, wake-ups, sleep score, heart and breathing rate, snoring, breathing disturbances.",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["date"],
+        always: &["id", "date"],
+        fields: &[
+            "start", "end", "total_sleep_min", "time_in_bed_min", "deep_min", "light_min", "rem_min", "awake_min", "efficiency_pct",
+            "latency_min", "wakeup_count", "score", "hr_average_bpm", "hr_min_bpm", "hr_max_bpm", "rr_average_per_min",
+            "rr_min_per_min", "rr_max_per_min", "snoring_min", "snoring_episodes", "breathing_disturbances", "device",
+        ],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "1 row a night, small",
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        options: &[],
+    },
+    CollectionSpec {
+        name: "workouts",
+        path: "v2/measure",
+        summary: "Workouts: category, start and end, duration, calories, distance, steps, floors, intensity, heart rate, pauses, SpO2.",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["date", "start"],
+        always: &["id", "date"],
+        fields: &[
+            "category", "start", "end", "duration_min", "active_kcal", "distance_m", "steps", "floors", "intensity", "hr_average_bpm",
+            "hr_min_bpm", "hr_max_bpm", "pause_min", "spo2_average_pct", "source",
+        ],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "a few a week",
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        options: &[],
+    },
+    CollectionSpec {
+        name: "intraday",
+        path: "v2/measure",
+        summary: "Intraday heart rate, steps, calories and distance at the device's resolution, UTC timestamps.",
+        range: RangeKind::DateTime,
+        latest: false,
+        projectable: false,
+        day_keys: &["timestamp"],
+        always: &["timestamp"],
+        fields: &["heart_rate_bpm", "steps", "active_kcal", "distance_m", "floors", "duration_s", "source"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "up to one sample a minute while worn",
+        // Withings returns only the first 24 hours after `startdate` (reference §6 and the spec).
+        split: Split::Hours(24),
+        series: Some(SeriesSpec { values: &["heart_rate_bpm", "steps", "active_kcal", "distance_m"], levels: false, categories: &["source"] }),
+        embedded: &[],
+        options: &[],
+    },
+    CollectionSpec {
+        name: "devices",
+        path: "v2/user",
+        summary: "Linked devices: type, model, battery (high/medium/low/unknown), firmware, first and last sync. No serial numbers or ids.",
+        range: RangeKind::None,
+        latest: false,
+        projectable: false,
+        day_keys: &[],
+        always: &["type", "model"],
+        fields: &["battery", "firmware", "first_sync", "last_sync", "timezone"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "one row a device",
+        split: Split::Whole,
+        series: None,
+        embedded: &[],
+        options: &[],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_field_is_unique_and_every_body_type_has_a_field() {
+        for c in WITHINGS.collections {
+            let mut f: Vec<_> = c.always.iter().chain(c.fields).collect();
+            f.sort();
+            let n = f.len();
+            f.dedup();
+            assert_eq!(n, f.len(), "{} names a field twice", c.name);
+        }
+        let m = WITHINGS.collection("measurements").unwrap();
+        assert!(BODY_TYPES.iter().all(|(_, f)| m.fields.contains(f)));
+    }
+}

@@ -1,0 +1,524 @@
+//! Withings' wire format into rows (reference `withings/README.md` §3–§8): the `{status, body}`
+//! envelope and its status families, `value × 10^unit`, measure groups and the weigh-ins they
+//! make, and one function per kind of row. Absent and 0-bpm readings become `null`, never 0.
+use super::catalog::{BODY_TYPES, BP_TYPES};
+use crate::providers::PageError;
+use crate::time::rfc3339;
+use jiff::tz::TimeZone;
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+
+/// Groups of one device this close together are one step-on (reference §8: a Body Cardio
+/// weigh-in is three groups at the same moment).
+pub const MERGE_WINDOW_S: i64 = 120;
+
+/// `value × 10^unit`. Dividing the integer by an exact power of ten gives the double nearest to
+/// the decimal, which prints as that decimal (`108400 × 10^-3` → `108.4`, never `108.39999`).
+pub fn decimal(value: i64, unit: i64) -> f64 {
+    if unit >= 0 {
+        value as f64 * 10f64.powi(unit as i32)
+    } else {
+        value as f64 / 10f64.powi((-unit) as i32)
+    }
+}
+
+/// A decoded value as JSON: a whole number prints as one (`64`, not `64.0`).
+pub fn number(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
+}
+
+/// How the engine should treat a non-zero Withings status (reference §3).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Family {
+    Auth,
+    InvalidParams,
+    Forbidden,
+    Timeout,
+    RateLimited,
+    Other,
+}
+
+pub fn family(status: i64) -> Family {
+    const INVALID: &[(i64, i64)] = &[
+        (201, 213), (216, 218), (220, 221), (223, 223), (225, 225), (227, 230), (234, 236), (238, 238), (240, 252), (254, 254),
+        (260, 267), (271, 272), (275, 276), (283, 288), (290, 290), (293, 295), (297, 297), (300, 304), (321, 321), (323, 353),
+        (380, 382), (400, 400), (501, 511), (523, 523), (532, 532), (2554, 2554), (3017, 3019),
+    ];
+    match status {
+        100..=102 | 200 | 401 => Family::Auth,
+        214 | 277 | 2553 | 2555 => Family::Forbidden,
+        522 => Family::Timeout,
+        601 => Family::RateLimited,
+        s if INVALID.iter().any(|(a, b)| (*a..=*b).contains(&s)) => Family::InvalidParams,
+        _ => Family::Other,
+    }
+}
+
+/// The `body` of a successful reply, or what the engine should do instead.
+pub fn envelope(text: &str) -> Result<Value, PageError> {
+    let v: Value = serde_json::from_str(text).map_err(|_| {
+        let head: String = text.chars().take(60).collect();
+        PageError::Transient(format!("Withings sent a body that is not complete JSON (it starts {head:?})"))
+    })?;
+    let status = v.get("status").and_then(Value::as_i64).ok_or_else(|| PageError::Transient("Withings' answer has no `status`".into()))?;
+    let said = crate::secret::redact(v.get("error").and_then(Value::as_str).unwrap_or("no text"));
+    match (status, family(status)) {
+        (0, _) => Ok(v.get("body").cloned().unwrap_or_default()),
+        (_, Family::Auth) => Err(PageError::Unauthorized),
+        (s, Family::Forbidden) => Err(PageError::Forbidden(format!(
+            "Withings refused this data to the connected login (status {s}: {said}): it was granted without the scope for it. Connect \
+             again and allow every permission: vitals_connect with provider=withings and again=true."
+        ))),
+        (s, Family::Timeout) => Err(PageError::Transient(format!("Withings timed out (status {s})"))),
+        (s, Family::RateLimited) => {
+            let wait = v.pointer("/body/wait_seconds").and_then(Value::as_u64).map(Duration::from_secs);
+            Err(PageError::RateLimited { wait: Some(wait.unwrap_or(Duration::from_secs(10))), detail: format!("Withings status {s}: {said}") })
+        }
+        (s, Family::InvalidParams) => Err(PageError::Refused(format!("Withings refused the request as invalid (status {s}: {said}).")),),
+        (s, Family::Other) => Err(PageError::Refused(format!("Withings answered with an error (status {s}: {said})."))),
+    }
+}
+
+/// The continuation of a listing: `more` is 0/1 on getmeas and a boolean on the v2 services.
+pub fn next_offset(body: &Value) -> Result<Option<String>, PageError> {
+    let more = match body.get("more") {
+        Some(Value::Bool(b)) => *b,
+        Some(Value::Number(n)) => n.as_i64().unwrap_or(0) != 0,
+        _ => false,
+    };
+    if !more {
+        return Ok(None);
+    }
+    match body.get("offset").and_then(Value::as_i64) {
+        Some(o) => Ok(Some(o.to_string())),
+        None => Err(PageError::Refused("Withings said more pages follow but sent no `offset` to ask for them; the answer would be incomplete.".into())),
+    }
+}
+
+fn zone(name: Option<&str>) -> TimeZone {
+    name.and_then(|n| TimeZone::get(n).ok()).unwrap_or(TimeZone::UTC)
+}
+
+/// Unix seconds as a local time with offset in the record's own zone.
+pub fn local(unix: Option<i64>, tz: &TimeZone) -> Value {
+    match unix.and_then(|s| jiff::Timestamp::from_second(s).ok()) {
+        Some(t) => Value::String(rfc3339(&t.to_zoned(tz.clone()))),
+        None => Value::Null,
+    }
+}
+
+fn int(v: &Value, k: &str) -> Option<i64> {
+    v.get(k).and_then(|x| x.as_i64().or_else(|| x.as_f64().map(|f| f as i64)))
+}
+
+fn num(v: &Value, k: &str) -> Value {
+    v.get(k).filter(|x| x.is_number()).cloned().unwrap_or(Value::Null)
+}
+
+/// A heart or breathing rate: absent, null or 0 is "not measured".
+fn rate(v: &Value, k: &str) -> Value {
+    match v.get(k).and_then(Value::as_f64) {
+        Some(x) if x > 0.0 => v[k].clone(),
+        _ => Value::Null,
+    }
+}
+
+/// Seconds as minutes (two decimals at most).
+fn minutes(v: &Value, k: &str) -> Value {
+    v.get(k).and_then(Value::as_f64).map(|s| json!((s / 60.0 * 100.0).round() / 100.0)).unwrap_or(Value::Null)
+}
+
+fn text(v: &Value, k: &str) -> Value {
+    v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(|s| Value::String(s.into())).unwrap_or(Value::Null)
+}
+
+/// getmeas: each measure group as one intermediate row, values decoded, times local. The rows are
+/// made into weigh-ins or readings by [`weigh_ins`] and [`readings`] once every page is in.
+pub fn groups(body: &Value) -> Vec<Value> {
+    let tz = zone(body.get("timezone").and_then(Value::as_str));
+    let Some(gs) = body.get("measuregrps").and_then(Value::as_array) else { return vec![] };
+    gs.iter()
+        .map(|g| {
+            let modified = int(g, "modified");
+            let measures: Vec<Value> = g
+                .get("measures")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|m| {
+                    let (value, unit, kind) = (int(m, "value")?, int(m, "unit")?, int(m, "type")?);
+                    Some(json!({"type": kind, "position": int(m, "position"), "value": decimal(value, unit)}))
+                })
+                .collect();
+            json!({
+                "grpid": int(g, "grpid"),
+                "time": local(int(g, "date"), &tz),
+                "date": int(g, "date"),
+                "device": g.get("hash_deviceid").or_else(|| g.get("deviceid")).cloned().unwrap_or(Value::Null),
+                "model": text(g, "model"),
+                "attrib": int(g, "attrib"),
+                "modified": modified,
+                "measures": measures,
+            })
+        })
+        .collect()
+}
+
+fn attrib(g: &Value) -> i64 {
+    int(g, "attrib").unwrap_or(0)
+}
+
+/// Entered by hand (attrib 2, or 4 at account creation), or with no device at all.
+fn manual(g: &Value) -> bool {
+    matches!(attrib(g), 2 | 4) || g["device"].is_null()
+}
+
+/// Whole-body values of a set of groups by measure type. Position 7 and no position are the whole
+/// body (reference §4); a `(type, position)` seen twice keeps the latest-modified value.
+fn whole_body(groups: &[&Value]) -> (std::collections::HashMap<i64, f64>, usize) {
+    let mut best: std::collections::HashMap<i64, (i64, f64)> = Default::default();
+    let mut conflicts = 0;
+    for g in groups {
+        let modified = int(g, "modified").unwrap_or(0);
+        for m in g["measures"].as_array().into_iter().flatten() {
+            if !matches!(m["position"].as_i64(), None | Some(7)) {
+                continue;
+            }
+            let (Some(kind), Some(value)) = (m["type"].as_i64(), m["value"].as_f64()) else { continue };
+            match best.get(&kind) {
+                Some((at, v)) if *at > modified || (*at == modified && *v == value) => {}
+                Some((_, v)) => {
+                    if *v != value {
+                        conflicts += 1;
+                    }
+                    best.insert(kind, (modified, value));
+                }
+                None => {
+                    best.insert(kind, (modified, value));
+                }
+            }
+        }
+    }
+    (best.into_iter().map(|(k, (_, v))| (k, v)).collect(), conflicts)
+}
+
+fn row_of(groups: &[&Value], fields: &[(u32, &str)]) -> (Map<String, Value>, usize) {
+    let first = groups[0];
+    let (values, conflicts) = whole_body(groups);
+    let mut row = Map::new();
+    row.insert("id".into(), Value::String(first["grpid"].to_string()));
+    row.insert("time".into(), first["time"].clone());
+    for (kind, field) in fields {
+        row.insert(field.to_string(), values.get(&i64::from(*kind)).map(|v| number(*v)).unwrap_or(Value::Null));
+    }
+    row.insert("device_model".into(), groups.iter().map(|g| g["model"].clone()).find(|m| !m.is_null()).unwrap_or(Value::Null));
+    row.insert("source".into(), Value::String(if manual(first) { "manual" } else { "device" }.into()));
+    row.insert("ambiguous".into(), Value::Bool(groups.iter().any(|g| attrib(g) == 1)));
+    (row, conflicts)
+}
+
+fn sort_by_time(rows: &mut [Value]) {
+    rows.sort_by_key(|r| r["time"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()));
+}
+
+/// Measure groups into weigh-ins: one device's groups at most [`MERGE_WINDOW_S`] apart are one
+/// row; a manual group is a row of its own, and is left out unless `include_manual`.
+pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<String>) {
+    let (by_hand, mut by_device): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(manual);
+    by_device.sort_by(|a, b| a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))));
+    let mut clusters: Vec<Vec<&Value>> = vec![];
+    for g in &by_device {
+        match clusters.last_mut() {
+            Some(c) if c[0]["device"] == g["device"] && int(g, "date").unwrap_or(0) - int(c[0], "date").unwrap_or(0) <= MERGE_WINDOW_S => c.push(g),
+            _ => clusters.push(vec![g]),
+        }
+    }
+    // Pulse alone is a blood-pressure cuff's (meastype 11 is asked for the scales' standing heart rate).
+    let only_pulse = |c: &Vec<&Value>| c.iter().flat_map(|g| g["measures"].as_array().into_iter().flatten()).all(|m| m["type"] == 11);
+    let (pulse_only, clusters): (Vec<Vec<&Value>>, Vec<Vec<&Value>>) = clusters.into_iter().partition(only_pulse);
+    let mut notes = vec![];
+    if !pulse_only.is_empty() {
+        notes.push(format!(
+            "{} pulse-only measurement(s) (a blood-pressure cuff's) are not weigh-ins and are not listed here; withings.blood_pressure has them.",
+            pulse_only.len()
+        ));
+    }
+    let grouped: usize = clusters.iter().map(Vec::len).sum();
+    let merged = grouped - clusters.len();
+    if merged > 0 {
+        notes.push(format!(
+            "{} measure groups were merged into {} weigh-ins: a scale stores one step-on as several groups (composition, pulse, pulse \
+             wave velocity), so groups of one device at most {MERGE_WINDOW_S} s apart are one row (`groups` says how many).",
+            grouped,
+            clusters.len()
+        ));
+    }
+    let mut conflicts = 0;
+    let mut rows: Vec<Value> = vec![];
+    for c in &clusters {
+        let (mut row, n) = row_of(c, BODY_TYPES);
+        conflicts += n;
+        row.insert("groups".into(), json!(c.len()));
+        rows.push(Value::Object(row));
+    }
+    if include_manual {
+        for g in &by_hand {
+            let (mut row, n) = row_of(&[g], BODY_TYPES);
+            conflicts += n;
+            row.insert("groups".into(), json!(1));
+            rows.push(Value::Object(row));
+        }
+    } else if !by_hand.is_empty() {
+        notes.push(format!(
+            "{} manual entr{} (typed in by hand in the Withings app) left out; send options.include_manual=true to include them, flagged source=manual.",
+            by_hand.len(),
+            if by_hand.len() == 1 { "y was" } else { "ies were" }
+        ));
+    }
+    notes.extend(common_notes(&rows, conflicts));
+    sort_by_time(&mut rows);
+    (rows, notes)
+}
+
+/// Measure groups into blood-pressure readings, one per group with a systolic or diastolic value.
+/// A pulse-only group comes from a scale (standing heart rate), not a cuff: it is not a reading.
+pub fn readings(groups: Vec<Value>) -> (Vec<Value>, Vec<String>) {
+    let is_bp = |g: &Value| g["measures"].as_array().into_iter().flatten().any(|m| matches!(m["type"].as_i64(), Some(9 | 10)));
+    let (bp, pulse_only): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(is_bp);
+    let mut conflicts = 0;
+    let mut rows: Vec<Value> = bp
+        .iter()
+        .map(|g| {
+            let (row, n) = row_of(&[g], BP_TYPES);
+            conflicts += n;
+            Value::Object(row)
+        })
+        .collect();
+    let mut notes = common_notes(&rows, conflicts);
+    if !pulse_only.is_empty() {
+        notes.push(format!(
+            "{} pulse-only measurement(s) from a scale are not blood-pressure readings and are not listed here: they are the \
+             standing heart rate of withings.measurements.",
+            pulse_only.len()
+        ));
+    }
+    sort_by_time(&mut rows);
+    (rows, notes)
+}
+
+fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
+    let mut notes = vec![];
+    let ambiguous = rows.iter().filter(|r| r["ambiguous"] == Value::Bool(true)).count();
+    if ambiguous > 0 {
+        notes.push(format!(
+            "{ambiguous} row(s) are flagged ambiguous: the device could not tell it was this user (someone else may have used it)."
+        ));
+    }
+    let manual = rows.iter().filter(|r| r["source"] == "manual").count();
+    if manual > 0 {
+        notes.push(format!("{manual} row(s) were typed in by hand (source=manual), not measured by a device."));
+    }
+    if conflicts > 0 {
+        notes.push(format!("{conflicts} metric(s) came twice with different values; the latest-modified value was kept."));
+    }
+    notes
+}
+
+/// getactivity: one row per day and source.
+pub fn activity(a: &Value) -> Value {
+    json!({
+        "date": text(a, "date"),
+        "steps": num(a, "steps"),
+        "distance_m": num(a, "distance"),
+        "floors": num(a, "elevation"),
+        "soft_min": minutes(a, "soft"),
+        "moderate_min": minutes(a, "moderate"),
+        "intense_min": minutes(a, "intense"),
+        "active_min": minutes(a, "active"),
+        "active_kcal": num(a, "calories"),
+        "total_kcal": num(a, "totalcalories"),
+        "hr_average_bpm": rate(a, "hr_average"),
+        "hr_min_bpm": rate(a, "hr_min"),
+        "hr_max_bpm": rate(a, "hr_max"),
+        "hr_zone_light_min": minutes(a, "hr_zone_0"),
+        "hr_zone_moderate_min": minutes(a, "hr_zone_1"),
+        "hr_zone_intense_min": minutes(a, "hr_zone_2"),
+        "hr_zone_peak_min": minutes(a, "hr_zone_3"),
+        "source": text(a, "model"),
+        "is_tracker": a.get("is_tracker").cloned().unwrap_or(Value::Null),
+    })
+}
+
+/// getsummary: one row per night, labelled with the day it ends (Withings' `date` already is).
+pub fn night(n: &Value) -> Value {
+    let tz = zone(n.get("timezone").and_then(Value::as_str));
+    let d = &n["data"];
+    let efficiency = d.get("sleep_efficiency").and_then(Value::as_f64).map(|e| json!((e * 1000.0).round() / 10.0)).unwrap_or(Value::Null);
+    let device = match int(n, "model") {
+        Some(32) => json!("sleep monitor"),
+        Some(16) => json!("tracker"),
+        Some(m) => json!(format!("model {m}")),
+        None => Value::Null,
+    };
+    json!({
+        "id": n.get("id").map(|i| Value::String(i.to_string())).unwrap_or(Value::Null),
+        "date": text(n, "date"),
+        "start": local(int(n, "startdate"), &tz),
+        "end": local(int(n, "enddate"), &tz),
+        "total_sleep_min": minutes(d, "total_sleep_time"),
+        "time_in_bed_min": minutes(d, "total_timeinbed"),
+        "deep_min": minutes(d, "deepsleepduration"),
+        "light_min": minutes(d, "lightsleepduration"),
+        "rem_min": minutes(d, "remsleepduration"),
+        "awake_min": minutes(d, "wakeupduration"),
+        "efficiency_pct": efficiency,
+        "latency_min": minutes(d, "sleep_latency"),
+        "wakeup_count": num(d, "wakeupcount"),
+        "score": num(d, "sleep_score"),
+        "hr_average_bpm": rate(d, "hr_average"),
+        "hr_min_bpm": rate(d, "hr_min"),
+        "hr_max_bpm": rate(d, "hr_max"),
+        "rr_average_per_min": rate(d, "rr_average"),
+        "rr_min_per_min": rate(d, "rr_min"),
+        "rr_max_per_min": rate(d, "rr_max"),
+        "snoring_min": minutes(d, "snoring"),
+        "snoring_episodes": num(d, "snoringepisodecount"),
+        "breathing_disturbances": num(d, "breathing_disturbances_intensity"),
+        "device": device,
+    })
+}
+
+fn category(c: Option<i64>) -> Value {
+    let name = match c {
+        Some(1) => "walk",
+        Some(2) => "run",
+        Some(3) => "hiking",
+        Some(6) => "bicycling",
+        Some(7) => "swimming",
+        Some(16) => "lift weights",
+        Some(17) => "fitness",
+        Some(18) => "elliptical",
+        Some(28) => "yoga",
+        Some(187) => "rowing",
+        Some(306) => "indoor walk",
+        Some(307) => "indoor running",
+        Some(308) => "indoor cycling",
+        Some(n) => return json!(format!("category {n}")),
+        None => return Value::Null,
+    };
+    json!(name)
+}
+
+/// getworkouts: one row per workout.
+pub fn workout(w: &Value) -> Value {
+    let tz = zone(w.get("timezone").and_then(Value::as_str));
+    let d = &w["data"];
+    let (s, e) = (int(w, "startdate"), int(w, "enddate"));
+    let duration = match (s, e) {
+        (Some(s), Some(e)) if e >= s => json!(((e - s) as f64 / 60.0 * 100.0).round() / 100.0),
+        _ => Value::Null,
+    };
+    json!({
+        "id": w.get("id").map(|i| Value::String(i.to_string())).unwrap_or(Value::Null),
+        "date": text(w, "date"),
+        "category": category(int(w, "category")),
+        "start": local(s, &tz),
+        "end": local(e, &tz),
+        "duration_min": duration,
+        "active_kcal": num(d, "calories"),
+        "distance_m": num(d, "distance"),
+        "steps": num(d, "steps"),
+        "floors": num(d, "elevation"),
+        "intensity": num(d, "intensity"),
+        "hr_average_bpm": rate(d, "hr_average"),
+        "hr_min_bpm": rate(d, "hr_min"),
+        "hr_max_bpm": rate(d, "hr_max"),
+        "pause_min": minutes(d, "pause_duration"),
+        "spo2_average_pct": rate(d, "spo2_average"),
+        "source": w.get("model").map(|m| if m.is_string() { m.clone() } else { json!(format!("model {m}")) }).unwrap_or(Value::Null),
+    })
+}
+
+/// getintradayactivity: `series` is an object keyed by Unix second; one row per key, in time order.
+pub fn intraday(body: &Value) -> Vec<Value> {
+    let Some(series) = body.get("series").and_then(Value::as_object) else { return vec![] };
+    let mut rows: Vec<(i64, Value)> = series
+        .iter()
+        .filter_map(|(k, s)| {
+            let t = k.parse::<i64>().ok()?;
+            Some((
+                t,
+                json!({
+                    "timestamp": local(Some(t), &TimeZone::UTC),
+                    "heart_rate_bpm": rate(s, "heart_rate"),
+                    "steps": num(s, "steps"),
+                    "active_kcal": num(s, "calories"),
+                    "distance_m": num(s, "distance"),
+                    "floors": num(s, "elevation"),
+                    "duration_s": num(s, "duration"),
+                    "source": text(s, "model"),
+                }),
+            ))
+        })
+        .collect();
+    rows.sort_by_key(|(t, _)| *t);
+    rows.into_iter().map(|(_, r)| r).collect()
+}
+
+/// getdevice: one row per device, without serial numbers or device ids.
+pub fn device(d: &Value) -> Value {
+    let tz = zone(d.get("timezone").and_then(Value::as_str));
+    json!({
+        "type": text(d, "type"),
+        "model": text(d, "model"),
+        "battery": text(d, "battery"),
+        "firmware": d.get("fw").filter(|f| !f.is_null()).map(|f| Value::String(f.as_str().map(str::to_string).unwrap_or_else(|| f.to_string()))).unwrap_or(Value::Null),
+        "first_sync": local(int(d, "first_session_date"), &tz),
+        "last_sync": local(int(d, "last_session_date"), &tz),
+        "timezone": text(d, "timezone"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_decoded_with_their_own_exponent() {
+        assert_eq!(decimal(108400, -3), 108.4);
+        assert_eq!(decimal(7245, -2), 72.45);
+        assert_eq!(decimal(95854, -3), 95.854);
+        assert_eq!(decimal(120, 0), 120.0);
+        assert_eq!(decimal(12000, -2), 120.0);
+        assert_eq!(decimal(289, -1), 28.9);
+        assert_eq!(decimal(7, 2), 700.0);
+        assert_eq!(format!("{}", decimal(7249999, -5)), "72.49999");
+    }
+
+    #[test]
+    fn statuses_fall_into_their_families() {
+        assert_eq!(family(401), Family::Auth);
+        assert_eq!(family(100), Family::Auth);
+        assert_eq!(family(503), Family::InvalidParams);
+        assert_eq!(family(2554), Family::InvalidParams);
+        assert_eq!(family(601), Family::RateLimited);
+        assert_eq!(family(522), Family::Timeout);
+        assert_eq!(family(214), Family::Forbidden);
+        assert_eq!(family(215), Family::Other);
+        assert_eq!(family(9999), Family::Other);
+    }
+
+    #[test]
+    fn more_is_an_integer_or_a_boolean() {
+        assert_eq!(next_offset(&json!({"more": 1, "offset": 2})).unwrap(), Some("2".into()));
+        assert_eq!(next_offset(&json!({"more": 0, "offset": 0})).unwrap(), None);
+        assert_eq!(next_offset(&json!({"more": true, "offset": 300})).unwrap(), Some("300".into()));
+        assert_eq!(next_offset(&json!({"more": false, "offset": 200})).unwrap(), None);
+        assert_eq!(next_offset(&json!({"measuregrps": []})).unwrap(), None);
+        assert!(next_offset(&json!({"more": true})).is_err());
+    }
+}

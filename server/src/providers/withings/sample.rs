@@ -1,0 +1,458 @@
+//! Withings has no official sandbox, so its sample data is built in: a deterministic person in
+//! Withings' own wire format, and [`Api`], which answers a read as Withings would (envelope,
+//! filters, `more`/`offset` paging, invalid-parameter statuses). In sandbox mode the server sends
+//! its requests here instead of to the network, so the sample exercises the real request,
+//! paging and decoding code; the twin serves the same person over HTTP, with the auth, rate
+//! limits and faults of the real service on top (one generator, not two).
+use jiff::civil::{Date, DateTime};
+use jiff::tz::TimeZone;
+use jiff::Timestamp;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// The sample user: their zone and whether a sleep device is linked.
+#[derive(Clone, Debug)]
+pub struct Person {
+    pub tz: TimeZone,
+    /// The IANA name Withings puts in `timezone`.
+    pub tz_name: String,
+    pub sleep_device: bool,
+}
+
+impl Person {
+    pub fn new(tz_name: &str, sleep_device: bool) -> Person {
+        let tz = TimeZone::get(tz_name).unwrap_or(TimeZone::UTC);
+        Person { tz, tz_name: tz_name.into(), sleep_device }
+    }
+
+    fn at(&self, d: Date, h: i8, m: i8, s: i8) -> i64 {
+        DateTime::from_parts(d, jiff::civil::time(h, m, s, 0)).to_zoned(self.tz.clone()).map(|z| z.timestamp().as_second()).unwrap_or(0)
+    }
+
+    fn day_of(&self, unix: i64) -> Date {
+        Timestamp::from_second(unix).map(|t| t.to_zoned(self.tz.clone()).date()).unwrap_or(Date::MIN)
+    }
+}
+
+/// A stable pseudo-random number per day and purpose (splitmix64).
+fn h(d: Date, salt: u64) -> u64 {
+    let n = (d - Date::constant(1970, 1, 1)).get_days() as u64;
+    let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn days_since_epoch(d: Date) -> f64 {
+    (d - Date::constant(1970, 1, 1)).get_days() as f64
+}
+
+const SCALE: &str = "00000000000000000000000000000000000cafe1";
+const CUFF: &str = "00000000000000000000000000000000000cafe2";
+const WATCH: &str = "00000000000000000000000000000000000cafe3";
+const MAT: &str = "00000000000000000000000000000000000cafe4";
+
+fn m(value: i64, kind: u32, unit: i32) -> Value {
+    json!({"value": value, "type": kind, "unit": unit, "algo": 0, "fm": 131})
+}
+
+fn group(id: i64, date: i64, attrib: u32, device: Option<(&str, &str, u32)>, measures: Vec<Value>) -> Value {
+    let (dev, model, modelid) = match device {
+        Some((d, name, mid)) => (json!(d), json!(name), json!(mid)),
+        None => (Value::Null, Value::Null, Value::Null),
+    };
+    json!({
+        "grpid": id, "attrib": attrib, "date": date, "created": date + 40, "modified": date + 40, "category": 1,
+        "deviceid": dev, "hash_deviceid": dev, "model": model, "modelid": modelid, "comment": null, "measures": measures,
+    })
+}
+
+/// The measure groups dated on local day `d`, oldest first, as getmeas holds them. Most mornings
+/// a Body Cardio step-on (three groups: composition, pulse, pulse wave velocity; the third up to
+/// 75 s later), every tenth a Body Scan (one group, more metrics, duplicated entries), now and
+/// then a guest on the scale (ambiguous), a weight typed in by hand, and an evening blood pressure
+/// reading; exponents vary from day to day as they do for real.
+pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
+    let base = (d - Date::constant(1970, 1, 1)).get_days() as i64 * 100;
+    let mut out = vec![];
+    let r = h(d, 1);
+    let weight_g = 72_000 + (1_500.0 * (days_since_epoch(d) / 20.0).sin()) as i64 + (r % 400) as i64;
+    let fat_ratio_milli = 18_000 + (r % 1_500) as i64; // 18.000–19.499 %
+    let fat_g = weight_g * fat_ratio_milli / 100_000;
+    let free_g = weight_g - fat_g;
+    if r % 7 != 3 {
+        let t = p.at(d, 7, 10, (r % 50) as i8);
+        if r % 10 == 0 {
+            // Body Scan: one group, position 7 on whole-body values, 5 and 8 twice (reference §4).
+            let at7 = |mut v: Value| {
+                v["position"] = json!(7);
+                v
+            };
+            out.push(group(base + 1, t, 0, Some((SCALE, "Body Scan", 10)), vec![
+                m(weight_g, 1, -3),
+                at7(m(free_g / 10, 5, -2)), at7(m(free_g / 10, 5, -2)),
+                at7(m(fat_g / 10, 8, -2)), at7(m(fat_g / 10, 8, -2)),
+                m(fat_ratio_milli, 6, -3),
+                at7(m(free_g * 3 / 40, 76, -2)), at7(m(weight_g * 55 / 1_000, 77, -2)), at7(m(310, 88, -2)),
+                at7(m(2_140, 168, -2)), at7(m(3_020, 169, -2)), at7(m(31 + (r % 9) as i64, 170, -1)),
+                m(1_620 + (r % 40) as i64, 226, 0), m(31, 227, 0),
+            ]));
+        } else {
+            let (wv, wu) = if r % 2 == 0 { (weight_g, -3) } else { (weight_g / 10, -2) };
+            out.push(group(base + 1, t, 0, Some((SCALE, "Body Cardio", 6)), vec![
+                m(wv, 1, wu), m(fat_g / 10, 8, -2), m(free_g * 3 / 40, 76, -2), m(weight_g * 55 / 1_000, 77, -2), m(310, 88, -2),
+                m(fat_ratio_milli, 6, -3), m(free_g, 5, -3),
+            ]));
+            let pulse = 58 + (r % 17) as i64;
+            let (pv, pu) = if r % 3 == 0 { (pulse * 100, -2) } else { (pulse, 0) };
+            out.push(group(base + 2, t, 0, Some((SCALE, "Body Cardio", 6)), vec![m(pv, 11, pu)]));
+            let late = if r % 4 == 1 { 75 } else { 0 };
+            out.push(group(base + 3, t + late, 8, Some((SCALE, "Body Cardio", 6)), vec![m(7_400 + (r % 300) as i64, 91, -3), m(289, 155, -1)]));
+        }
+        if r % 13 == 5 {
+            // Someone else on the scale half an hour later: the scale is not sure it was this user.
+            out.push(group(base + 4, t + 1_800, 1, Some((SCALE, "Body Cardio", 6)), vec![m(58_300, 1, -3)]));
+        }
+    }
+    if r % 7 == 2 {
+        out.push(group(base + 5, p.at(d, 20, 15, 0), 2, None, vec![m(weight_g / 10 + 30, 1, -2)]));
+    }
+    let b = h(d, 2);
+    if b % 2 == 0 {
+        let (sys, dia, pulse) = (116 + (b % 15) as i64, 74 + (b % 11) as i64, 62 + (b % 13) as i64);
+        let (k, u) = if b % 4 == 0 { (100, -2) } else { (1, 0) };
+        let attrib = if b % 6 == 0 { 17 } else { 5 };
+        out.push(group(base + 6, p.at(d, 21, 5, 0), attrib, Some((CUFF, "BPM Connect", 45)), vec![m(dia * k, 9, u), m(sys * k, 10, u), m(pulse * k, 11, u)]));
+    }
+    out
+}
+
+/// The day's activity row (Withings' own keys); on some days the phone, without heart rate, is the source.
+pub fn activity_of_day(p: &Person, d: Date, share: f64) -> Value {
+    let r = h(d, 3);
+    let steps = ((4_000 + r % 8_000) as f64 * share) as i64;
+    let mut a = json!({
+        "date": d.to_string(), "timezone": p.tz_name, "steps": steps, "distance": (steps as f64 * 0.78 * 1000.0).round() / 1000.0,
+        "elevation": ((r % 12) as f64 * share) as i64, "soft": ((2_400 + r % 3_000) as f64 * share) as i64,
+        "moderate": ((600 + r % 1_200) as f64 * share) as i64, "intense": ((r % 900) as f64 * share) as i64,
+        "calories": ((150 + r % 350) as f64 * share * 1000.0).round() / 1000.0,
+        "totalcalories": ((1_900 + r % 700) as f64 * share * 1000.0).round() / 1000.0, "modified": p.at(d, 23, 0, 0),
+    });
+    a["active"] = json!(a["moderate"].as_i64().unwrap_or(0) + a["intense"].as_i64().unwrap_or(0));
+    if r % 5 == 3 {
+        for (k, v) in [("deviceid", Value::Null), ("hash_deviceid", Value::Null), ("brand", json!(18)), ("modelid", json!(1055)),
+            ("model", json!("GoogleFit tracker")), ("is_tracker", json!(false))] {
+            a[k] = v;
+        }
+    } else {
+        for (k, v) in [("deviceid", json!(WATCH)), ("hash_deviceid", json!(WATCH)), ("brand", json!(1)), ("modelid", json!(93)),
+            ("model", json!("ScanWatch")), ("is_tracker", json!(true)), ("hr_average", json!(68 + r % 9)), ("hr_min", json!(52 + r % 6)),
+            ("hr_max", json!(120 + r % 40)), ("hr_zone_0", json!(30_000 + r % 5_000)), ("hr_zone_1", json!(2_000 + r % 900)),
+            ("hr_zone_2", json!(r % 700)), ("hr_zone_3", json!(r % 120))] {
+            a[k] = v;
+        }
+    }
+    a
+}
+
+/// The night that ends on local day `d`, if there was one (a night is skipped now and then).
+pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
+    let r = h(d, 4);
+    if !p.sleep_device || r % 9 == 4 {
+        return None;
+    }
+    let start = p.at(d.yesterday().ok()?, 22, 30, 0) + (r % 2_400) as i64;
+    let end = p.at(d, 6, 20, 0) + (r % 1_800) as i64;
+    let in_bed = end - start;
+    let (deep, rem, awake) = (4_800 + (r % 1_800) as i64, 5_400 + (r % 1_500) as i64, 1_200 + (r % 1_500) as i64);
+    let light = in_bed - deep - rem - awake;
+    Some(json!({
+        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.tz_name, "model": 32, "model_id": 63,
+        "hash_deviceid": MAT, "startdate": start, "enddate": end, "date": d.to_string(), "created": end + 600, "modified": end + 600,
+        "data": {
+            "total_timeinbed": in_bed, "total_sleep_time": light + deep + rem, "lightsleepduration": light, "deepsleepduration": deep,
+            "remsleepduration": rem, "wakeupduration": awake, "sleep_efficiency": ((light + deep + rem) * 100 / in_bed) as f64 / 100.0,
+            "sleep_latency": 480 + (r % 900) as i64, "wakeup_latency": 300, "wakeupcount": 1 + r % 4, "waso": awake - 300,
+            "nb_rem_episodes": 3 + r % 3, "out_of_bed_count": r % 2, "hr_average": 55 + r % 8, "hr_min": 47 + r % 5, "hr_max": 80 + r % 20,
+            "rr_average": 14 + r % 3, "rr_min": 10 + r % 2, "rr_max": 19 + r % 3, "snoring": (r % 1_800) as i64, "snoringepisodecount": r % 20,
+            "breathing_disturbances_intensity": 5 + r % 20, "sleep_score": 62 + r % 30,
+        },
+    }))
+}
+
+/// The workouts of local day `d` (about every third day).
+pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
+    let r = h(d, 5);
+    if r % 3 != 0 {
+        return vec![];
+    }
+    let start = p.at(d, 18, 0, 0) + (r % 1_800) as i64;
+    let minutes = 30 + (r % 31) as i64;
+    let category = [1, 2, 6][(r / 3 % 3) as usize];
+    vec![json!({
+        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 3_000_000_000, "category": category,
+        "timezone": p.tz_name, "model": 93, "attrib": 0, "startdate": start, "enddate": start + minutes * 60, "date": d.to_string(),
+        "deviceid": WATCH, "modified": start + minutes * 60 + 300,
+        "data": {"calories": 180 + r % 300, "intensity": 30 + r % 50, "hr_average": 120 + r % 30, "hr_min": 90 + r % 10,
+                 "hr_max": 150 + r % 30, "hr_zone_0": 300, "hr_zone_1": 600, "hr_zone_2": 600, "hr_zone_3": 120,
+                 "pause_duration": r % 300, "algo_pause_duration": null, "spo2_average": null, "steps": 3_000 + r % 3_000,
+                 "distance": 2_500 + r % 5_000, "elevation": r % 10},
+    })]
+}
+
+/// Seconds between intraday samples.
+pub const INTRADAY_STEP_S: i64 = 300;
+
+/// Intraday samples in `[from, to)`, one every [`INTRADAY_STEP_S`] on a grid fixed in absolute time.
+pub fn intraday_between(p: &Person, from: i64, to: i64) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut t = from.div_euclid(INTRADAY_STEP_S) * INTRADAY_STEP_S;
+    if t < from {
+        t += INTRADAY_STEP_S;
+    }
+    while t < to {
+        let local = Timestamp::from_second(t).map(|x| x.to_zoned(p.tz.clone())).ok();
+        let hour = local.as_ref().map(|z| z.hour()).unwrap_or(12);
+        let r = h(p.day_of(t), t as u64 % 86_400 + 6);
+        let awake = (7..23).contains(&hour);
+        let steps = if awake { (r % 400) as i64 } else { 0 };
+        out.insert(t.to_string(), json!({
+            "deviceid": WATCH, "model": "ScanWatch", "model_id": 93, "heart_rate": if awake { 66 + r % 30 } else { 52 + r % 8 },
+            "steps": steps, "calories": (steps as f64 * 0.04 * 100.0).round() / 100.0, "distance": steps as f64 * 0.78,
+            "elevation": 0, "duration": INTRADAY_STEP_S,
+        }));
+        t += INTRADAY_STEP_S;
+    }
+    out
+}
+
+/// The linked devices (battery `unknown` and a null first sync included, as real replies have them).
+pub fn devices(p: &Person, now: Timestamp) -> Vec<Value> {
+    let today = now.to_zoned(p.tz.clone()).date();
+    let last = p.at(today, 7, 10, 0).min(now.as_second());
+    let mut v = vec![
+        json!({"type": "Scale", "battery": "high", "model": "Body Cardio", "model_id": 6, "timezone": p.tz_name, "fw": "2100",
+               "first_session_date": 1_704_067_200, "last_session_date": last, "deviceid": SCALE, "hash_deviceid": SCALE}),
+        json!({"type": "Blood Pressure Monitor", "battery": "medium", "model": "BPM Connect", "model_id": 45, "timezone": p.tz_name,
+               "first_session_date": 1_704_067_200, "last_session_date": last - 36_000, "deviceid": CUFF, "hash_deviceid": CUFF}),
+        json!({"type": "Activity Tracker", "battery": "unknown", "model": "ScanWatch", "model_id": 93, "timezone": p.tz_name,
+               "first_session_date": null, "last_session_date": last + 600, "deviceid": WATCH, "hash_deviceid": WATCH}),
+    ];
+    if p.sleep_device {
+        v.push(json!({"type": "Sleep Monitor", "battery": "high", "model": "Sleep Analyzer", "model_id": 63, "timezone": p.tz_name,
+                      "first_session_date": 1_704_067_200, "last_session_date": last - 3_000, "deviceid": MAT, "hash_deviceid": MAT}));
+    }
+    v
+}
+
+/// Withings as a function: a path and its parameters in, the JSON it would send out.
+pub struct Api<'a> {
+    pub person: &'a Person,
+    /// Items per page (groups, days, nights, workouts).
+    pub page_size: usize,
+    pub now: Timestamp,
+}
+
+pub fn error(status: i64, text: &str) -> Value {
+    json!({"status": status, "body": {}, "error": text})
+}
+
+fn invalid() -> Value {
+    error(503, "Invalid Params")
+}
+
+impl Api<'_> {
+    fn today(&self) -> Date {
+        self.now.to_zoned(self.person.tz.clone()).date()
+    }
+
+    pub fn answer(&self, path: &str, q: &HashMap<String, String>) -> Value {
+        let action = q.get("action").map(String::as_str).unwrap_or_default();
+        let path = path.trim_matches('/');
+        match (path, action) {
+            ("measure", "getmeas") => self.getmeas(q),
+            ("v2/measure", "getactivity") => self.by_day(q, "activities", false, |d| {
+                let share = if d == self.today() { self.share_of_today() } else { 1.0 };
+                vec![activity_of_day(self.person, d, share)]
+            }),
+            ("v2/measure", "getworkouts") => self.by_day(q, "series", false, |d| workouts_of_day(self.person, d)),
+            ("v2/sleep", "getsummary") => self.by_day(q, "series", true, |d| night_ending(self.person, d).into_iter().collect()),
+            ("v2/measure", "getintradayactivity") => self.intraday(q),
+            ("v2/user", "getdevice") => json!({"status": 0, "body": {"devices": devices(self.person, self.now)}}),
+            _ => error(2554, "Not implemented"),
+        }
+    }
+
+    fn share_of_today(&self) -> f64 {
+        let z = self.now.to_zoned(self.person.tz.clone());
+        (f64::from(z.hour()) * 3600.0 + f64::from(z.minute()) * 60.0) / 86_400.0
+    }
+
+    fn offset(q: &HashMap<String, String>) -> Result<usize, Value> {
+        q.get("offset").map(|o| o.parse::<usize>().map_err(|_| invalid())).unwrap_or(Ok(0))
+    }
+
+    fn getmeas(&self, q: &HashMap<String, String>) -> Value {
+        let int = |k: &str| q.get(k).map(|v| v.parse::<i64>());
+        let (from, to) = match (int("startdate"), int("enddate"), int("lastupdate")) {
+            (Some(Ok(s)), Some(Ok(e)), None) => (s, e),
+            _ => return invalid(),
+        };
+        let Ok(offset) = Self::offset(q) else { return invalid() };
+        let types: Option<Vec<u64>> = q.get("meastypes").or(q.get("meastype")).map(|t| t.split(',').filter_map(|x| x.trim().parse().ok()).collect());
+        let (first, last) = (self.person.day_of(from), self.person.day_of(to).min(self.today()));
+        if last.since(first).map(|s| s.get_days()).unwrap_or(0) > 800 {
+            return invalid();
+        }
+        let mut all = vec![];
+        let mut d = first;
+        while d <= last {
+            for mut g in groups_of_day(self.person, d) {
+                let date = g["date"].as_i64().unwrap_or(0);
+                if date < from || date > to || date > self.now.as_second() {
+                    continue;
+                }
+                if let Some(types) = &types {
+                    let kept: Vec<Value> = g["measures"].as_array().into_iter().flatten().filter(|x| x["type"].as_u64().is_some_and(|t| types.contains(&t))).cloned().collect();
+                    if kept.is_empty() {
+                        continue;
+                    }
+                    g["measures"] = Value::Array(kept);
+                }
+                all.push(g);
+            }
+            d = d.tomorrow().unwrap_or(d);
+            if d == Date::MAX {
+                break;
+            }
+        }
+        let (page, more) = self.page(all, offset);
+        let next = if more { offset + page.len() } else { 0 };
+        json!({"status": 0, "body": {"updatetime": self.now.as_second(), "timezone": self.person.tz_name, "measuregrps": page,
+               "more": i32::from(more), "offset": next}})
+    }
+
+    fn page(&self, all: Vec<Value>, offset: usize) -> (Vec<Value>, bool) {
+        let size = self.page_size.max(1);
+        let more = all.len() > offset + size;
+        (all.into_iter().skip(offset).take(size).collect(), more)
+    }
+
+    /// A v2 listing by local days (`startdateymd`/`enddateymd`, both inclusive), `more` a boolean.
+    fn by_day(&self, q: &HashMap<String, String>, key: &str, _nights: bool, items: impl Fn(Date) -> Vec<Value>) -> Value {
+        let ymd = |k: &str| q.get(k).map(|v| v.parse::<Date>());
+        let (first, last) = match (ymd("startdateymd"), ymd("enddateymd"), q.get("lastupdate")) {
+            (Some(Ok(s)), Some(Ok(e)), None) if s <= e => (s, e.min(self.today())),
+            _ => return invalid(),
+        };
+        let Ok(offset) = Self::offset(q) else { return invalid() };
+        if last.since(first).map(|s| s.get_days()).unwrap_or(0) > 800 {
+            return invalid();
+        }
+        let wanted: Option<Vec<&str>> = q.get("data_fields").map(|f| f.split(',').collect());
+        let mut all = vec![];
+        let mut d = first;
+        while d <= last {
+            for mut it in items(d) {
+                if it["enddate"].as_i64().is_some_and(|e| e > self.now.as_second()) {
+                    continue;
+                }
+                filter_fields(&mut it, wanted.as_deref());
+                all.push(it);
+            }
+            match d.tomorrow() {
+                Ok(n) => d = n,
+                Err(_) => break,
+            }
+        }
+        let (page, more) = self.page(all, offset);
+        json!({"status": 0, "body": {key: page, "more": more, "offset": offset + page.len()}})
+    }
+
+    fn intraday(&self, q: &HashMap<String, String>) -> Value {
+        let int = |k: &str| q.get(k).and_then(|v| v.parse::<i64>().ok());
+        let (Some(from), Some(to)) = (int("startdate"), int("enddate")) else { return invalid() };
+        // Only the first 24 hours after `startdate` (the spec), and nothing after now.
+        let to = to.min(from + 86_400).min(self.now.as_second());
+        json!({"status": 0, "body": {"series": intraday_between(self.person, from, to)}})
+    }
+}
+
+/// Keep only the requested `data_fields` (activity rows carry them at the top, nights and
+/// workouts under `data`); without the list, the default subset Withings sends (reference §6).
+fn filter_fields(item: &mut Value, wanted: Option<&[&str]>) {
+    const TOP: &[&str] = &["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories", "totalcalories",
+        "hr_average", "hr_min", "hr_max", "hr_zone_0", "hr_zone_1", "hr_zone_2", "hr_zone_3"];
+    const SLEEP_DEFAULT: &[&str] = &["total_timeinbed", "total_sleep_time", "lightsleepduration", "deepsleepduration",
+        "remsleepduration", "sleep_efficiency", "sleep_latency", "wakeup_latency", "wakeupduration", "wakeupcount", "waso",
+        "nb_rem_episodes", "out_of_bed_count"];
+    if let Some(data) = item.get_mut("data").and_then(Value::as_object_mut) {
+        let keep: Vec<String> = match wanted {
+            Some(w) => w.iter().map(|s| s.to_string()).collect(),
+            None if data.contains_key("total_sleep_time") => SLEEP_DEFAULT.iter().map(|s| s.to_string()).collect(),
+            None => return,
+        };
+        data.retain(|k, _| keep.contains(k));
+    } else if let (Some(w), Some(obj)) = (wanted, item.as_object_mut()) {
+        obj.retain(|k, _| !TOP.contains(&k.as_str()) || w.contains(&k.as_str()));
+    }
+}
+
+/// The dates covered by `[from, to]` Unix seconds in the person's zone, for tests and the twin.
+pub fn local_days(p: &Person, from: i64, to: i64) -> (Date, Date) {
+    (p.day_of(from), p.day_of(to))
+}
+
+/// Midnight UTC of a day, in Unix seconds (what the client sends for a padded day range).
+pub fn utc_midnight(d: Date) -> i64 {
+    d.to_zoned(TimeZone::UTC).map(|z| z.timestamp().as_second()).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn getmeas_pages_with_an_integer_more_and_every_group_once() {
+        let p = Person::new("Europe/Paris", true);
+        let now: Timestamp = "2026-07-01T00:00:00Z".parse().unwrap();
+        let api = Api { person: &p, page_size: 7, now };
+        let (s, e) = (utc_midnight(Date::constant(2026, 6, 1)), utc_midnight(Date::constant(2026, 6, 15)) - 1);
+        let mut seen = vec![];
+        let mut offset = 0;
+        loop {
+            let r = api.answer("/measure", &q(&[("action", "getmeas"), ("startdate", &s.to_string()), ("enddate", &e.to_string()), ("offset", &offset.to_string())]));
+            assert_eq!(r["status"], 0);
+            let b = &r["body"];
+            seen.extend(b["measuregrps"].as_array().unwrap().iter().map(|g| g["grpid"].as_i64().unwrap()));
+            assert!(b["more"].is_i64());
+            if b["more"] == 0 {
+                break;
+            }
+            offset = b["offset"].as_u64().unwrap() as usize;
+        }
+        let mut all = vec![];
+        let mut d = Date::constant(2026, 5, 31);
+        while d <= Date::constant(2026, 6, 15) {
+            all.extend(groups_of_day(&p, d).into_iter().filter(|g| (s..=e).contains(&g["date"].as_i64().unwrap())).map(|g| g["grpid"].as_i64().unwrap()));
+            d = d.tomorrow().unwrap();
+        }
+        assert!(seen.len() > 14, "{}", seen.len());
+        assert_eq!(seen, all);
+    }
+
+    #[test]
+    fn bad_parameters_and_unknown_actions_answer_like_withings() {
+        let p = Person::new("UTC", false);
+        let api = Api { person: &p, page_size: 10, now: Timestamp::now() };
+        assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-02"), ("enddateymd", "2026-01-01")]))["status"], 503);
+        assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-02"), ("lastupdate", "1")]))["status"], 503);
+        assert_eq!(api.answer("/v2/measure", &q(&[("action", "deletemeas")]))["status"], 2554);
+        let r = api.answer("/v2/sleep", &q(&[("action", "getsummary"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-09")]));
+        assert_eq!(r["body"]["series"], json!([]), "no sleep device, no nights");
+    }
+}

@@ -1,0 +1,317 @@
+//! Withings end to end: a real MCP client drives `vitals-mcp`, logged in at the twin's Withings.
+//! Oracles come from the raw groups and rows the twin holds (the sample person), read here.
+mod common;
+use common::*;
+use serde_json::{json, Value};
+use vitals::providers::withings::sample;
+use vitals_twin::withings::WithingsFaults;
+
+const MONTH: (&str, &str) = ("2026-06-01", "2026-06-30");
+
+fn ids(rows: &[Value]) -> Vec<String> {
+    rows.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
+}
+
+fn has_type(g: &Value, t: i64) -> bool {
+    g["measures"].as_array().unwrap().iter().any(|m| m["type"] == t)
+}
+
+fn manual(g: &Value) -> bool {
+    g["deviceid"].is_null() || matches!(g["attrib"].as_i64(), Some(2 | 4))
+}
+
+/// The decimal Withings means by (value, unit), written out with integer arithmetic.
+fn exact(value: i64, unit: i64) -> String {
+    if unit >= 0 {
+        return (value * 10i64.pow(unit as u32)).to_string();
+    }
+    let p = 10i64.pow((-unit) as u32);
+    let frac = format!("{:0width$}", value % p, width = (-unit) as usize);
+    let frac = frac.trim_end_matches('0');
+    if frac.is_empty() { (value / p).to_string() } else { format!("{}.{frac}", value / p) }
+}
+
+fn weight_of(g: &Value) -> String {
+    let m = g["measures"].as_array().unwrap().iter().find(|m| m["type"] == 1).unwrap();
+    exact(m["value"].as_i64().unwrap(), m["unit"].as_i64().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn measurements_are_one_row_per_weigh_in_over_a_month_and_a_day() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "meas");
+    let s = login.server(&twin, &[]).await;
+    let raw = withings_groups(&twin, MONTH.0, MONTH.1);
+    // Every step-on weighs: a weigh-in starts at each device group with a weight; the groups
+    // without one (pulse, pulse wave velocity) belong to the weigh-in they were stored with.
+    let starts: Vec<&Value> = raw.iter().filter(|g| !manual(g) && has_type(g, 1)).collect();
+    let scale_groups = raw.iter().filter(|g| !manual(g) && !has_type(g, 9) && !has_type(g, 10)).count();
+
+    let a = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "max_chars": 2_000_000})).await;
+    let rows = records(&a["data"]);
+    assert_eq!(ids(&rows), starts.iter().map(|g| g["grpid"].to_string()).collect::<Vec<_>>());
+    assert!(a["pages"].as_u64().unwrap() > 2, "getmeas was paged (25 groups a page): {}", a["pages"]);
+    let merged: u64 = rows.iter().map(|r| r["groups"].as_u64().unwrap()).sum();
+    assert_eq!(merged as usize, scale_groups, "every scale group is in exactly one weigh-in");
+    for (r, g) in rows.iter().zip(&starts) {
+        assert_eq!(r["weight_kg"].to_string(), weight_of(g), "decoded with the group's own exponent: {g}");
+    }
+    let rules = a["notices"]["rules"].to_string();
+    assert!(rules.contains("merged into") && rules.contains("manual entr"), "{rules}");
+    assert!(a["synthetic"] == false && a["notices"].get("synthetic").is_none());
+
+    // One day: exactly that day's weigh-ins.
+    let day = "2026-06-10";
+    let d = s.ok("vitals_query", json!({"collection": "withings.measurements", "day": day})).await;
+    let want: Vec<String> = withings_groups(&twin, day, day).iter().filter(|g| !manual(g) && has_type(g, 1)).map(|g| g["grpid"].to_string()).collect();
+    assert!(!want.is_empty());
+    assert_eq!(ids(&records(&d["data"])), want);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_in() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "null");
+    let s = login.server(&twin, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
+    let rows = a["data"].as_array().unwrap().clone();
+    let cardio: Vec<&Value> = rows.iter().filter(|r| r["device_model"] == "Body Cardio" && r["ambiguous"] == false).collect();
+    let scan: Vec<&Value> = rows.iter().filter(|r| r["device_model"] == "Body Scan").collect();
+    assert!(!cardio.is_empty() && !scan.is_empty(), "the month has both scales");
+    for r in &cardio {
+        assert_eq!(r["groups"], 3, "composition + pulse + PWV groups are one weigh-in: {r}");
+        assert!(r["pulse_wave_velocity_m_s"].is_number() && r["standing_heart_rate_bpm"].is_number(), "{r}");
+        for f in ["bmr_kcal", "visceral_fat_index", "metabolic_age_years", "extracellular_water_kg"] {
+            assert!(r[f].is_null(), "a Body Cardio does not measure {f}: null, never 0: {r}");
+        }
+    }
+    for r in &scan {
+        assert!(r["bmr_kcal"].is_number() && r["visceral_fat_index"].is_number(), "{r}");
+        assert!(r["pulse_wave_velocity_m_s"].is_null() && r["standing_heart_rate_bpm"].is_null(), "{r}");
+    }
+    assert!(rows.iter().any(|r| r["ambiguous"] == true), "a guest on the scale is its own row, flagged");
+    assert!(rows.iter().all(|r| r["source"] == "device"));
+
+    let m = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records",
+        "max_chars": 2_000_000, "options": {"include_manual": true}})).await;
+    let by_hand: Vec<&Value> = m["data"].as_array().unwrap().iter().filter(|r| r["source"] == "manual").collect();
+    let want = withings_groups(&twin, MONTH.0, MONTH.1).iter().filter(|g| manual(g)).count();
+    assert_eq!(by_hand.len(), want);
+    assert!(by_hand.iter().all(|r| r["weight_kg"].is_number() && r["fat_ratio_pct"].is_null() && r["device_model"].is_null()));
+    assert_eq!(m["data"].as_array().unwrap().len(), rows.len() + want);
+
+    let e = s.err("vitals_query", json!({"collection": "withings.measurements", "day": "2026-06-10", "options": {"include_manul": true}})).await;
+    assert!(e.contains("`options`") && e.contains("include_manual"), "{e}");
+    let e = s.err("vitals_query", json!({"collection": "withings.measurements", "day": "2026-06-10", "options": {"include_manual": "yes"}})).await;
+    assert!(e.contains("`options.include_manual` must be true or false"), "{e}");
+    let e = s.err("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10", "options": {"include_manual": true}})).await;
+    assert!(e.contains("has no options"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_range_and_a_day() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "all");
+    let s = login.server(&twin, &[]).await;
+    let person = twin.state.withings.lock().unwrap().cfg.person.clone();
+    let days: Vec<jiff::civil::Date> = {
+        let mut v = vec![];
+        let mut d = date(MONTH.0);
+        while d <= date(MONTH.1) {
+            v.push(d);
+            d = d.tomorrow().unwrap();
+        }
+        v
+    };
+
+    // Blood pressure: one row per cuff reading, with its own exponent.
+    let bp = s.ok("vitals_query", json!({"collection": "withings.blood_pressure", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
+    let cuff: Vec<Value> = withings_groups(&twin, MONTH.0, MONTH.1).into_iter().filter(|g| has_type(g, 10)).collect();
+    let rows = bp["data"].as_array().unwrap();
+    assert_eq!(ids(rows), cuff.iter().map(|g| g["grpid"].to_string()).collect::<Vec<_>>());
+    for (r, g) in rows.iter().zip(&cuff) {
+        let sys = g["measures"].as_array().unwrap().iter().find(|m| m["type"] == 10).unwrap();
+        assert_eq!(r["systolic_mmhg"].to_string(), exact(sys["value"].as_i64().unwrap(), sys["unit"].as_i64().unwrap()));
+        assert!(r["diastolic_mmhg"].is_number() && r["pulse_bpm"].is_number());
+    }
+    assert!(bp["notices"]["rules"].to_string().contains("pulse-only"), "scale pulses are said, not silently dropped");
+
+    // Activity: one row per day; heart rate null (never 0) on the days the phone was the source.
+    let act = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
+    let rows = act["data"].as_array().unwrap();
+    assert_eq!(rows.iter().map(|r| r["date"].as_str().unwrap().to_string()).collect::<Vec<_>>(), days.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+    for (r, d) in rows.iter().zip(&days) {
+        let raw = sample::activity_of_day(&person, *d, 1.0);
+        assert_eq!(r["steps"], raw["steps"]);
+        assert_eq!(r["hr_average_bpm"].is_null(), raw.get("hr_average").is_none(), "{r}");
+        assert_eq!(r["moderate_min"].as_f64().unwrap(), (raw["moderate"].as_f64().unwrap() / 60.0 * 100.0).round() / 100.0);
+    }
+    assert!(rows.iter().any(|r| r["hr_average_bpm"].is_null()) && rows.iter().any(|r| r["hr_average_bpm"].is_number()));
+    let one = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10", "format": "records"})).await;
+    assert_eq!(one["data"].as_array().unwrap().len(), 1);
+
+    // Sleep: one row per night, labelled with the day it ends.
+    let sl = s.ok("vitals_query", json!({"collection": "withings.sleep", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
+    let want: Vec<String> = days.iter().filter_map(|d| sample::night_ending(&person, *d)).map(|n| n["date"].as_str().unwrap().to_string()).collect();
+    let got: Vec<String> = sl["data"].as_array().unwrap().iter().map(|r| r["date"].as_str().unwrap().to_string()).collect();
+    assert_eq!(got, want);
+    assert!(want.len() < days.len(), "a night is missing now and then, and stays missing");
+    let night = &sl["data"][0];
+    assert!(night["start"].as_str().unwrap() < night["end"].as_str().unwrap() && night["end"].as_str().unwrap().starts_with(night["date"].as_str().unwrap()));
+    assert!(night["efficiency_pct"].as_f64().unwrap() > 50.0 && night["score"].is_number() && night["hr_average_bpm"].is_number());
+
+    // Workouts.
+    let wo = s.ok("vitals_query", json!({"collection": "withings.workouts", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
+    let want: Vec<String> = days.iter().flat_map(|d| sample::workouts_of_day(&person, *d)).map(|w| w["id"].to_string()).collect();
+    assert_eq!(ids(wo["data"].as_array().unwrap()), want);
+    assert!(wo["data"].as_array().unwrap().iter().all(|w| w["category"].is_string() && w["duration_min"].as_f64().unwrap() >= 30.0));
+
+    // Intraday: the local day's samples, cut into 24-hour requests on a fixed grid.
+    let it = s.ok("vitals_query", json!({"collection": "withings.intraday", "start": "2026-06-10", "end": "2026-06-12", "format": "records", "max_chars": 2_000_000})).await;
+    let rows = it["data"].as_array().unwrap();
+    assert_eq!(rows.len(), 3 * 288, "a sample every 5 minutes for three local days");
+    assert_eq!(rows[0]["timestamp"], "2026-06-10T06:00:00+00:00", "local midnight at -06:00");
+    assert!(it["notices"].get("truncated").is_none());
+
+    // Devices: no serial numbers or device ids anywhere.
+    let dv = s.call_raw("vitals_query", json!({"collection": "withings.devices", "format": "records"})).await;
+    let text = format!("{dv:?}");
+    assert!(!text.contains("cafe"), "a device id leaked");
+    let dv = dv.structured_content.unwrap();
+    let devices = dv["data"].as_array().unwrap();
+    assert_eq!(devices.len(), 4);
+    assert!(devices.iter().any(|d| d["battery"] == "unknown" && d["first_sync"].is_null()));
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_sleep_device_sleep_is_empty_with_a_sentence() {
+    let twin = twin().await;
+    twin.withings(|w| w.cfg.person.sleep_device = false);
+    let login = WithingsLogin::new(&twin, "nosleep");
+    let s = login.server(&twin, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "withings.sleep", "start": MONTH.0, "end": MONTH.1})).await;
+    assert_eq!(a["count"], 0);
+    let empty = a["notices"]["empty"].as_str().unwrap();
+    assert!(empty.contains("sleep device") && empty.contains("withings.devices"), "{empty}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn status_601_waits_and_says_rate_limited_and_transient_faults_are_retried() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "601");
+    let s = login.server(&twin, &[]).await;
+    let clean = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
+    twin.withings(|w| w.cfg.faults = WithingsFaults { rate_limit_next: 2, ..Default::default() });
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
+    assert_eq!(a["data"], clean["data"], "complete after waiting");
+    assert_eq!(a["notices"]["rate_limited"]["retries"], 2, "{}", a["notices"]);
+    twin.withings(|w| w.cfg.faults = WithingsFaults { timeout_next: 1, html_502_next: 1, malformed_next: 1, ..Default::default() });
+    let b = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
+    assert_eq!(b["data"], clean["data"]);
+    assert!(b["notices"]["retried"].as_str().unwrap().starts_with("3 request(s)"), "{}", b["notices"]);
+    // Past the retries: cut at a day boundary and said, never silently short.
+    twin.withings(|w| w.cfg.faults = WithingsFaults { timeout_next: 50, ..Default::default() });
+    let c = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
+    assert!(c["notices"]["truncated"]["reason"].as_str().unwrap().contains("INCOMPLETE"), "{}", c["notices"]);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn at_most_366_days_a_query() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "366");
+    let s = login.server(&twin, &[]).await;
+    let e = s.err("vitals_query", json!({"collection": "withings.measurements", "start": "2025-06-01", "end": "2026-06-02"})).await;
+    assert!(e.contains("367 days") && e.contains("at most 366"), "{e}");
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "start": "2025-06-02", "end": "2026-06-02", "format": "records", "max_chars": 2_000_000})).await;
+    assert_eq!(a["count"], 366);
+    assert!(a["notices"].get("truncated").is_none());
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_use() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "refresh");
+    let s = login.server(&twin, &[]).await;
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
+    assert!(a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
+    let t = login.stored();
+    assert_ne!(t.access.expose(), login.access);
+    assert_ne!(t.refresh.as_ref().unwrap().expose(), login.refresh, "the rotated refresh token was saved");
+    assert_eq!(t.login.as_deref(), Some("login-1"), "the same login");
+    assert_eq!(twin.state.withings.lock().unwrap().oauth.log, vec![("refresh_token".to_string(), 0)]);
+    // A login whose refresh token is dead asks to connect again, by name.
+    twin.withings(|w| {
+        w.oauth.expire_access_tokens();
+        w.oauth.invalid_status = 503;
+    });
+    let mut dead = login.stored();
+    dead.refresh = Some(vitals::secret::Secret::new("0000000000000000000000000000000000000000"));
+    vitals::accounts::TokenStore::file(&login.dir).save("withings", &dead).unwrap();
+    let e = s.err("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-11", "forget": true})).await;
+    assert!(e.contains("vitals_connect with provider=withings") && e.contains("withings_status_503"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_processes_refreshing_at_once_share_one_rotation() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "two");
+    let (a, b) = (login.server(&twin, &[]).await, login.server(&twin, &[]).await);
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    let q = json!({"collection": "withings.sleep", "start": MONTH.0, "end": MONTH.1});
+    let (ra, rb) = tokio::join!(a.ok("vitals_query", q.clone()), b.ok("vitals_query", q));
+    assert_eq!(ra["data"], rb["data"]);
+    let log = twin.state.withings.lock().unwrap().oauth.log.clone();
+    assert_eq!(log, vec![("refresh_token".to_string(), 0)], "one refresh; the other process adopted its pair");
+    // The pair both use is the saved one, and it works.
+    let t = login.stored();
+    assert!(twin.state.withings.lock().unwrap().oauth.use_access(t.access.expose(), jiff::Timestamp::now()).is_some());
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_login_the_sample_answers_offline_and_says_so() {
+    let twin = twin().await;
+    let b = twin.base_url();
+    let s = connect(&twin, true, &[("VITALS_WITHINGS_BASE_URL", &b)]).await;
+    for c in ["measurements", "blood_pressure", "activity", "sleep", "workouts", "devices"] {
+        let a = s.ok("vitals_query", json!({"collection": format!("withings.{c}"), "start": "2026-06-01", "end": "2026-06-07"})).await;
+        assert_eq!(a["synthetic"], true);
+        assert!(a["notices"]["synthetic"].as_str().unwrap().contains("SAMPLE DATA"));
+        assert!(a["count"].as_u64().unwrap() > 0, "{c}");
+    }
+    assert!(twin.requests().iter().all(|r| !r.path.starts_with("/measure") && !r.path.starts_with("/v2/")), "no request left the process");
+    let src = s.ok("vitals_sources", json!({})).await;
+    let w = src["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
+    assert_eq!(w["state"], "sandbox");
+    assert_eq!(w["collections"].as_array().unwrap().len(), 7);
+    let check = s.ok("vitals_check", json!({})).await;
+    let w = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
+    assert_eq!(w["api_answered"], true, "{w}");
+    assert!(w["redirect"].as_str().unwrap().starts_with("http://localhost:8765/callback (default"), "{w}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn today_has_last_night_activity_and_the_latest_weigh_in() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "today");
+    let s = login.server(&twin, &[]).await;
+    let r = s.ok("vitals_today", json!({"days": 3})).await;
+    let w = r["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
+    let roles: Vec<&str> = w["sections"].as_array().unwrap().iter().map(|x| x["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["sleep", "activity", "weigh_in"]);
+    let weigh = &w["sections"][2]["answer"];
+    assert_eq!(weigh["count"], 1, "{weigh}");
+    assert!(weigh["notices"]["kept_last"].is_string());
+    assert_eq!(w["synthetic"], false);
+    s.close().await;
+}
