@@ -315,3 +315,20 @@ async fn today_has_last_night_activity_and_the_latest_weigh_in() {
     assert_eq!(w["synthetic"], false);
     s.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_login_without_a_scope_is_told_to_connect_again() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "scope");
+    // The user unticked activity at the consent page.
+    let (access, refresh) = twin.state.withings.lock().unwrap().oauth.grant("user.info,user.metrics", jiff::Timestamp::now());
+    let mut t = login.stored();
+    t.access = vitals::secret::Secret::new(access);
+    t.refresh = Some(vitals::secret::Secret::new(refresh));
+    vitals::accounts::TokenStore::file(&login.dir).save("withings", &t).unwrap();
+    let s = login.server(&twin, &[]).await;
+    s.ok("vitals_query", json!({"collection": "withings.measurements", "day": "2026-06-10"})).await;
+    let e = s.err("vitals_query", json!({"collection": "withings.sleep", "day": "2026-06-10"})).await;
+    assert!(e.contains("status 214") && e.contains("again=true"), "{e}");
+    s.close().await;
+}

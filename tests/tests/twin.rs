@@ -231,3 +231,55 @@ mod oauth {
         assert_eq!(r.status().as_u16(), 400, "the redirect must match exactly, trailing slash included");
     }
 }
+
+/// Withings' transport as the reference describes it: HTTP 200 and `{status, body}` always, the
+/// action from the query or the form, the token from the header or a parameter.
+#[tokio::test(flavor = "multi_thread")]
+async fn withings_answers_inside_http_200_and_takes_parameters_from_query_or_form() {
+    let twin = twin().await;
+    let now = jiff::Timestamp::now();
+    let (access, _) = twin.state.withings.lock().unwrap().oauth.grant("user.metrics", now);
+    let c = reqwest::Client::new();
+    let call = |req: reqwest::RequestBuilder| async move {
+        let r = req.send().await.unwrap();
+        (r.status().as_u16(), r.json::<Value>().await.unwrap_or(Value::Null))
+    };
+    let b = twin.base_url();
+    // Form body with the header, and the old style: GET, everything (token too) in the query.
+    let (http, v) = call(c.post(format!("{b}/v2/user")).bearer_auth(&access).form(&[("action", "getdevice")])).await;
+    assert_eq!((http, v["status"].as_i64()), (200, Some(0)));
+    let (_, v) = call(c.get(format!("{b}/v2/user?action=getdevice&access_token={access}"))).await;
+    assert_eq!(v["status"], 0);
+    // An unknown action, a missing scope, an unknown token: all HTTP 200.
+    let (http, v) = call(c.post(format!("{b}/v2/measure")).bearer_auth(&access).form(&[("action", "deletemeas")])).await;
+    assert_eq!((http, v["status"].as_i64(), v["body"].clone()), (200, Some(2554), json!({})));
+    let (_, v) = call(c.post(format!("{b}/v2/measure")).bearer_auth(&access).form(&[("action", "getactivity"), ("startdateymd", "2026-06-01"), ("enddateymd", "2026-06-02")])).await;
+    assert_eq!(v["status"], 214, "user.activity was not granted");
+    let (http, v) = call(c.post(format!("{b}/measure")).bearer_auth("0123456789abcdef0123456789abcdef01234567").form(&[("action", "getmeas")])).await;
+    assert_eq!((http, v["status"].as_i64()), (200, Some(401)));
+    assert_eq!(v["error"], vitals_twin::withings::INVALID_TOKEN);
+    // Both date forms at once are invalid params; paging says `more` as 0/1 on getmeas.
+    let (_, v) = call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[("action", "getmeas"), ("startdate", "1780000000"), ("enddate", "1781000000"), ("lastupdate", "1")])).await;
+    assert_eq!(v["status"], 503);
+    let (_, v) = call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[("action", "getmeas"), ("startdate", "1780000000"), ("enddate", "1782000000")])).await;
+    assert_eq!(v["body"]["more"], 1, "25 groups a page: {}", v["body"]["measuregrps"].as_array().unwrap().len());
+    // A real HTTP 502 with an HTML page.
+    twin.withings(|w| w.cfg.faults.html_502_next = 1);
+    let r = c.post(format!("{b}/v2/user")).bearer_auth(&access).form(&[("action", "getdevice")]).send().await.unwrap();
+    assert_eq!(r.status().as_u16(), 502);
+    assert!(r.text().await.unwrap().starts_with("<html>"));
+    // A budget per application and minute (120 for real), then status 601: the calls above
+    // already spent this minute's 5, another application's token still gets through.
+    twin.withings(|w| w.cfg.rate_per_minute = Some(5));
+    let (_, v) = call(c.post(format!("{b}/v2/user")).bearer_auth(&access).form(&[("action", "getdevice")])).await;
+    assert_eq!((v["status"].as_i64(), v["body"]["wait_seconds"].as_i64()), (Some(601), Some(1)));
+    let other = {
+        let mut w = twin.state.withings.lock().unwrap();
+        let mut app = w.oauth.apps[0].clone();
+        app.client_id = "another-app".into();
+        w.oauth.apps.insert(0, app);
+        w.oauth.grant("user.metrics", now).0
+    };
+    let (_, v) = call(c.post(format!("{b}/v2/user")).bearer_auth(&other).form(&[("action", "getdevice")])).await;
+    assert_eq!(v["status"], 0);
+}
