@@ -332,3 +332,25 @@ async fn a_login_without_a_scope_is_told_to_connect_again() {
     assert!(e.contains("status 214") && e.contains("again=true"), "{e}");
     s.close().await;
 }
+
+/// A single day's answer is exactly the month's rows of that day, for every dated collection:
+/// the padded 60-day windows tile the range, and a day asked alone is no different.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_day_alone_is_the_same_rows_as_that_day_within_the_month() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "days");
+    let s = login.server(&twin, &[]).await;
+    let zone = vitals::time::Zone::parse(TZ).unwrap();
+    for (c, key) in [("measurements", "time"), ("blood_pressure", "time"), ("activity", "date"), ("sleep", "date"), ("workouts", "date")] {
+        let collection = format!("withings.{c}");
+        let month = s.ok("vitals_query", json!({"collection": collection, "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
+        let month = month["data"].as_array().unwrap().clone();
+        assert!(!month.is_empty(), "{c}");
+        for day in ["2026-06-01", "2026-06-14", "2026-06-30"] {
+            let one = s.ok("vitals_query", json!({"collection": collection, "day": day, "format": "records"})).await;
+            let want: Vec<&Value> = month.iter().filter(|r| vitals::time::local_day(r[key].as_str().unwrap(), &zone) == Some(date(day))).collect();
+            assert_eq!(one["data"].as_array().unwrap().iter().collect::<Vec<_>>(), want, "{c} on {day}");
+        }
+    }
+    s.close().await;
+}

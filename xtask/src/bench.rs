@@ -61,7 +61,9 @@ impl Server for Vitals {
         c
     }
     fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value) {
-        ("vitals_query", json!({"collection": format!("oura.{collection}"), "start": start, "end": end}))
+        // Oura's names bare (the rows compare with mcp-oura), other providers' qualified.
+        let qualified = if collection.contains('.') { collection.to_string() } else { format!("oura.{collection}") };
+        ("vitals_query", json!({"collection": qualified, "start": start, "end": end}))
     }
     fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>) {
         let a = r.structured_content.clone().unwrap_or_default();
@@ -156,6 +158,30 @@ async fn cached(s: &dyn Server, base: &str, runs: usize, collection: &str, start
     m.time = median(times);
     let _ = client.cancel().await;
     m
+}
+
+/// A Withings login the twin issued, saved in a config folder under `target/bench`, and the
+/// environment that points a server at it. The twin pages as Withings does (about 300 a page).
+fn withings_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
+    let dir = root.join("target/bench/withings-config");
+    let _ = std::fs::remove_dir_all(&dir);
+    let now = jiff::Timestamp::now();
+    twin.withings(|w| {
+        w.cfg.page_size = 300;
+        w.cfg.faults.latency_ms = latency_ms;
+    });
+    let (access, refresh) = twin.state.withings.lock().unwrap().oauth.grant("user.info,user.metrics,user.activity", now);
+    let tokens = vitals::accounts::Tokens {
+        access: vitals::secret::Secret::new(access),
+        refresh: Some(vitals::secret::Secret::new(refresh)),
+        expires_at: Some(now.as_second() + 10_800),
+        scopes: vec!["user.info".into(), "user.metrics".into(), "user.activity".into()],
+        login: Some("bench".into()),
+    };
+    vitals::accounts::TokenStore::file(&dir).save("withings", &tokens).expect("the bench's token folder is writable");
+    // The environment outlives the call: leak the two strings (one bench run, once).
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_WITHINGS_BASE_URL", leak(base.to_string()))]
 }
 
 /// Make `target/bench/peer-venv` with mcp-oura in it, once. None (and why) when that fails.
@@ -253,8 +279,11 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     line("heart rate, month, again (cached)", &v, &Measure::default());
     // 37+ pages of 1,000 over 8 connections is 5 requests in a row: 5 × latency is the floor at
     // the default pool. A wider pool shows what the setting buys.
-    let wide = Vitals(server, vec![("VITALS_CONCURRENCY", "16")]);
+    let wide = Vitals(server.clone(), vec![("VITALS_CONCURRENCY", "16")]);
     let v = question(&wide, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
     line("heart rate, month, VITALS_CONCURRENCY=16", &v, &Measure::default());
+    let withings = withings_login(root, &twin, &base, o.latency_ms);
+    let v = question(&Vitals(server, withings), &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
+    line("withings measurements, one year", &v, &Measure::default());
     println!("\nsamples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
 }

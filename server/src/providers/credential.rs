@@ -33,6 +33,16 @@ impl StoredCredential {
         self.kind() == "oauth"
     }
 
+    /// Sandbox until a token or a login is there.
+    pub fn mode(&self) -> super::Mode {
+        if self.kind() == "sandbox" { super::Mode::Sandbox } else { super::Mode::Connected }
+    }
+
+    /// The refresh a provider offers the engine: only a saved login can be refreshed.
+    pub fn refresher(&self, refused: Option<Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        self.oauth().then(|| Box::pin(self.refresh(refused)) as super::BoxFuture<'_, Result<(), String>>)
+    }
+
     /// Refresh the saved login under the store's lock. `refused` is the access token the provider
     /// turned away: when the store already holds another one, some process (this one or another)
     /// refreshed since that request was sent, and its pair is used instead of rotating again.

@@ -27,7 +27,7 @@ impl Provider for Oura {
         &catalog::OURA
     }
     fn mode(&self) -> Mode {
-        if self.cred.kind() == "sandbox" { Mode::Sandbox } else { Mode::Connected }
+        self.cred.mode()
     }
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
@@ -92,7 +92,7 @@ impl Provider for Oura {
         })
     }
     fn refresh(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        (self.cred.kind() == "oauth").then(|| Box::pin(self.cred.refresh(refused)) as super::BoxFuture<'_, Result<(), String>>)
+        self.cred.refresher(refused)
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \

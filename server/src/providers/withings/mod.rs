@@ -77,7 +77,7 @@ impl Provider for Withings {
         &catalog::WITHINGS
     }
     fn mode(&self) -> Mode {
-        if self.cred.kind() == "sandbox" { Mode::Sandbox } else { Mode::Connected }
+        self.cred.mode()
     }
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
@@ -182,6 +182,6 @@ impl Provider for Withings {
         (self.mode() == Mode::Sandbox).then_some(&self.sample as &dyn SampleApi)
     }
     fn refresh(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        (self.cred.kind() == "oauth").then(|| Box::pin(self.cred.refresh(refused)) as super::BoxFuture<'_, Result<(), String>>)
+        self.cred.refresher(refused)
     }
 }
