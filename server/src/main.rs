@@ -37,6 +37,8 @@ enum Command {
     Forget {
         provider: Option<String>,
     },
+    /// Open the settings window (`vitals-settings`), where it is installed.
+    Settings,
     /// Save a provider's OAuth app credentials; the client secret is read from standard input.
     App {
         provider: String,
@@ -72,6 +74,16 @@ async fn run_command(c: Command) -> Result<String, String> {
             }
             Ok(lines.join("\n"))
         }
+        Command::Settings => {
+            let app = settings_app().ok_or_else(|| {
+                "the settings app (vitals-settings) is not installed next to vitals-mcp or on PATH. Build it with \
+                 `cargo build --release -p vitals-settings`, or give app credentials with `vitals-mcp app <provider>` and connect with \
+                 `vitals-mcp auth <provider>`."
+                    .to_string()
+            })?;
+            std::process::Command::new(&app).spawn().map_err(|e| format!("{} could not be started: {e}", app.display()))?;
+            Ok(format!("Opened the vitals settings window ({}).", app.display()))
+        }
         Command::App { provider, client_id } => {
             let p = oauth_provider(&provider)?;
             let id = client_id.trim();
@@ -91,6 +103,14 @@ async fn run_command(c: Command) -> Result<String, String> {
             Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))
         }
     }
+}
+
+/// `vitals-settings` beside this binary (an install puts them together), else on PATH.
+fn settings_app() -> Option<std::path::PathBuf> {
+    let name = format!("vitals-settings{}", std::env::consts::EXE_SUFFIX);
+    let beside = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.join(&name)));
+    let on_path = std::env::var_os("PATH").into_iter().flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>()).map(|d| d.join(&name));
+    beside.into_iter().chain(on_path).find(|p| p.is_file())
 }
 
 #[tokio::main]

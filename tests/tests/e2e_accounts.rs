@@ -164,3 +164,33 @@ async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
     let out = s.close().await;
     assert!(!out.contains(&stored_access(&dir)) && !out.contains(APP_SECRET), "no secret in the server's log");
 }
+
+/// `vitals-mcp settings` starts the settings app installed beside it, and says how to get it when there is none.
+#[cfg(unix)]
+#[test]
+fn settings_starts_the_app_beside_the_server_or_says_how_to_get_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("vitals-settings-launch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = dir.join("vitals-mcp");
+    std::fs::copy(server_bin(), &server).unwrap();
+    let run = || std::process::Command::new(&server).arg("settings").env("PATH", "/usr/bin:/bin").output().unwrap();
+    let o = run();
+    let said = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(said.contains("not installed") && said.contains("cargo build --release -p vitals-settings"), "{said}");
+    let marker = dir.join("started");
+    let app = dir.join("vitals-settings");
+    std::fs::write(&app, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
+    std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = run();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for _ in 0..100 {
+        if marker.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(marker.exists(), "the app beside the server was started");
+}

@@ -152,6 +152,11 @@ impl Links {
         Ok(l)
     }
 
+    /// The latest login of `provider`, finished or not (the settings app waits on the one it started).
+    pub fn current(&self, provider: &str) -> Option<Arc<Link>> {
+        self.by_provider.lock().expect("links lock").get(provider).cloned()
+    }
+
     /// The login with this id (from an elicitation or a 2026 retry's `requestState`).
     pub fn by_id(&self, id: &str) -> Option<Arc<Link>> {
         self.by_provider.lock().expect("links lock").values().find(|l| l.id == id).cloned()

@@ -1,0 +1,213 @@
+//! The real window, end to end: `vitals-settings` under Xvfb, driven through `tauri-driver` and
+//! WebKitWebDriver with plain W3C WebDriver requests. Type an ID and a secret, save, see the state
+//! change, connect against the twin (the stand-in browser signs in), screenshot the connected
+//! window, revoke. Needs Xvfb and WebKitWebDriver (Debian: xvfb, webkit2gtk-driver; `.ci/run`
+//! installs them); `tauri-driver` is installed into `target/tools` on first use.
+#![cfg(target_os = "linux")]
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SECRET: &str = "twin-client-secret";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn target() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root().join("target"))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+/// `tauri-driver` from `target/tools`, installed there (from crates.io) the first time.
+fn tauri_driver() -> PathBuf {
+    let bin = target().join("tools/bin/tauri-driver");
+    if !bin.exists() {
+        let st = cargo().args(["install", "--quiet", "tauri-driver", "--version", "^2", "--locked", "--root"]).arg(target().join("tools")).status().unwrap();
+        assert!(st.success(), "cargo install tauri-driver failed");
+    }
+    bin
+}
+
+/// The stand-in browser of the server's login tests (it signs in at the twin and lands on the callback).
+fn browser() -> PathBuf {
+    let st = cargo().args(["build", "--quiet", "-p", "vitals-twin", "--bin", "browser"]).status().unwrap();
+    assert!(st.success());
+    target().join("debug/browser")
+}
+
+fn need(program: &str, package: &str) {
+    let found = Command::new("sh").args(["-c", &format!("command -v {program}")]).output().map(|o| o.status.success()).unwrap_or(false);
+    assert!(found, "{program} is needed for the window test (Debian package {package}; .ci/run installs it)");
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Processes started in their own group, ended together (WebKit leaves helpers behind otherwise).
+struct Group(Vec<Child>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        for c in &mut self.0 {
+            let _ = Command::new("kill").args(["-TERM", &format!("-{}", c.id())]).status();
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn spawn_group(cmd: &mut Command) -> Child {
+    use std::os::unix::process::CommandExt;
+    cmd.process_group(0).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
+}
+
+struct Driver {
+    http: reqwest::Client,
+    base: String,
+    session: String,
+}
+
+impl Driver {
+    async fn send(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}/session/{}{path}", self.base, self.session);
+        let mut r = self.http.request(method, url);
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let v: Value = r.send().await.unwrap().json().await.unwrap();
+        assert!(v["value"].get("error").is_none(), "{path}: {v}");
+        v["value"].clone()
+    }
+    async fn find(&self, css: &str) -> String {
+        let v = self.send(reqwest::Method::POST, "/element", Some(json!({"using": "css selector", "value": css}))).await;
+        v[ELEMENT].as_str().unwrap().to_string()
+    }
+    async fn text(&self, css: &str) -> String {
+        let e = self.find(css).await;
+        self.send(reqwest::Method::GET, &format!("/element/{e}/text"), None).await.as_str().unwrap_or_default().to_string()
+    }
+    async fn type_in(&self, css: &str, text: &str) {
+        let e = self.find(css).await;
+        self.send(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
+    }
+    async fn click(&self, css: &str) {
+        let e = self.find(css).await;
+        self.send(reqwest::Method::POST, &format!("/element/{e}/click"), Some(json!({}))).await;
+    }
+    /// Wait until the element's text satisfies `ok`; the text it had at the end otherwise.
+    async fn wait_text(&self, css: &str, secs: u64, ok: impl Fn(&str) -> bool) -> String {
+        let end = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let t = self.try_text(css).await;
+            if ok(&t) || Instant::now() > end {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(150)).await;
+        }
+    }
+    async fn try_text(&self, css: &str) -> String {
+        let url = format!("{}/session/{}/element", self.base, self.session);
+        let v: Value = self.http.post(url).json(&json!({"using": "css selector", "value": css})).send().await.unwrap().json().await.unwrap();
+        match v["value"][ELEMENT].as_str() {
+            Some(e) => self.send(reqwest::Method::GET, &format!("/element/{e}/text"), None).await.as_str().unwrap_or_default().to_string(),
+            None => String::new(),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn type_save_connect_and_revoke_in_the_real_window() {
+    need("Xvfb", "xvfb");
+    need("WebKitWebDriver", "webkit2gtk-driver");
+    need("dbus-run-session", "dbus");
+    let (driver_bin, browser) = (tauri_driver(), browser());
+    let app = PathBuf::from(env!("CARGO_BIN_EXE_vitals-settings"));
+
+    // The provider: the twin, with the app registered at a free loopback redirect.
+    let twin = vitals_twin::start(Default::default(), 0).await.unwrap();
+    let redirect = format!("http://localhost:{}/callback/", free_port());
+    twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
+    let dir = std::env::temp_dir().join(format!("vitals-settings-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let b = twin.base_url();
+
+    let display = format!(":{}", 90 + std::process::id() % 400);
+    let mut group = Group(vec![spawn_group(Command::new("Xvfb").args([display.as_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]))]);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let (port, native) = (free_port(), free_port());
+    let mut cmd = Command::new("dbus-run-session");
+    cmd.arg("--").arg(&driver_bin).args(["--port", &port.to_string(), "--native-port", &native.to_string()]);
+    cmd.env("DISPLAY", &display)
+        .env("NO_AT_BRIDGE", "1")
+        .env("VITALS_CONFIG_DIR", &dir)
+        .env("VITALS_TOKEN_STORE", "file")
+        .env("VITALS_OURA_AUTHORIZE_URL", format!("{b}/oauth/authorize"))
+        .env("VITALS_OURA_TOKEN_URL", format!("{b}/oauth/v2/ext/oauth-token"))
+        .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{b}/oauth/token"))
+        .env("VITALS_OURA_REVOKE_URL", format!("{b}/oauth/revoke"))
+        .env("VITALS_OURA_REDIRECT_URI", &redirect)
+        .env("BROWSER", &browser)
+        .env_remove("VITALS_OURA_CLIENT_ID")
+        .env_remove("VITALS_OURA_CLIENT_SECRET");
+    group.0.push(spawn_group(&mut cmd));
+
+    // Both the driver and WebKitWebDriver behind it must accept connections before a session.
+    let http = reqwest::Client::new();
+    let base = format!("http://127.0.0.1:{port}");
+    let end = Instant::now() + Duration::from_secs(30);
+    let session = loop {
+        let caps = json!({"capabilities": {"alwaysMatch": {"browserName": "wry", "tauri:options": {"application": app}}}});
+        if let Ok(r) = http.post(format!("{base}/session")).json(&caps).send().await {
+            let v: Value = r.json().await.unwrap_or_default();
+            if let Some(id) = v["value"]["sessionId"].as_str() {
+                break id.to_string();
+            }
+        }
+        assert!(Instant::now() < end, "no WebDriver session within 30 s");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    let d = Driver { http, base, session };
+
+    assert_eq!(d.wait_text("#oura-state", 20, |t| !t.is_empty()).await, "not set up");
+    assert!(d.text("#pickup").await.contains("next request"));
+    assert_eq!(d.text("#oura-redirect").await, redirect);
+    d.type_in("#oura-client-id", "twin-client").await;
+    d.type_in("#oura-client-secret", SECRET).await;
+    d.click("#oura-save").await;
+    assert_eq!(d.wait_text("#oura-state", 10, |t| t == "app credentials saved").await, "app credentials saved");
+    assert!(d.text("#oura-message").await.starts_with("Saved the Oura client ID and secret"));
+    let source = d.send(reqwest::Method::GET, "/source", None).await;
+    assert!(!source.as_str().unwrap_or_default().contains(SECRET), "the saved secret is not in the page");
+
+    d.click("#oura-connect").await;
+    let state = d.wait_text("#oura-state", 30, |t| t == "connected").await;
+    assert_eq!(state, "connected", "message: {}", d.text("#oura-message").await);
+    assert!(d.text("#oura-message").await.starts_with("Connected Oura"));
+    assert!(d.text("#oura-scopes").await.contains("heartrate"));
+
+    // The screenshot of the connected window, for the README.
+    let png = d.send(reqwest::Method::GET, "/screenshot", None).await;
+    let png = base64::Engine::decode(&base64::engine::general_purpose::STANDARD, png.as_str().unwrap()).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    std::fs::write(target().join("settings-connected.png"), &png).unwrap();
+    if std::env::var_os("VITALS_UPDATE_SCREENSHOT").is_some() {
+        std::fs::write(root().join("docs/settings-connected.png"), &png).unwrap();
+    }
+
+    d.click("#oura-revoke").await;
+    d.click("#oura-confirm-yes").await;
+    assert_eq!(d.wait_text("#oura-state", 15, |t| t == "app credentials saved").await, "app credentials saved");
+    assert!(d.text("#oura-message").await.contains("access revoked at Oura"));
+    assert!(vitals::accounts::TokenStore::file(&dir).load("oura").unwrap().is_none());
+    d.send(reqwest::Method::DELETE, "", None).await;
+    drop(group);
+}

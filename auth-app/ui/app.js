@@ -1,0 +1,164 @@
+// The vitals settings window. Every action is one Rust command; the window only shows what the
+// commands return (states and sentences, never a token or a saved secret).
+const { invoke } = window.__TAURI__.core;
+
+const STATE_WORDS = { not_set_up: 'not set up', app_saved: 'app credentials saved', connected: 'connected', error: 'error' };
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c);
+  return e;
+}
+
+function say(p, text, kind) {
+  const m = document.getElementById(`${p}-message`);
+  m.textContent = text;
+  m.className = `message ${kind}`;
+}
+
+function busy(p, on) {
+  document.querySelectorAll(`#provider-${p} button, #provider-${p} input`).forEach((b) => { b.disabled = on; });
+}
+
+// Ask once, inline: the action runs only after "Yes".
+function confirmThen(p, question, yes, action) {
+  const bar = document.getElementById(`${p}-confirm`);
+  bar.replaceChildren(
+    el('span', {}, question + ' '),
+    el('button', { id: `${p}-confirm-yes`, class: 'danger', onclick: () => { bar.classList.add('hidden'); action(); } }, yes),
+    el('button', { id: `${p}-confirm-no`, onclick: () => { bar.classList.add('hidden'); say(p, 'Nothing was changed.', 'ok'); } }, 'Cancel'),
+  );
+  bar.classList.remove('hidden');
+  document.getElementById(`${p}-confirm-yes`).focus();
+}
+
+async function run(p, action, waiting) {
+  busy(p, true);
+  if (waiting) say(p, waiting, 'wait');
+  try {
+    const done = await action();
+    render(done.state);
+    say(p, done.message, 'ok');
+  } catch (e) {
+    say(p, String(e), 'bad');
+  } finally {
+    busy(p, false);
+  }
+}
+
+async function connect(s) {
+  const p = s.provider;
+  busy(p, true);
+  try {
+    const started = await invoke('connect_start', { provider: p });
+    const where = started.browser_opened
+      ? `Your browser opened ${s.display}'s sign-in page. Waiting for you to sign in and allow access…`
+      : `No browser could be opened. Open this address to sign in: ${started.url}`;
+    say(p, where, 'wait');
+    const done = await invoke('connect_wait', { provider: p });
+    render(done.state);
+    say(p, done.message, 'ok');
+  } catch (e) {
+    say(p, String(e), 'bad');
+  } finally {
+    busy(p, false);
+  }
+}
+
+function copy(p, text) {
+  const done = () => say(p, 'Redirect URL copied.', 'ok');
+  if (navigator.clipboard && navigator.clipboard.writeText) {
+    navigator.clipboard.writeText(text).then(done, () => fallbackCopy(p, text, done));
+  } else {
+    fallbackCopy(p, text, done);
+  }
+}
+
+function fallbackCopy(p, text, done) {
+  const t = el('textarea', { 'aria-hidden': 'true' });
+  t.value = text;
+  document.body.append(t);
+  t.select();
+  const ok = document.execCommand('copy');
+  t.remove();
+  if (ok) done(); else say(p, 'Copy did not work here: select the address and copy it by hand.', 'bad');
+}
+
+function card(s) {
+  const p = s.provider;
+  const details = [];
+  if (s.state === 'connected') {
+    details.push(el('p', { class: 'details', id: `${p}-scopes` }, `Access granted: ${s.scopes.join(', ') || '(not said)'}`));
+  }
+  if (s.app_source) details.push(el('p', { class: 'details' }, `App credentials from: ${s.app_source}`));
+  if (s.token_store) details.push(el('p', { class: 'details' }, `Login kept in: ${s.token_store}`));
+
+  const secretHint = s.secret_saved ? 'saved, hidden: type a new one to replace it' : 'paste the client secret';
+  const revokeWords = s.revokes_at_provider
+    ? `Revoke vitals' access at ${s.display} and delete the saved login?`
+    : `Delete the saved ${s.display} login? (${s.display} has no revoke we can call: remove the app in your ${s.display} account as well.)`;
+  return el('section', { class: 'card', id: `provider-${p}`, 'aria-labelledby': `${p}-title` },
+    el('h2', { id: `${p}-title` }, s.display, el('span', { class: `badge ${s.state}`, id: `${p}-state` }, STATE_WORDS[s.state] || s.state)),
+    el('p', { class: 'summary', id: `${p}-summary` }, s.summary),
+    ...details,
+    el('div', { class: 'row redirect' },
+      el('span', {}, 'Redirect URL to register:'),
+      el('code', { id: `${p}-redirect` }, s.redirect),
+      el('button', { id: `${p}-copy`, onclick: () => copy(p, s.redirect) }, 'Copy'),
+      el('button', { class: 'linklike', id: `${p}-portal`, onclick: () => invoke('open_portal', { provider: p }).catch((e) => say(p, String(e), 'bad')) }, `Open ${s.portal}`)),
+    el('form', { class: 'fields', id: `${p}-form`, onsubmit: (ev) => {
+      ev.preventDefault();
+      const id = document.getElementById(`${p}-client-id`).value;
+      const secretInput = document.getElementById(`${p}-client-secret`);
+      const secret = secretInput.value;
+      secretInput.value = '';
+      run(p, () => invoke('save_app', { provider: p, clientId: id, clientSecret: secret || null }), 'Saving…');
+    } },
+      el('label', { for: `${p}-client-id` }, 'Client ID'),
+      Object.assign(el('input', { id: `${p}-client-id`, autocomplete: 'off', spellcheck: 'false' }), { value: s.client_id || '' }),
+      el('label', { for: `${p}-client-secret` }, 'Client secret'),
+      el('input', { id: `${p}-client-secret`, type: 'password', autocomplete: 'off', placeholder: secretHint, 'aria-describedby': `${p}-secret-note` }),
+      el('span', {}),
+      el('span', { class: 'details', id: `${p}-secret-note` }, 'The secret is kept on this computer and never shown again.')),
+    el('div', { class: 'row' },
+      el('button', { type: 'submit', form: `${p}-form`, id: `${p}-save`, class: 'primary' }, 'Save'),
+      el('button', { id: `${p}-connect`, onclick: () => connect(s) }, s.state === 'connected' ? 'Connect again' : 'Connect'),
+      el('button', { id: `${p}-revoke`, class: 'danger', onclick: () => confirmThen(p, revokeWords, 'Yes, revoke',
+        () => run(p, () => invoke('revoke', { provider: p }), 'Revoking…')) }, 'Revoke'),
+      el('button', { id: `${p}-forget`, class: 'danger', onclick: () => confirmThen(p, `Delete the saved ${s.display} client ID and secret?`, 'Yes, delete',
+        () => run(p, () => invoke('forget_app', { provider: p }), 'Deleting…')) }, 'Forget app credentials')),
+    el('div', { class: 'confirm hidden', id: `${p}-confirm`, role: 'alertdialog', 'aria-live': 'assertive' }),
+    el('p', { class: 'message', id: `${p}-message`, role: 'status', 'aria-live': 'polite' }));
+}
+
+// Replace one provider's card (keeping its last message), or add it.
+function render(s) {
+  const old = document.getElementById(`provider-${s.provider}`);
+  const fresh = card(s);
+  if (old) {
+    fresh.querySelector('.message').textContent = old.querySelector('.message').textContent;
+    old.replaceWith(fresh);
+  } else {
+    document.getElementById('providers').append(fresh);
+  }
+}
+
+async function load() {
+  const main = document.getElementById('providers');
+  try {
+    const all = await invoke('providers');
+    main.replaceChildren();
+    all.forEach(render);
+  } catch (e) {
+    main.replaceChildren(el('p', { class: 'message bad' }, `The settings could not be read: ${e}`));
+  } finally {
+    main.setAttribute('aria-busy', 'false');
+  }
+}
+
+load();
