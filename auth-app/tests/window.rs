@@ -58,7 +58,8 @@ struct Group(Vec<Child>);
 impl Drop for Group {
     fn drop(&mut self) {
         for c in &mut self.0 {
-            let _ = Command::new("kill").args(["-TERM", &format!("-{}", c.id())]).status();
+            // `--` matters: procps' kill reads `-17265` as options and signals every process (-1).
+            let _ = Command::new("kill").args(["-TERM", "--", &format!("-{}", c.id())]).status();
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -91,9 +92,15 @@ impl Driver {
         let v = self.send(reqwest::Method::POST, "/element", Some(json!({"using": "css selector", "value": css}))).await;
         v[ELEMENT].as_str().unwrap().to_string()
     }
+    /// The element's text; a card re-rendered between finding and reading is found again.
     async fn text(&self, css: &str) -> String {
-        let e = self.find(css).await;
-        self.send(reqwest::Method::GET, &format!("/element/{e}/text"), None).await.as_str().unwrap_or_default().to_string()
+        for _ in 0..20 {
+            if let Some(t) = self.read_text(css).await {
+                return t;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{css} could not be read");
     }
     async fn type_in(&self, css: &str, text: &str) {
         let e = self.find(css).await;
@@ -115,12 +122,15 @@ impl Driver {
         }
     }
     async fn try_text(&self, css: &str) -> String {
-        let url = format!("{}/session/{}/element", self.base, self.session);
-        let v: Value = self.http.post(url).json(&json!({"using": "css selector", "value": css})).send().await.unwrap().json().await.unwrap();
-        match v["value"][ELEMENT].as_str() {
-            Some(e) => self.send(reqwest::Method::GET, &format!("/element/{e}/text"), None).await.as_str().unwrap_or_default().to_string(),
-            None => String::new(),
-        }
+        self.read_text(css).await.unwrap_or_default()
+    }
+    /// Find and read in one go; None when the element is missing or went stale in between.
+    async fn read_text(&self, css: &str) -> Option<String> {
+        let url = format!("{}/session/{}", self.base, self.session);
+        let v: Value = self.http.post(format!("{url}/element")).json(&json!({"using": "css selector", "value": css})).send().await.ok()?.json().await.ok()?;
+        let e = v["value"][ELEMENT].as_str()?;
+        let t: Value = self.http.get(format!("{url}/element/{e}/text")).send().await.ok()?.json().await.ok()?;
+        t["value"].as_str().map(str::to_string)
     }
 }
 
@@ -140,7 +150,10 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     let _ = std::fs::remove_dir_all(&dir);
     let b = twin.base_url();
 
-    let display = format!(":{}", 90 + std::process::id() % 400);
+    // A display nobody holds (an X server leaves /tmp/.X<n>-lock while it runs).
+    let first = 90 + std::process::id() % 400;
+    let n = (first..first + 400).find(|n| !Path::new(&format!("/tmp/.X{n}-lock")).exists()).expect("a free X display");
+    let display = format!(":{n}");
     let mut group = Group(vec![spawn_group(Command::new("Xvfb").args([display.as_str(), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]))]);
     tokio::time::sleep(Duration::from_millis(700)).await;
     let (port, native) = (free_port(), free_port());

@@ -51,23 +51,16 @@ async function run(p, action, waiting) {
   }
 }
 
-async function connect(s) {
+// Start the login, say where the browser went (or the address to open), then wait for it.
+function connect(s) {
   const p = s.provider;
-  busy(p, true);
-  try {
+  return run(p, async () => {
     const started = await invoke('connect_start', { provider: p });
-    const where = started.browser_opened
+    say(p, started.browser_opened
       ? `Your browser opened ${s.display}'s sign-in page. Waiting for you to sign in and allow access…`
-      : `No browser could be opened. Open this address to sign in: ${started.url}`;
-    say(p, where, 'wait');
-    const done = await invoke('connect_wait', { provider: p });
-    render(done.state);
-    say(p, done.message, 'ok');
-  } catch (e) {
-    say(p, String(e), 'bad');
-  } finally {
-    busy(p, false);
-  }
+      : `No browser could be opened. Open this address to sign in: ${started.url}`, 'wait');
+    return invoke('connect_wait', { provider: p });
+  });
 }
 
 function copy(p, text) {
