@@ -296,6 +296,7 @@ async fn without_a_login_the_sample_answers_offline_and_says_so() {
     let check = s.ok("vitals_check", json!({})).await;
     let w = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     assert_eq!(w["api_answered"], true, "{w}");
+    assert!(w["api_detail"].as_str().unwrap().contains("no request left this computer"), "{w}");
     assert!(w["redirect"].as_str().unwrap().starts_with("http://localhost:8765/callback (default"), "{w}");
     s.close().await;
 }
