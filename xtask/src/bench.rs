@@ -61,6 +61,9 @@ impl Server for Vitals {
         c
     }
     fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value) {
+        if collection == "today" {
+            return ("vitals_today", json!({"days": 7}));
+        }
         // Oura's names bare (the rows compare with mcp-oura), other providers' qualified.
         let qualified = if collection.contains('.') { collection.to_string() } else { format!("oura.{collection}") };
         ("vitals_query", json!({"collection": qualified, "start": start, "end": end}))
@@ -283,7 +286,11 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     let v = question(&wide, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
     line("heart rate, month, VITALS_CONCURRENCY=16", &v, &Measure::default());
     let withings = withings_login(root, &twin, &base, o.latency_ms);
-    let v = question(&Vitals(server, withings), &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
+    let both = Vitals(server, withings);
+    let v = question(&both, &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
     line("withings measurements, one year", &v, &Measure::default());
+    // Seven sections (Oura's four, Withings' three), read at the same time.
+    let v = question(&both, &base, o.runs, "today", "", "").await;
+    line("vitals_today, 7 days, Oura and Withings", &v, &Measure::default());
     println!("\nsamples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
 }

@@ -298,17 +298,12 @@ yet). Computes nothing: summarise from the records yourself.",
         let zone = crate::time::Zone::default_zone();
         let today = zone.today();
         let start = today.checked_sub(jiff::Span::new().days(days)).unwrap_or(today);
-        let mut providers = Vec::new();
+        // Every section of every provider at once: they are independent reads, and each provider's
+        // limiter still keeps its own budget.
+        let mut asks = vec![];
         for p in self.engine.providers() {
-            let mut out = TodayProvider {
-                provider: p.spec().name.into(),
-                synthetic: p.mode() == crate::providers::Mode::Sandbox,
-                sections: vec![],
-                missing: vec![],
-                errors: vec![],
-            };
             for t in p.spec().today {
-                let (role, name) = (t.role, format!("{}.{}", p.spec().name, t.collection));
+                let name = format!("{}.{}", p.spec().name, t.collection);
                 // A latest-record section looks further back than the report's days, for its last record only.
                 let from = match t.latest_within_days {
                     Some(n) => today.checked_sub(jiff::Span::new().days(i64::from(n) - 1)).unwrap_or(today),
@@ -322,20 +317,35 @@ yet). Computes nothing: summarise from the records yourself.",
                     keep_last: t.latest_within_days.map(|_| 1),
                     ..Default::default()
                 };
-                match self.engine.query(req).await {
-                    Ok(ans) => {
-                        if ans.count == 0 {
-                            out.missing.push(name);
-                        }
-                        out.sections.push(TodaySection { role: role.to_string(), answer: ans });
+                asks.push(async move { (p.spec().name, t.role, name, self.engine.query(req).await) });
+            }
+        }
+        let mut providers: Vec<TodayProvider> = self
+            .engine
+            .providers()
+            .map(|p| TodayProvider {
+                provider: p.spec().name.into(),
+                synthetic: p.mode() == crate::providers::Mode::Sandbox,
+                sections: vec![],
+                missing: vec![],
+                errors: vec![],
+            })
+            .collect();
+        // join_all keeps the order the sections were asked in.
+        for (provider, role, name, result) in futures::future::join_all(asks).await {
+            let Some(out) = providers.iter_mut().find(|o| o.provider == provider) else { continue };
+            match result {
+                Ok(ans) => {
+                    if ans.count == 0 {
+                        out.missing.push(name);
                     }
-                    Err(e) => {
-                        out.missing.push(name.clone());
-                        out.errors.push(format!("{name}: {e}"));
-                    }
+                    out.sections.push(TodaySection { role: role.to_string(), answer: ans });
+                }
+                Err(e) => {
+                    out.missing.push(name.clone());
+                    out.errors.push(format!("{name}: {e}"));
                 }
             }
-            providers.push(out);
         }
         Ok(Json(TodayReport { today: today.to_string(), days, providers }))
     }
