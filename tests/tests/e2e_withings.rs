@@ -8,6 +8,14 @@ use vitals_twin::withings::WithingsFaults;
 
 const MONTH: (&str, &str) = ("2026-06-01", "2026-06-30");
 
+/// A twin, a Withings login it issued, and a server reading with that login.
+async fn connected(tag: &str) -> (Twin, WithingsLogin, Session) {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, tag);
+    let s = login.server(&twin, &[]).await;
+    (twin, login, s)
+}
+
 fn ids(rows: &[Value]) -> Vec<String> {
     rows.iter().map(|r| r["id"].as_str().unwrap().to_string()).collect()
 }
@@ -38,9 +46,7 @@ fn weight_of(g: &Value) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn measurements_are_one_row_per_weigh_in_over_a_month_and_a_day() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "meas");
-    let s = login.server(&twin, &[]).await;
+    let (twin, _login, s) = connected("meas").await;
     let raw = withings_groups(&twin, MONTH.0, MONTH.1);
     // Every step-on weighs: a weigh-in starts at each device group with a weight; the groups
     // without one (pulse, pulse wave velocity) belong to the weigh-in they were stored with.
@@ -71,9 +77,7 @@ async fn measurements_are_one_row_per_weigh_in_over_a_month_and_a_day() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_in() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "null");
-    let s = login.server(&twin, &[]).await;
+    let (twin, _login, s) = connected("null").await;
     let a = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
     let rows = a["data"].as_array().unwrap().clone();
     let cardio: Vec<&Value> = rows.iter().filter(|r| r["device_model"] == "Body Cardio" && r["ambiguous"] == false).collect();
@@ -112,9 +116,7 @@ async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_i
 
 #[tokio::test(flavor = "multi_thread")]
 async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_range_and_a_day() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "all");
-    let s = login.server(&twin, &[]).await;
+    let (twin, _login, s) = connected("all").await;
     let person = twin.state.withings.lock().unwrap().cfg.person.clone();
     let days: Vec<jiff::civil::Date> = {
         let mut v = vec![];
@@ -201,9 +203,7 @@ async fn without_a_sleep_device_sleep_is_empty_with_a_sentence() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn status_601_waits_and_says_rate_limited_and_transient_faults_are_retried() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "601");
-    let s = login.server(&twin, &[]).await;
+    let (twin, _login, s) = connected("601").await;
     let clean = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
     twin.withings(|w| w.cfg.faults = WithingsFaults { rate_limit_next: 2, ..Default::default() });
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "forget": true})).await;
@@ -222,9 +222,7 @@ async fn status_601_waits_and_says_rate_limited_and_transient_faults_are_retried
 
 #[tokio::test(flavor = "multi_thread")]
 async fn at_most_366_days_a_query() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "366");
-    let s = login.server(&twin, &[]).await;
+    let (_twin, _login, s) = connected("366").await;
     let e = s.err("vitals_query", json!({"collection": "withings.measurements", "start": "2025-06-01", "end": "2026-06-02"})).await;
     assert!(e.contains("367 days") && e.contains("at most 366"), "{e}");
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "start": "2025-06-02", "end": "2026-06-02", "format": "records", "max_chars": 2_000_000})).await;
@@ -235,9 +233,7 @@ async fn at_most_366_days_a_query() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_use() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "refresh");
-    let s = login.server(&twin, &[]).await;
+    let (twin, login, s) = connected("refresh").await;
     twin.withings(|w| w.oauth.expire_access_tokens());
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
     assert!(a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
@@ -303,9 +299,7 @@ async fn without_a_login_the_sample_answers_offline_and_says_so() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn today_has_last_night_activity_and_the_latest_weigh_in() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "today");
-    let s = login.server(&twin, &[]).await;
+    let (_twin, _login, s) = connected("today").await;
     let r = s.ok("vitals_today", json!({"days": 3})).await;
     let w = r["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     let roles: Vec<&str> = w["sections"].as_array().unwrap().iter().map(|x| x["role"].as_str().unwrap()).collect();
@@ -338,9 +332,7 @@ async fn a_login_without_a_scope_is_told_to_connect_again() {
 /// the padded 60-day windows tile the range, and a day asked alone is no different.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_day_alone_is_the_same_rows_as_that_day_within_the_month() {
-    let twin = twin().await;
-    let login = WithingsLogin::new(&twin, "days");
-    let s = login.server(&twin, &[]).await;
+    let (_twin, _login, s) = connected("days").await;
     let zone = vitals::time::Zone::parse(TZ).unwrap();
     for (c, key) in [("measurements", "time"), ("blood_pressure", "time"), ("activity", "date"), ("sleep", "date"), ("workouts", "date")] {
         let collection = format!("withings.{c}");
