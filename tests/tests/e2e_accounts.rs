@@ -169,12 +169,14 @@ async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
 #[cfg(unix)]
 #[test]
 fn settings_starts_the_app_beside_the_server_or_says_how_to_get_it() {
-    use std::os::unix::fs::PermissionsExt;
     let dir = std::env::temp_dir().join(format!("vitals-settings-launch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
+    // The executables are written by `cp` and `sh`, never by this process: a child that another
+    // test thread forks meanwhile would inherit our write descriptor, and exec would fail with
+    // "Text file busy".
     let server = dir.join("vitals-mcp");
-    std::fs::copy(server_bin(), &server).unwrap();
+    assert!(std::process::Command::new("cp").arg(server_bin()).arg(&server).status().unwrap().success());
     let run = || std::process::Command::new(&server).arg("settings").env("PATH", "/usr/bin:/bin").output().unwrap();
     let o = run();
     let said = String::from_utf8_lossy(&o.stderr).to_string();
@@ -182,8 +184,8 @@ fn settings_starts_the_app_beside_the_server_or_says_how_to_get_it() {
     assert!(said.contains("not installed") && said.contains("cargo build --release -p vitals-settings"), "{said}");
     let marker = dir.join("started");
     let app = dir.join("vitals-settings");
-    std::fs::write(&app, format!("#!/bin/sh\ntouch {}\n", marker.display())).unwrap();
-    std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = format!("printf '#!/bin/sh\\ntouch %s\\n' '{}' > '{}' && chmod 755 '{}'", marker.display(), app.display(), app.display());
+    assert!(std::process::Command::new("sh").arg("-c").arg(script).status().unwrap().success());
     let o = run();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     for _ in 0..100 {
