@@ -78,7 +78,9 @@ fn extracted(tag: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     let bin = d.join(bundle::binary_path(&host_target()));
     std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
-    std::fs::copy(server_bin(), &bin).unwrap();
+    // Copied by `cp`, not by this process: a child another test thread forks meanwhile would inherit
+    // our write descriptor, and the launcher's exec of the binary would fail with "Text file busy".
+    assert!(Command::new("cp").arg(server_bin()).arg(&bin).status().unwrap().success());
     std::fs::write(d.join("server/launch.js"), bundle::LAUNCHER).unwrap();
     std::fs::write(d.join("manifest.json"), serde_json::to_vec_pretty(&manifest()).unwrap()).unwrap();
     std::fs::create_dir_all(d.join("icons")).unwrap();
