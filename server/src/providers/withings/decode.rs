@@ -144,6 +144,7 @@ pub fn groups(body: &Value) -> Vec<Value> {
     gs.iter()
         .map(|g| {
             let modified = int(g, "modified");
+            let sent = g.get("measures").and_then(Value::as_array).map(Vec::len).unwrap_or(0);
             let measures: Vec<Value> = g
                 .get("measures")
                 .and_then(Value::as_array)
@@ -154,6 +155,8 @@ pub fn groups(body: &Value) -> Vec<Value> {
                     Some(json!({"type": kind, "position": int(m, "position"), "value": decimal(value, unit)}))
                 })
                 .collect();
+            // A measure without a value, a unit or a type cannot be decoded: counted, and said.
+            let unreadable = sent - measures.len();
             json!({
                 "grpid": int(g, "grpid"),
                 "time": local(int(g, "date"), &tz),
@@ -163,6 +166,7 @@ pub fn groups(body: &Value) -> Vec<Value> {
                 "attrib": int(g, "attrib"),
                 "modified": modified,
                 "measures": measures,
+                "unreadable": unreadable,
             })
         })
         .collect()
@@ -228,6 +232,7 @@ fn sort_by_time(rows: &mut [Value]) {
 /// Measure groups into weigh-ins: one device's groups at most [`MERGE_WINDOW_S`] apart are one
 /// row; a manual group is a row of its own, and is left out unless `include_manual`.
 pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<String>) {
+    let lost = unreadable(&groups);
     let (by_hand, mut by_device): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(manual);
     by_device.sort_by(|a, b| a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))));
     let mut clusters: Vec<Vec<&Value>> = vec![];
@@ -280,6 +285,7 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
         ));
     }
     notes.extend(common_notes(&rows, conflicts));
+    notes.extend(unreadable_note(lost));
     sort_by_time(&mut rows);
     (rows, notes)
 }
@@ -287,6 +293,7 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
 /// Measure groups into blood-pressure readings, one per group with a systolic or diastolic value.
 /// A pulse-only group comes from a scale (standing heart rate), not a cuff: it is not a reading.
 pub fn readings(groups: Vec<Value>) -> (Vec<Value>, Vec<String>) {
+    let lost = unreadable(&groups);
     let is_bp = |g: &Value| g["measures"].as_array().into_iter().flatten().any(|m| matches!(m["type"].as_i64(), Some(9 | 10)));
     let (bp, pulse_only): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(is_bp);
     let mut conflicts = 0;
@@ -306,8 +313,18 @@ pub fn readings(groups: Vec<Value>) -> (Vec<Value>, Vec<String>) {
             pulse_only.len()
         ));
     }
+    notes.extend(unreadable_note(lost));
     sort_by_time(&mut rows);
     (rows, notes)
+}
+
+/// Measures Withings sent that could not be decoded, over a set of groups.
+fn unreadable(groups: &[Value]) -> usize {
+    groups.iter().map(|g| g["unreadable"].as_u64().unwrap_or(0) as usize).sum()
+}
+
+fn unreadable_note(n: usize) -> Option<String> {
+    (n > 0).then(|| format!("{n} measure(s) Withings sent without a value, a unit or a type could not be decoded and are not in these rows."))
 }
 
 fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
@@ -510,6 +527,16 @@ mod tests {
         assert_eq!(family(214), Family::Forbidden);
         assert_eq!(family(215), Family::Other);
         assert_eq!(family(9999), Family::Other);
+    }
+
+    #[test]
+    fn a_measure_that_cannot_be_decoded_is_counted_and_said() {
+        let body = json!({"timezone": "UTC", "measuregrps": [{"grpid": 7, "attrib": 0, "date": 1_780_000_000, "modified": 1_780_000_040,
+            "hash_deviceid": "d1", "model": "Body+", "measures": [{"value": 72100, "type": 1, "unit": -3}, {"value": 1810, "type": 6}]}]});
+        let (rows, notes) = weigh_ins(groups(&body), false);
+        assert_eq!(rows[0]["weight_kg"], json!(72.1));
+        assert!(rows[0]["fat_ratio_pct"].is_null(), "no unit, no value: null, never a guess");
+        assert!(notes.iter().any(|n| n.starts_with("1 measure(s) Withings sent without a value, a unit or a type")), "{notes:?}");
     }
 
     #[test]
