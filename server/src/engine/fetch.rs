@@ -264,40 +264,27 @@ async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static 
         .unwrap_or_else(|e| (Err(PageError::Transient(format!("decoding the page failed: {e}"))), String::new()))
 }
 
-/// What the engine does next with one reply, whatever the provider: HTTP statuses and the
-/// provider's verdict on a 200 body (Withings answers every error inside HTTP 200) meet here.
-enum Next {
-    Page(crate::providers::Page, String),
-    Unauthorized,
-    Forbidden(String),
-    RateLimited(Option<Duration>, String),
-    Refused(String),
-    Transient(String),
-}
-
-async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, reply: crate::http::Reply) -> Next {
+/// One reply as a page or a verdict, whatever the provider: HTTP statuses and the provider's
+/// verdict on a 200 body (Withings answers every error inside HTTP 200) become the same `PageError`s.
+async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, reply: crate::http::Reply) -> Result<(crate::providers::Page, String), PageError> {
     let display = p.spec().display;
     match reply.status {
         200 => match reply.body {
             Ok(body) => match decode(p, plan.collection, body).await {
-                (Ok(page), body) => Next::Page(page, body),
-                (Err(PageError::Transient(e)), _) => Next::Transient(e),
-                (Err(PageError::Unauthorized), _) => Next::Unauthorized,
-                (Err(PageError::Forbidden(e)), _) => Next::Forbidden(e),
-                (Err(PageError::RateLimited { wait, detail }), _) => Next::RateLimited(wait, detail),
-                (Err(PageError::Refused(e)), _) => Next::Refused(e),
+                (Ok(page), body) => Ok((page, body)),
+                (Err(e), _) => Err(e),
             },
-            Err(e) => Next::Transient(format!("the answer body broke off ({e})")),
+            Err(e) => Err(PageError::Transient(format!("the answer body broke off ({e})"))),
         },
-        401 => Next::Unauthorized,
-        403 => Next::Forbidden(p.auth_help(403)),
-        429 => Next::RateLimited(reply.retry_after, format!("HTTP 429 from {display}")),
-        s if s >= 500 => Next::Transient(format!("HTTP {s} from {display}")),
+        401 => Err(PageError::Unauthorized),
+        403 => Err(PageError::Forbidden(p.auth_help(403))),
+        429 => Err(PageError::RateLimited { wait: reply.retry_after, detail: format!("HTTP 429 from {display}") }),
+        s if s >= 500 => Err(PageError::Transient(format!("HTTP {s} from {display}"))),
         s @ (400 | 404 | 422) => {
             let detail: String = reply.body.unwrap_or_default().chars().take(300).collect();
-            Next::Refused(format!("{display} refused the query for {} with HTTP {s}: {detail}", plan.qualified))
+            Err(PageError::Refused(format!("{display} refused the query for {} with HTTP {s}: {detail}", plan.qualified)))
         }
-        s => Next::Transient(format!("unexpected HTTP {s} from {display}")),
+        s => Err(PageError::Transient(format!("unexpected HTTP {s} from {display}"))),
     }
 }
 
@@ -320,9 +307,9 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
         };
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply).await {
-                Next::Page(page, body) => return Ok(Outcome::Page(page, body)),
+                Ok((page, body)) => return Ok(Outcome::Page(page, body)),
                 // Refused token with a refreshable credential: refresh once, then ask for this page again.
-                Next::Unauthorized if !refreshed => {
+                Err(PageError::Unauthorized) if !refreshed => {
                     let Some(refresh) = p.refresh(Some(bearer.clone())) else { return Err(QueryError::Auth(p.auth_help(401))) };
                     refreshed = true;
                     refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
@@ -330,10 +317,10 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
                     out.credential_refreshed = true;
                     continue;
                 }
-                Next::Unauthorized => return Err(QueryError::Auth(p.auth_help(401))),
-                Next::Forbidden(why) => return Err(QueryError::Auth(why)),
-                Next::Refused(why) => return Err(QueryError::Upstream(why)),
-                Next::RateLimited(wait, detail) => {
+                Err(PageError::Unauthorized) => return Err(QueryError::Auth(p.auth_help(401))),
+                Err(PageError::Forbidden(why)) => return Err(QueryError::Auth(why)),
+                Err(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
+                Err(PageError::RateLimited { wait, detail }) => {
                     let wait = wait.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
                     if out.rate_limit_waited + wait > lim.rate_wait_budget {
                         return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.rate_limit_waited)));
@@ -348,7 +335,7 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
                     }
                     continue;
                 }
-                Next::Transient(e) => e,
+                Err(PageError::Transient(e)) => e,
             },
             Err(e) => e.to_string(),
         };

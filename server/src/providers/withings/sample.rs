@@ -271,12 +271,12 @@ impl Api<'_> {
         let path = path.trim_matches('/');
         match (path, action) {
             ("measure", "getmeas") => self.getmeas(q),
-            ("v2/measure", "getactivity") => self.by_day(q, "activities", false, |d| {
+            ("v2/measure", "getactivity") => self.by_day(q, "activities", |d| {
                 let share = if d == self.today() { self.share_of_today() } else { 1.0 };
                 vec![activity_of_day(self.person, d, share)]
             }),
-            ("v2/measure", "getworkouts") => self.by_day(q, "series", false, |d| workouts_of_day(self.person, d)),
-            ("v2/sleep", "getsummary") => self.by_day(q, "series", true, |d| night_ending(self.person, d).into_iter().collect()),
+            ("v2/measure", "getworkouts") => self.by_day(q, "series", |d| workouts_of_day(self.person, d)),
+            ("v2/sleep", "getsummary") => self.by_day(q, "series", |d| night_ending(self.person, d).into_iter().collect()),
             ("v2/measure", "getintradayactivity") => self.intraday(q),
             ("v2/user", "getdevice") => json!({"status": 0, "body": {"devices": devices(self.person, self.now)}}),
             _ => error(2554, "Not implemented"),
@@ -339,7 +339,7 @@ impl Api<'_> {
     }
 
     /// A v2 listing by local days (`startdateymd`/`enddateymd`, both inclusive), `more` a boolean.
-    fn by_day(&self, q: &HashMap<String, String>, key: &str, _nights: bool, items: impl Fn(Date) -> Vec<Value>) -> Value {
+    fn by_day(&self, q: &HashMap<String, String>, key: &str, items: impl Fn(Date) -> Vec<Value>) -> Value {
         let ymd = |k: &str| q.get(k).map(|v| v.parse::<Date>());
         let (first, last) = match (ymd("startdateymd"), ymd("enddateymd"), q.get("lastupdate")) {
             (Some(Ok(s)), Some(Ok(e)), None) if s <= e => (s, e.min(self.today())),
@@ -396,11 +396,6 @@ fn filter_fields(item: &mut Value, wanted: Option<&[&str]>) {
     } else if let (Some(w), Some(obj)) = (wanted, item.as_object_mut()) {
         obj.retain(|k, _| !TOP.contains(&k.as_str()) || w.contains(&k.as_str()));
     }
-}
-
-/// The dates covered by `[from, to]` Unix seconds in the person's zone, for tests and the twin.
-pub fn local_days(p: &Person, from: i64, to: i64) -> (Date, Date) {
-    (p.day_of(from), p.day_of(to))
 }
 
 /// Midnight UTC of a day, in Unix seconds (what the client sends for a padded day range).
