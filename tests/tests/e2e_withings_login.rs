@@ -44,7 +44,7 @@ async fn connecting_in_the_chat_opens_the_browser_and_then_reads_the_real_accoun
     let r = s.ok("vitals_connect", json!({"provider": "withings"})).await;
     assert_eq!(r["state"], "connected", "{r}");
     assert_eq!(r["scopes"], json!(["user.info", "user.metrics", "user.activity"]), "comma-separated scopes, split");
-    let said = std::fs::read_to_string(dir.join("browser.log")).unwrap_or_default();
+    let said = common::login::browser_said(&dir.join("browser.log"));
     assert!(said.starts_with("200 ") && said.contains("Withings is connected"), "{said}");
     let after = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
     assert_eq!(after["synthetic"], false, "the next query reads the account, no restart");

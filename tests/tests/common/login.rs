@@ -62,15 +62,20 @@ impl Fixture {
     /// What the stand-in browser logged. It writes after its page arrives, which can be just after
     /// the tool answered: wait for it a little.
     pub fn browser_said(&self) -> String {
-        for _ in 0..250 {
-            let said = std::fs::read_to_string(&self.browser_log).unwrap_or_default();
-            if said.ends_with('\n') {
-                return said;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        std::fs::read_to_string(&self.browser_log).unwrap_or_default()
+        browser_said(&self.browser_log)
     }
+}
+
+/// What the stand-in browser logged to `log`, waiting a little for it (see [`Fixture::browser_said`]).
+pub fn browser_said(log: &std::path::Path) -> String {
+    for _ in 0..250 {
+        let said = std::fs::read_to_string(log).unwrap_or_default();
+        if said.ends_with('\n') {
+            return said;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::fs::read_to_string(log).unwrap_or_default()
 }
 
 /// What the user does with a login link: open it (the twin consents), land on the callback.
