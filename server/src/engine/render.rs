@@ -34,10 +34,14 @@ pub fn columns(records: &[Value]) -> Vec<String> {
             }
         }
     }
-    // Documents lead with `day, id`; a series (no `day`) leads with its `timestamp`, which in a
-    // document is just another field.
-    let lead: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["id", "timestamp"] };
-    for k in lead {
+    lead(cols)
+}
+
+/// Identity columns first. Documents lead with `day, id`; a series (no `day`) leads with its
+/// `timestamp`, which in a document is just another field.
+fn lead(mut cols: Vec<String>) -> Vec<String> {
+    let first: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["id", "timestamp"] };
+    for k in first {
         if let Some(pos) = cols.iter().position(|c| c == k) {
             let c = cols.remove(pos);
             cols.insert(0, c);
@@ -50,20 +54,22 @@ fn row(r: &Value, cols: &[String]) -> Value {
     Value::Array(cols.iter().map(|c| r.get(c).cloned().unwrap_or(Value::Null)).collect())
 }
 
-fn csv_line(r: &Value, cols: &[String]) -> String {
-    let cell = |v: Option<&Value>| -> String {
-        let s = match v {
-            None | Some(Value::Null) => return String::new(),
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-        };
-        if s.contains([',', '"', '\n']) {
-            format!("\"{}\"", s.replace('"', "\"\""))
-        } else {
-            s
-        }
+/// One CSV cell: empty for null or missing, quoted (quotes doubled) when it holds `,`, `"` or a newline.
+fn csv_cell(v: Option<&Value>) -> String {
+    let s = match v {
+        None | Some(Value::Null) => return String::new(),
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
     };
-    let mut line = cols.iter().map(|c| cell(r.get(c))).collect::<Vec<_>>().join(",");
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s
+    }
+}
+
+fn csv_line(r: &Value, cols: &[String]) -> String {
+    let mut line = cols.iter().map(|c| csv_cell(r.get(c))).collect::<Vec<_>>().join(",");
     line.push('\n');
     line
 }
@@ -103,10 +109,31 @@ impl std::io::Write for Count {
     }
 }
 
+/// Characters `v` takes as JSON. The scalars a series is made of are counted directly (this runs
+/// once per value of every record); anything else is written out to a counter.
 fn chars_of(v: &Value) -> usize {
-    let mut c = Count(0);
-    serde_json::to_writer(&mut c, v).expect("counting never fails");
-    c.0
+    match v {
+        Value::Null => 4,
+        Value::Bool(b) => 4 + usize::from(!b),
+        Value::String(s) if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') => s.len() + 2,
+        Value::Number(n) if n.is_i64() || n.is_u64() => {
+            let (neg, mut x) = match n.as_i64() {
+                Some(i) => (i < 0, i.unsigned_abs()),
+                None => (false, n.as_u64().unwrap_or(0)),
+            };
+            let mut digits = 1;
+            while x >= 10 {
+                x /= 10;
+                digits += 1;
+            }
+            digits + usize::from(neg)
+        }
+        other => {
+            let mut c = Count(0);
+            serde_json::to_writer(&mut c, other).expect("counting never fails");
+            c.0
+        }
+    }
 }
 
 /// Exactly `render(records, f).to_string().len()`, without building the rendered value.
@@ -124,6 +151,125 @@ pub fn size(records: &[Value], f: Format) -> usize {
                 .map(|r| 2 + cols.len().saturating_sub(1) + cols.iter().map(|c| chars_of(r.get(c).unwrap_or(&null))).sum::<usize>())
                 .sum();
             frame + rows + commas
+        }
+    }
+}
+
+/// What [`size`] needs to know of a run of records, gathered one record at a time where the
+/// records are fresh (each page as it is decoded, while other windows are still in flight) and
+/// added up across windows in order. `Tally::size` is exactly `size` of those records in the
+/// tally's format (only what that format needs is counted: this runs once per value).
+#[derive(Debug, Clone)]
+pub struct Tally {
+    format: Format,
+    records: usize,
+    /// Records that are not JSON objects, counted whole in `other`.
+    non_objects: usize,
+    /// Σ over object records of max(keys − 1, 0): the commas between their entries.
+    entry_commas: usize,
+    /// Characters of records that are not objects, as JSON.
+    other: usize,
+    /// Keys in order of first appearance, as [`columns`] finds them.
+    keys: Vec<(String, KeyTally)>,
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct KeyTally {
+    /// Records carrying the key (a null value included).
+    present: usize,
+    /// Σ of the values as JSON.
+    json: usize,
+    /// Σ of the values as CSV cells, once escaped inside the JSON string that carries the CSV.
+    csv: usize,
+}
+
+/// Length of `s` written as the inside of a JSON string (escapes counted, quotes not).
+fn escaped(s: &str) -> usize {
+    let mut c = Count(0);
+    serde_json::to_writer(&mut c, s).expect("counting never fails");
+    c.0 - 2
+}
+
+impl Tally {
+    pub fn new(format: Format) -> Tally {
+        Tally { format, records: 0, non_objects: 0, entry_commas: 0, other: 0, keys: vec![] }
+    }
+
+    pub fn add(&mut self, r: &Value) {
+        self.records += 1;
+        let Value::Object(m) = r else {
+            self.non_objects += 1;
+            self.other += chars_of(r);
+            return;
+        };
+        self.entry_commas += m.len().saturating_sub(1);
+        for (k, v) in m {
+            let i = match self.keys.iter().position(|(x, _)| x == k) {
+                Some(i) => i,
+                None => {
+                    self.keys.push((k.clone(), KeyTally::default()));
+                    self.keys.len() - 1
+                }
+            };
+            let t = &mut self.keys[i].1;
+            t.present += 1;
+            match self.format {
+                Format::Csv => {
+                    t.csv += match v {
+                        Value::String(s) if !s.contains([',', '"', '\n']) => escaped(s),
+                        Value::Null => 0,
+                        other => escaped(&csv_cell(Some(other))),
+                    }
+                }
+                Format::Columns | Format::Records => t.json += chars_of(v),
+            }
+        }
+    }
+
+    /// The records of `other` (tallied in the same format) follow these.
+    pub fn append(&mut self, other: Tally) {
+        self.records += other.records;
+        self.entry_commas += other.entry_commas;
+        self.other += other.other;
+        self.non_objects += other.non_objects;
+        for (k, t) in other.keys {
+            match self.keys.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, mine)) => {
+                    mine.present += t.present;
+                    mine.json += t.json;
+                    mine.csv += t.csv;
+                }
+                None => self.keys.push((k, t)),
+            }
+        }
+    }
+
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Exactly `size(records, format)` of the records added.
+    pub fn size(&self) -> usize {
+        let n = self.records;
+        let commas = n.saturating_sub(1);
+        match self.format {
+            Format::Records => {
+                // An object is its braces, its entries (`"key":value`) and the commas between them.
+                let entries: usize = self.keys.iter().map(|(k, t)| t.present * (escaped(k) + 3) + t.json).sum();
+                2 + commas + self.other + 2 * (n - self.non_objects) + self.entry_commas + entries
+            }
+            Format::Columns => {
+                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect());
+                let frame = json!({"columns": cols, "rows": []}).to_string().len();
+                let cells: usize = self.keys.iter().map(|(_, t)| t.json + 4 * (n - t.present)).sum();
+                frame + n * (2 + cols.len().saturating_sub(1)) + cells + commas
+            }
+            Format::Csv => {
+                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect());
+                let header = escaped(&cols.join(",")) + 2;
+                let cells: usize = self.keys.iter().map(|(_, t)| t.csv).sum();
+                2 + header + n * (cols.len().saturating_sub(1) + 2) + cells
+            }
         }
     }
 }
@@ -171,6 +317,44 @@ mod tests {
         for f in [Format::Columns, Format::Records, Format::Csv] {
             assert_eq!(size(&recs, f), render(&recs, f).to_string().len(), "{f:?}");
             assert_eq!(size(&[], f), render(&[], f).to_string().len(), "{f:?} empty");
+        }
+    }
+
+    #[test]
+    fn characters_of_a_value_are_what_serde_json_writes() {
+        let values = [
+            json!(null), json!(true), json!(false), json!(0), json!(9), json!(10), json!(-1), json!(-10), json!(99), json!(100),
+            json!(i64::MIN), json!(i64::MAX), json!(u64::MAX), json!(0.5), json!(-1.25e-7), json!(1e300), json!(""), json!("plain"),
+            json!("quote\" back\\ nl\n tab\t bell\u{7}"), json!("é ✓ \u{7f}"), json!([1, "a"]), json!({"k": {"n": null}}),
+        ];
+        for v in values {
+            assert_eq!(chars_of(&v), v.to_string().len(), "{v}");
+        }
+    }
+
+    #[test]
+    fn a_tally_added_up_across_windows_is_the_exact_size() {
+        // Escapes, quotes, commas, newlines, non-ASCII, nulls, nesting, keys that come and go, a non-object.
+        let recs: Vec<Value> = (0..40)
+            .map(|i| match i % 7 {
+                0 => json!({"timestamp": format!("t{i}"), "bpm": i}),
+                1 => json!({"timestamp": format!("t{i}"), "source": "a,\"b\"\nc", "x": null}),
+                2 => json!({"id": format!("é{i}"), "day": "2026-06-01", "nested": {"a": [1, 2.5, "\\"]}}),
+                3 => json!({}),
+                4 => json!({"bpm": -1.25e-3, "tab": "\t\u{1}"}),
+                5 => json!("not an object"),
+                _ => json!({"timestamp": format!("t{i}"), "flag": true, "note": "plain"}),
+            })
+            .collect();
+        for f in [Format::Columns, Format::Records, Format::Csv] {
+            for cut in [0, 1, 13, 40] {
+                let (mut a, mut b) = (Tally::new(f), Tally::new(f));
+                recs[..cut].iter().for_each(|r| a.add(r));
+                recs[cut..].iter().for_each(|r| b.add(r));
+                a.append(b);
+                assert_eq!(a.size(), size(&recs, f), "{f:?}, windows cut at {cut}");
+            }
+            assert_eq!(Tally::new(f).size(), size(&[], f), "{f:?} empty");
         }
     }
 
