@@ -2,11 +2,11 @@
 //! retries. Any stop before a window's last page is reported as truncation: a partial answer
 //! never leaves here looking complete.
 use super::cache::{RECENT_DAYS, RECENT_TTL};
+use super::kept::{Keeper, Kept};
 use super::plan::Plan;
 use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
 use crate::providers::PageError;
-use futures::{StreamExt, TryStreamExt};
 use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::Value;
@@ -25,7 +25,7 @@ pub enum StopReason {
 /// Everything fetched for one query, windows merged in order.
 #[derive(Debug, Default)]
 pub struct Fetched {
-    pub records: Vec<Value>,
+    pub kept: Kept,
     /// Pages fetched from the provider by this query (cached windows fetch none).
     pub pages: u32,
     pub requests: u32,
@@ -55,7 +55,6 @@ pub struct Fetched {
 
 #[derive(Default)]
 struct WindowOut {
-    records: Vec<Value>,
     pages: u32,
     requests: u32,
     cycle: bool,
@@ -76,9 +75,14 @@ enum Outcome {
     Stop(StopReason),
 }
 
-/// Per query: pages beyond each window's first draw from what is left of the page cap.
+/// What the windows of one query share: the page cap and the request slots.
 struct Budget {
+    /// Pages beyond each window's first draw from what is left of the page cap.
     extra_pages: AtomicU32,
+    /// The pool (`VITALS_CONCURRENCY`) bounds requests in flight, not windows: a slot is held
+    /// from sending a request until its body has arrived, and freed before the page is decoded,
+    /// so the next window's request leaves while this page is decoded and placed.
+    slots: tokio::sync::Semaphore,
 }
 
 impl Budget {
@@ -94,7 +98,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     // Windows are started in order and each is promised its first page, so a small cap still
     // completes a prefix of the range and `continue_from` always moves forward.
     let launched = pieces.len().min(cap as usize);
-    let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32) };
+    let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32), slots: tokio::sync::Semaphore::new(engine.limits.concurrency.max(1)) };
     let today = plan.zone.today();
     // An access token about to expire is refreshed once, before the windows start, rather than
     // having every window meet a 401 at the same moment.
@@ -106,27 +110,13 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
             refreshed_early = true;
         }
     }
-    // The futures are made first and then driven: a stream `map` over borrowing closures is
-    // not provably `Send` to the compiler, a stream of ready-made futures is. Unordered, so a
-    // slot frees the moment any window is done; the merge below restores the order.
-    let windows: Vec<_> = pieces
-        .iter()
-        .take(launched)
-        .enumerate()
-        .map(|(i, piece)| {
-            let budget = &budget;
-            async move { fetch_window(engine, source, plan, piece, budget, today).await.map(|w| (i, w)) }
-        })
-        .collect();
-    let mut outs: Vec<(usize, WindowOut)> = futures::stream::iter(windows)
-        .buffer_unordered(engine.limits.concurrency.max(1))
-        .try_collect()
-        .await?;
-    outs.sort_by_key(|(i, _)| *i);
-    let outs = outs.into_iter().map(|(_, w)| w);
+    // Every window is started at once and waits for a request slot; the semaphore is fair, so
+    // slots go to the oldest windows first and a small page cap still completes a prefix.
+    let windows = pieces.iter().take(launched).map(|piece| fetch_window(engine, source, plan, piece, &budget, today));
+    let outs = futures::future::try_join_all(windows).await?;
 
-    let mut f = Fetched { windows: pieces.len() as u32, refreshed_early, ..Default::default() };
-    for w in outs {
+    let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, refreshed_early, ..Default::default() };
+    for (w, kept) in outs {
         f.pages += w.pages;
         f.requests += w.requests;
         f.cycle |= w.cycle;
@@ -142,7 +132,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
             f.cached_pages += pages;
             f.cache_age = Some(f.cache_age.unwrap_or_default().max(age));
         }
-        f.records.extend(w.records);
+        f.kept.append(kept);
         if w.stopped.is_some() {
             // What follows a stopped window would leave a hole: the answer ends here.
             f.stopped = w.stopped;
@@ -176,13 +166,17 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
 }
 
 /// Keep the records that belong to this window; count those from outside the asked days.
-fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, out: &mut WindowOut) {
+fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Keeper, out: &mut WindowOut) {
     for r in records {
-        match piece.place(&r, plan.collection, &plan.zone) {
-            Place::Mine => out.records.push(r),
+        let (place, at) = piece.locate(&r, plan.collection, &plan.zone);
+        match place {
+            Place::Mine => {
+                keeper.keep(r, at, plan);
+            }
             Place::MineUndated => {
-                out.undated_kept += 1;
-                out.records.push(r);
+                if keeper.keep(r, at, plan) {
+                    out.undated_kept += 1;
+                }
             }
             Place::Elsewhere if outside(plan, &r) => out.discarded_out_of_range += 1,
             Place::Elsewhere => {}
@@ -201,7 +195,8 @@ fn recent(piece: &Piece, plan: &Plan, today: Date) -> bool {
     piece.last_day(&plan.zone).is_none_or(|d| d >= edge)
 }
 
-async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, today: Date) -> Result<WindowOut, QueryError> {
+async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, today: Date) -> Result<(WindowOut, Kept), QueryError> {
+    let mut keeper = Keeper::new(plan);
     let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
     if let (Some(k), false) = (&key, plan.fresh) {
@@ -211,9 +206,9 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
             for body in hit.bodies.iter() {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
                 let page = plan.provider.parse_page(plan.collection, body).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
-                take_records(plan, piece, page.records, &mut out);
+                take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
-            return Ok(out);
+            return Ok((out, keeper.kept));
         }
     }
     let mut out = WindowOut::default();
@@ -225,7 +220,7 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
             out.stopped = Some(StopReason::PageCap(engine.limits.page_cap));
             break;
         }
-        match fetch_page(engine, source, plan, piece, token.as_deref(), &mut out).await? {
+        match fetch_page(engine, source, plan, piece, budget, token.as_deref(), &mut out).await? {
             Outcome::Stop(r) => {
                 out.stopped = Some(r);
                 break;
@@ -235,7 +230,7 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
                 if key.is_some() {
                     bodies.push(body);
                 }
-                take_records(plan, piece, page.records, &mut out);
+                take_records(plan, piece, page.records, &mut keeper, &mut out);
                 match page.next_token {
                     None => break,
                     Some(t) if !seen.insert(t.clone()) => {
@@ -250,9 +245,9 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
     }
     if let Some(k) = key.filter(|_| out.stopped.is_none() && !out.cycle) {
         let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
-        engine.cache.keep(k, bodies, out.records.len(), ttl);
+        engine.cache.keep(k, bodies, keeper.kept.len(), ttl);
     }
-    Ok(out)
+    Ok((out, keeper.kept))
 }
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
@@ -288,7 +283,7 @@ async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, 
     }
 }
 
-async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
+async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
     let mut bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
@@ -301,6 +296,7 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
+                let _slot = budget.slots.acquire().await.expect("the query's semaphore is never closed");
                 out.paced += source.limiter.acquire().await;
                 source.http.read(&req, &bearer).await
             }
@@ -349,3 +345,4 @@ async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece
         tokio::time::sleep(wait).await;
     }
 }
+

@@ -3,6 +3,7 @@
 //! and only when that is not enough (or the caller fixed the resolution) is the answer cut at a
 //! day boundary, with `truncated` and `continue_from`.
 use super::answer::{Compacted, ResolutionAuto, ResolutionOut};
+use super::kept::{Kept, Series};
 use super::plan::Plan;
 use super::render::{costs, render, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
@@ -32,14 +33,14 @@ fn size(rows: &[Value], plan: &Plan) -> usize {
 /// Buckets built to measure what a row costs before choosing a resolution.
 const PROBE_ROWS: usize = 64;
 
-pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
+pub fn fit(plan: &Plan, kept: Kept) -> Result<Fitted, QueryError> {
     let c = plan.collection;
     let budget = plan.max_chars.saturating_sub(ENVELOPE);
     let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
-    let rows = match c.series {
-        Some(spec) => fit_series(plan, &spec, records, budget, &mut out),
-        None if !c.embedded.is_empty() => fit_documents(plan, records, budget, &mut out),
-        None => records,
+    let rows = match (kept, c.series) {
+        (Kept::Series(series), Some(spec)) => fit_series(plan, &spec, series, budget, &mut out),
+        (kept, _) if !c.embedded.is_empty() => fit_documents(plan, kept.into_records(), budget, &mut out),
+        (kept, _) => kept.into_records(),
     };
 
     let total = size(&rows, plan);
@@ -59,11 +60,12 @@ pub fn fit(plan: &Plan, records: Vec<Value>) -> Result<Fitted, QueryError> {
 }
 
 /// A series: raw when it fits (or is asked for), else buckets at the asked or the finest fitting resolution.
-fn fit_series(plan: &Plan, spec: &SeriesSpec, records: Vec<Value>, budget: usize, out: &mut Fitted) -> Vec<Value> {
+fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out: &mut Fitted) -> Vec<Value> {
+    let Series { records, readings, tally } = series;
     let raw_samples = records.len();
-    let samples = Samples::new(&records, &plan.zone);
+    let samples = Samples::from_stamps(&readings.stamps);
     let bucketed = |step: u32, limit: usize| {
-        let mut rows = bucket(&records, &samples, spec, &plan.zone, step, limit);
+        let mut rows = bucket(&readings, &samples, &plan.zone, step, limit);
         if limit == usize::MAX {
             rows.extend(samples.unreadable.iter().map(|i| records[*i].clone()));
         }
@@ -80,10 +82,12 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, records: Vec<Value>, budget: usize
         Some(Resolution::Step(step)) => {
             let rows = bucketed(step, usize::MAX);
             out.resolution = Some(describe(step, &rows));
+            free_later(records);
             rows
         }
         None => {
-            let raw_chars = size(&records, plan);
+            // Tallied page by page as the windows came in (engine/kept.rs).
+            let raw_chars = tally.size();
             if raw_chars <= budget {
                 records
             } else {
@@ -120,9 +124,19 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, records: Vec<Value>, budget: usize
                         super::plan::MAX_MAX_CHARS
                     ),
                 });
+                free_later(records);
                 rows
             }
         }
+    }
+}
+
+/// Free records the answer no longer needs on the blocking pool: a month of heart rate is 36,000
+/// maps, some milliseconds to free, and the answer need not wait for that.
+fn free_later(records: Vec<Value>) {
+    match tokio::runtime::Handle::try_current() {
+        Ok(rt) => drop(rt.spawn_blocking(move || drop(records))),
+        Err(_) => drop(records),
     }
 }
 

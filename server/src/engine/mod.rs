@@ -4,6 +4,7 @@ pub mod answer;
 pub mod cache;
 pub mod fetch;
 pub mod fit;
+pub mod kept;
 pub mod limiter;
 pub mod plan;
 pub mod render;
@@ -129,7 +130,7 @@ impl Engine {
         let started = std::time::Instant::now();
         let fetched = fetch::fetch_all(self, &plan).await?;
         let fetched_at = started.elapsed();
-        let records = fetched.records.len();
+        let records = fetched.kept.len();
         let mut answer = shape::shape(&plan, fetched)?;
         tracing::debug!(
             collection = %plan.qualified,

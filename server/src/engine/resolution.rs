@@ -77,39 +77,157 @@ fn num(x: f64) -> Value {
 struct Bucket {
     n: usize,
     values: Vec<Stat>,
-    categories: Vec<Vec<(Value, usize)>>,
+    /// Per category: (index into its dictionary, count), in order of first appearance.
+    categories: Vec<Vec<(u32, usize)>>,
 }
 
-/// A series' samples with their instants read once: (instant, local midnight of its day), both
-/// in Unix seconds, and the records whose timestamp could not be read (returned as they are).
+/// A sample's instant and the local midnight that began its day, in Unix seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    pub at: i64,
+    pub midnight: i64,
+}
+
+/// Reads samples' stamps, converting to the zone once per local day rather than once per sample.
+#[derive(Clone)]
+pub struct Stamper {
+    zone: Zone,
+    /// The local day last seen: [midnight, next midnight).
+    day: Option<(i64, i64)>,
+}
+
+impl Stamper {
+    pub fn new(zone: &Zone) -> Stamper {
+        Stamper { zone: zone.clone(), day: None }
+    }
+
+    /// The stamp of a series record, from its `timestamp` (None: missing or unreadable).
+    pub fn stamp(&mut self, r: &Value) -> Option<Stamp> {
+        let t = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok())?;
+        Some(self.at(t))
+    }
+
+    pub fn at(&mut self, t: Timestamp) -> Stamp {
+        let at = t.as_second();
+        let midnight = match self.day {
+            Some((m, n)) if at >= m && at < n => m,
+            _ => {
+                let d = t.to_zoned(self.zone.tz.clone()).date();
+                let m = self.zone.day_start(d).timestamp().as_second();
+                let n = d.tomorrow().map(|x| self.zone.day_start(x).timestamp().as_second()).unwrap_or(i64::MAX);
+                self.day = Some((m, n));
+                m
+            }
+        };
+        Stamp { at, midnight }
+    }
+}
+
+/// A series as bucketing reads it, one entry per record in the records' order: each sample's
+/// stamp, numeric values and categories, read once while its page was fresh (engine/kept.rs),
+/// so that bucketing never walks the records again.
+#[derive(Debug, Clone)]
+pub struct Readings {
+    spec: SeriesSpec,
+    pub stamps: Vec<Option<Stamp>>,
+    /// `values[v][i]`: `spec.values[v]` of record `i`, when it is a number.
+    values: Vec<Vec<Option<f64>>>,
+    /// Whether any record carries `spec.values[v]` at all (a column of nulls is still a column).
+    has_value: Vec<bool>,
+    /// `cats[c][i]`: `spec.categories[c]` of record `i` (when not null), as an index into `dict[c]`.
+    cats: Vec<Vec<Option<u32>>>,
+    has_cat: Vec<bool>,
+    /// Each category's distinct values in order of first appearance: a handful, being categories.
+    dict: Vec<Vec<Value>>,
+}
+
+impl Readings {
+    pub fn new(spec: SeriesSpec) -> Readings {
+        let (nv, nc) = (spec.values.len(), spec.categories.len());
+        Readings {
+            spec,
+            stamps: vec![],
+            values: vec![vec![]; nv],
+            has_value: vec![false; nv],
+            cats: vec![vec![]; nc],
+            has_cat: vec![false; nc],
+            dict: vec![vec![]; nc],
+        }
+    }
+
+    pub fn spec(&self) -> SeriesSpec {
+        self.spec
+    }
+
+    /// The readings of `records`, stamped in `zone`.
+    pub fn of(records: &[Value], spec: SeriesSpec, zone: &Zone) -> Readings {
+        let (mut r, mut stamper) = (Readings::new(spec), Stamper::new(zone));
+        for rec in records {
+            r.push(rec, stamper.stamp(rec));
+        }
+        r
+    }
+
+    pub fn push(&mut self, rec: &Value, stamp: Option<Stamp>) {
+        self.stamps.push(stamp);
+        for (v, name) in self.spec.values.iter().enumerate() {
+            let x = rec.get(*name);
+            self.has_value[v] |= x.is_some();
+            self.values[v].push(x.and_then(Value::as_f64));
+        }
+        for (c, name) in self.spec.categories.iter().enumerate() {
+            let x = rec.get(*name);
+            self.has_cat[c] |= x.is_some();
+            let ix = x.filter(|x| !x.is_null()).map(|x| index_in(&mut self.dict[c], x));
+            self.cats[c].push(ix);
+        }
+    }
+
+    /// The readings of `other`'s records follow these.
+    pub fn append(&mut self, other: Readings) {
+        self.stamps.extend(other.stamps);
+        for (v, xs) in other.values.into_iter().enumerate() {
+            self.values[v].extend(xs);
+            self.has_value[v] |= other.has_value[v];
+        }
+        for (c, ixs) in other.cats.into_iter().enumerate() {
+            // The other run numbered its categories itself: renumber them into ours.
+            let map: Vec<u32> = other.dict[c].iter().map(|x| index_in(&mut self.dict[c], x)).collect();
+            self.cats[c].extend(ixs.into_iter().map(|ix| ix.map(|i| map[i as usize])));
+            self.has_cat[c] |= other.has_cat[c];
+        }
+    }
+}
+
+fn index_in(dict: &mut Vec<Value>, x: &Value) -> u32 {
+    match dict.iter().position(|d| d == x) {
+        Some(i) => i as u32,
+        None => {
+            dict.push(x.clone());
+            (dict.len() - 1) as u32
+        }
+    }
+}
+
+/// A series' samples in time order, by their stamps (read once, as the pages came), and the
+/// records whose timestamp could not be read (returned as they are).
 pub struct Samples {
+    /// (instant, local midnight of its day, index of the record).
     at: Vec<(i64, i64, usize)>,
     pub unreadable: Vec<usize>,
 }
 
 impl Samples {
-    pub fn new(records: &[Value], zone: &Zone) -> Samples {
-        let (mut at, mut unreadable) = (Vec::with_capacity(records.len()), vec![]);
-        // One zone conversion per local day, not per sample.
-        let mut day: Option<(i64, i64)> = None;
-        for (i, r) in records.iter().enumerate() {
-            let Some(t) = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()) else {
-                unreadable.push(i);
-                continue;
-            };
-            let t = t.as_second();
-            let midnight = match day {
-                Some((m, n)) if t >= m && t < n => m,
-                _ => {
-                    let d = Timestamp::from_second(t).expect("read from an instant").to_zoned(zone.tz.clone()).date();
-                    let m = zone.day_start(d).timestamp().as_second();
-                    let n = d.tomorrow().map(|x| zone.day_start(x).timestamp().as_second()).unwrap_or(i64::MAX);
-                    day = Some((m, n));
-                    m
-                }
-            };
-            at.push((t, midnight, i));
+    /// `stamps[i]` is the stamp of record `i`.
+    pub fn from_stamps(stamps: &[Option<Stamp>]) -> Samples {
+        let (mut at, mut unreadable) = (Vec::with_capacity(stamps.len()), vec![]);
+        for (i, s) in stamps.iter().enumerate() {
+            match s {
+                Some(s) => at.push((s.at, s.midnight, i)),
+                None => unreadable.push(i),
+            }
         }
+        // Windows arrive in order and pages mostly sorted: this is close to a linear pass.
         at.sort_by_key(|x| x.0);
         Samples { at, unreadable }
     }
@@ -137,46 +255,50 @@ impl Samples {
     }
 }
 
-/// Bucket series records into rows of `step` seconds aligned to local midnight (buckets line up
-/// with the local clock, and a 23- or 25-hour day has 23 or 25 hour buckets). At most `limit`
-/// rows are built (to measure a sample of them). Unreadable records are not included: see
-/// [`Samples::unreadable`].
-pub fn bucket(records: &[Value], samples: &Samples, spec: &SeriesSpec, zone: &Zone, step: u32, limit: usize) -> Vec<Value> {
-    let present = |names: &'static [&'static str]| -> Vec<&'static str> {
-        names.iter().copied().filter(|c| records.iter().any(|r| r.get(*c).is_some())).collect()
-    };
-    let (vals, cats) = (present(spec.values), present(spec.categories));
-    let keys: Vec<[String; 5]> = vals.iter().map(|v| [format!("{v}_avg"), format!("{v}_min"), format!("{v}_max"), format!("{v}_first"), format!("{v}_last")]).collect();
+/// Bucket a series into rows of `step` seconds aligned to local midnight (buckets line up with
+/// the local clock, and a 23- or 25-hour day has 23 or 25 hour buckets). At most `limit` rows
+/// are built (to measure a sample of them). Records whose timestamp could not be read are not
+/// included: see [`Samples::unreadable`].
+pub fn bucket(readings: &Readings, samples: &Samples, zone: &Zone, step: u32, limit: usize) -> Vec<Value> {
+    let spec = &readings.spec;
+    let vals: Vec<usize> = (0..spec.values.len()).filter(|v| readings.has_value[*v]).collect();
+    let cats: Vec<usize> = (0..spec.categories.len()).filter(|c| readings.has_cat[*c]).collect();
+    let keys: Vec<[String; 5]> = vals
+        .iter()
+        .map(|v| spec.values[*v])
+        .map(|v| [format!("{v}_avg"), format!("{v}_min"), format!("{v}_max"), format!("{v}_first"), format!("{v}_last")])
+        .collect();
     let mut rows = vec![];
     let mut k = 0;
     while k < samples.at.len() && rows.len() < limit {
         let start = samples.start(k, step);
         let mut b = Bucket { n: 0, values: vals.iter().map(|_| Stat::default()).collect(), categories: vec![vec![]; cats.len()] };
         while k < samples.at.len() && samples.start(k, step) == start {
-            let r = &records[samples.at[k].2];
+            let i = samples.at[k].2;
             b.n += 1;
-            for (i, v) in vals.iter().enumerate() {
-                if let Some(x) = r.get(*v).and_then(Value::as_f64) {
-                    b.values[i].add(x);
+            for (j, v) in vals.iter().enumerate() {
+                if let Some(x) = readings.values[*v][i] {
+                    b.values[j].add(x);
                 }
             }
-            for (i, c) in cats.iter().enumerate() {
-                if let Some(x) = r.get(*c).filter(|x| !x.is_null()) {
-                    match b.categories[i].iter_mut().find(|(v, _)| v == x) {
+            for (j, c) in cats.iter().enumerate() {
+                if let Some(x) = readings.cats[*c][i] {
+                    match b.categories[j].iter_mut().find(|(v, _)| *v == x) {
                         Some((_, n)) => *n += 1,
-                        None => b.categories[i].push((x.clone(), 1)),
+                        None => b.categories[j].push((x, 1)),
                     }
                 }
             }
             k += 1;
         }
-        rows.push(b.row(start, &keys, &cats, spec.levels, zone));
+        rows.push(b.row(start, &keys, readings, &cats, zone));
     }
     rows
 }
 
 impl Bucket {
-    fn row(self, start: i64, keys: &[[String; 5]], cats: &[&str], levels: bool, zone: &Zone) -> Value {
+    fn row(self, start: i64, keys: &[[String; 5]], readings: &Readings, cats: &[usize], zone: &Zone) -> Value {
+        let levels = readings.spec.levels;
         let mut m = Map::new();
         let at = Timestamp::from_second(start).expect("a bucket start is an instant");
         m.insert("timestamp".into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
@@ -193,11 +315,12 @@ impl Bucket {
         }
         for (c, counts) in cats.iter().zip(&self.categories) {
             // Most frequent; on a tie the one seen first.
-            let mode = counts.iter().fold(None::<&(Value, usize)>, |best, x| match best {
+            let mode = counts.iter().fold(None::<&(u32, usize)>, |best, x| match best {
                 Some(b) if b.1 >= x.1 => Some(b),
                 _ => Some(x),
             });
-            m.insert((*c).to_string(), mode.map(|(v, _)| v.clone()).unwrap_or(Value::Null));
+            let value = mode.map(|(i, _)| readings.dict[*c][*i as usize].clone()).unwrap_or(Value::Null);
+            m.insert(readings.spec.categories[*c].to_string(), value);
         }
         Value::Object(m)
     }
@@ -306,6 +429,33 @@ mod tests {
         json!({"timestamp": ts, "bpm": bpm, "source": source})
     }
 
+    fn bucketed(recs: &[Value], spec: SeriesSpec, z: &Zone, step: u32) -> Vec<Value> {
+        let readings = Readings::of(recs, spec, z);
+        bucket(&readings, &Samples::from_stamps(&readings.stamps), z, step, usize::MAX)
+    }
+
+    #[test]
+    fn readings_merged_across_windows_bucket_like_one_run() {
+        let z = Zone::parse("UTC").unwrap();
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        // The second window meets its categories in another order, and brings a new one.
+        let recs = vec![
+            hr("2026-06-10T10:00:00Z", 60, "rest"),
+            hr("2026-06-10T10:01:00Z", 61, "awake"),
+            hr("2026-06-10T10:02:00Z", 62, "awake"),
+            hr("2026-06-10T10:03:00Z", 63, "workout"),
+            hr("2026-06-10T10:04:00Z", 64, "rest"),
+            json!({"timestamp": "2026-06-10T10:05:00Z", "bpm": null, "source": null}),
+        ];
+        let whole = bucketed(&recs, spec, &z, 300);
+        let mut merged = Readings::of(&recs[..2], spec, &z);
+        merged.append(Readings::of(&recs[2..], spec, &z));
+        let rows = bucket(&merged, &Samples::from_stamps(&merged.stamps), &z, 300, usize::MAX);
+        assert_eq!(rows, whole);
+        assert_eq!(rows[0]["source"], "rest", "two each of rest and awake: the one seen first");
+        assert_eq!(rows[1], json!({"timestamp": "2026-06-10T10:05:00+00:00", "n": 1, "bpm_avg": null, "bpm_min": null, "bpm_max": null, "source": null}));
+    }
+
     #[test]
     fn bucket_counts_add_up_to_the_raw_count() {
         let z = Zone::parse("-06:00").unwrap();
@@ -314,8 +464,9 @@ mod tests {
             .map(|i| hr(&Timestamp::from_second(1_780_000_000 + i * 67).unwrap().to_string(), 50 + (i % 40), if i % 3 == 0 { "rest" } else { "awake" }))
             .collect();
         for (name, step) in STEPS {
-            let samples = Samples::new(&recs, &z);
-            let rows = bucket(&recs, &samples, &spec, &z, *step, usize::MAX);
+            let readings = Readings::of(&recs, spec, &z);
+            let samples = Samples::from_stamps(&readings.stamps);
+            let rows = bucket(&readings, &samples, &z, *step, usize::MAX);
             assert!(samples.unreadable.is_empty());
             assert_eq!(samples.count(*step), rows.len());
             let total: u64 = rows.iter().map(|r| r["n"].as_u64().unwrap()).sum();
@@ -333,7 +484,7 @@ mod tests {
             hr("2026-06-10T10:04:59Z", 65, "awake"),
             hr("2026-06-10T10:05:00Z", 90, "workout"),
         ];
-        let rows = bucket(&recs, &Samples::new(&recs, &z), &spec, &z, 300, usize::MAX);
+        let rows = bucketed(&recs, spec, &z, 300);
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0], json!({"timestamp": "2026-06-10T10:00:00+00:00", "n": 3, "bpm_avg": 65, "bpm_min": 60, "bpm_max": 70, "source": "awake"}));
         assert_eq!(rows[1]["n"], 1);
@@ -344,7 +495,7 @@ mod tests {
         let z = Zone::parse("UTC").unwrap();
         let spec = OURA.collection("ring_battery_level").unwrap().series.unwrap();
         let recs = vec![json!({"timestamp": "2026-06-10T10:00:00Z", "level": 80}), json!({"timestamp": "2026-06-10T10:30:00Z", "level": 76})];
-        let rows = bucket(&recs, &Samples::new(&recs, &z), &spec, &z, 3600, usize::MAX);
+        let rows = bucketed(&recs, spec, &z, 3600);
         assert_eq!((rows[0]["level_first"].clone(), rows[0]["level_last"].clone()), (json!(80), json!(76)));
     }
 
@@ -355,11 +506,10 @@ mod tests {
         // 2026-03-08: a 23-hour day. One sample each half hour of it.
         let start = z.day_start(jiff::civil::date(2026, 3, 8)).timestamp().as_second();
         let recs: Vec<Value> = (0..46).map(|i| hr(&Timestamp::from_second(start + i * 1800).unwrap().to_string(), 60, "rest")).collect();
-        let samples = Samples::new(&recs, &z);
-        let rows = bucket(&recs, &samples, &spec, &z, 3600, usize::MAX);
+        let rows = bucketed(&recs, spec, &z, 3600);
         assert_eq!(rows.len(), 23);
         assert_eq!(rows[2]["timestamp"], "2026-03-08T03:00:00-05:00");
-        let days = bucket(&recs, &samples, &spec, &z, 86_400, usize::MAX);
+        let days = bucketed(&recs, spec, &z, 86_400);
         assert_eq!(days.len(), 1);
         assert_eq!(days[0]["n"], 46);
     }

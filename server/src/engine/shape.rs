@@ -3,6 +3,7 @@
 use super::answer::*;
 use super::fetch::{Fetched, StopReason};
 use super::fit::fit;
+use super::kept::Kept;
 use super::plan::Plan;
 use super::QueryError;
 use crate::catalog::CollectionSpec;
@@ -22,22 +23,23 @@ pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> 
 
 /// Keep only `fields` (which already include the always-returned keys), in that order.
 pub fn project(records: Vec<Value>, fields: &[String]) -> Vec<Value> {
-    records
-        .into_iter()
-        .map(|r| match r {
-            Value::Object(mut m) => {
-                // Moved, not cloned: a month of heart rate is 36,000 records.
-                let mut out = Map::new();
-                for f in fields {
-                    if let Some(v) = m.remove(f.as_str()) {
-                        out.insert(f.clone(), v);
-                    }
+    records.into_iter().map(|r| project_one(r, fields)).collect()
+}
+
+pub fn project_one(r: Value, fields: &[String]) -> Value {
+    match r {
+        Value::Object(mut m) => {
+            // Moved, not cloned: a month of heart rate is 36,000 records.
+            let mut out = Map::new();
+            for f in fields {
+                if let Some(v) = m.remove(f.as_str()) {
+                    out.insert(f.clone(), v);
                 }
-                Value::Object(out)
             }
-            other => other,
-        })
-        .collect()
+            Value::Object(out)
+        }
+        other => other,
+    }
 }
 
 /// Drop duplicates the provider sent across pages (same `id`, or same timestamp for series).
@@ -79,11 +81,17 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     if synthetic {
         n.synthetic = Some(plan.provider.synthetic_notice());
     }
-    let finished = plan.provider.finish(c, f.records, &plan.options);
-    if !finished.notes.is_empty() {
-        n.rules = Some(finished.notes);
-    }
-    let mut records = dedup(finished.records);
+    let mut kept = match f.kept {
+        Kept::Documents(records) => {
+            let finished = plan.provider.finish(c, records, &plan.options);
+            if !finished.notes.is_empty() {
+                n.rules = Some(finished.notes);
+            }
+            Kept::Documents(dedup(finished.records))
+        }
+        // Stamped, de-duplicated and projected page by page (engine/kept.rs).
+        series @ Kept::Series(_) => series,
+    };
     let mut range = plan.range;
 
     // Each window kept only its own records (engine/window.rs): the range is already exact.
@@ -102,12 +110,12 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
         };
         // Pages come oldest first: the last day seen may be partial, so the answer ends the day before it.
         let cut = range.and_then(|(s, _)| {
-            let last = records.iter().rev().find_map(|r| record_day(r, c, &plan.zone))?;
+            let last = kept.records().iter().rev().find_map(|r| record_day(r, c, &plan.zone))?;
             (last > s).then_some(last)
         });
         let continue_from = match (cut, range) {
             (Some(d), Some((s, _))) => {
-                records.retain(|r| record_day(r, c, &plan.zone).is_none_or(|rd| rd < d));
+                kept.retain(&plan.zone, |r| record_day(r, c, &plan.zone).is_none_or(|rd| rd < d));
                 range = Some((s, d.checked_sub(1.day()).unwrap_or(s)));
                 Some(d.to_string())
             }
@@ -146,15 +154,15 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
         n.fields_split = Some("`fields` arrived as one comma-separated string and was split into names.".into());
     }
     n.range_defaulted = plan.range_note.clone();
-    if let Some(fields) = &plan.fields {
-        records = project(records, fields);
+    if let (Some(fields), Kept::Documents(records)) = (&plan.fields, &mut kept) {
+        *records = project(std::mem::take(records), fields);
     }
-    if let Some(keep) = plan.keep_last.filter(|k| records.len() > *k) {
-        let dropped = records.len() - keep;
-        records.drain(..dropped);
+    if let Some(keep) = plan.keep_last.filter(|k| kept.len() > *k) {
+        let dropped = kept.len() - keep;
+        kept.drop_first(dropped, &plan.zone);
         n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
     }
-    if records.is_empty() {
+    if kept.is_empty() {
         let today = plan.zone.today();
         let said = match range {
             Some((_, e)) if e >= today => format!(
@@ -211,7 +219,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
         ));
     }
 
-    let fitted = fit(plan, records)?;
+    let fitted = fit(plan, kept)?;
     if let Some((from, whole)) = fitted.cut {
         let start = range.map(|(s, _)| s).unwrap_or(from);
         range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));

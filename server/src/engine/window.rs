@@ -126,17 +126,28 @@ pub enum Place {
 impl Piece {
     /// Whether `rec` belongs to this window (and so to no other).
     pub fn place(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> Place {
+        self.locate(rec, c, zone).0
+    }
+
+    /// [`Piece::place`], and the record's instant when placing it meant reading it (windows of
+    /// instants), so that a series sample's timestamp is parsed once.
+    pub fn locate(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> (Place, Option<Timestamp>) {
+        let mut at = None;
         let inside = match &self.own {
-            Own::All => return Place::Mine,
+            Own::All => return (Place::Mine, None),
             Own::Days(a, b) => record_day(rec, c, zone).map(|d| d >= *a && d <= *b),
-            Own::Instants(a, b) => record_instant(rec, c).map(|t| t >= *a && t < *b),
+            Own::Instants(a, b) => {
+                at = record_instant(rec, c);
+                at.map(|t| t >= *a && t < *b)
+            }
         };
-        match inside {
+        let place = match inside {
             Some(true) => Place::Mine,
             Some(false) => Place::Elsewhere,
             None if self.keeps_undated => Place::MineUndated,
             None => Place::Elsewhere,
-        }
+        };
+        (place, at)
     }
 
     /// Whether every moment this window answers for ended before `today` began in `zone`:

@@ -136,7 +136,8 @@ pub trait Provider: Send + Sync {
     /// Decode one page body.
     fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, PageError>;
     /// The provider's rules over all merged records of a query (Withings merges the groups of one
-    /// weigh-in, which can straddle pages). Runs before de-duplication and projection.
+    /// weigh-in, which can straddle pages). Runs before de-duplication and projection, for document
+    /// collections only: a series is shaped page by page as it arrives (engine/kept.rs).
     fn finish(&self, _c: &CollectionSpec, records: Vec<Value>, _options: &Options) -> Finished {
         Finished { records, notes: vec![] }
     }
