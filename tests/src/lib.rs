@@ -32,6 +32,9 @@ pub struct Faults {
     pub repeat_token: bool,
     /// Every page carries a next_token, even past the data.
     pub endless_tokens: bool,
+    /// Pages after the first start this many rows early, repeating the end of the page before
+    /// (offset paging over data that moved).
+    pub repeat_rows: usize,
     /// Pages with index ≥ N answer 401.
     pub unauthorized_from_page: Option<usize>,
     /// Oura's budget (5,000 requests per 300 s), scaled down: past it, 429 until the window frees a slot.

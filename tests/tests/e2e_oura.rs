@@ -115,6 +115,25 @@ async fn a_repeated_token_is_flagged_as_a_cycle() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn samples_sent_twice_across_pages_are_kept_once() {
+    let twin = twin().await;
+    // Windows of several pages, each page after the first repeating 7 rows of the one before.
+    twin.configure(|c| c.series_page_size = 300);
+    twin.set_faults(Faults { repeat_rows: 7, ..Default::default() });
+    let s = connect(&twin, false, &[]).await;
+    let q = json!({"collection": "oura.heartrate", "start": START, "end": END, "resolution": "raw", "max_chars": 2_000_000});
+    let a = s.ok("vitals_query", q.clone()).await;
+    assert!(a["pages"].as_u64().unwrap() > 10, "the windows paginated: {}", a["pages"]);
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, END), "no duplicate, no gap");
+    // Bucketed, every sample still counts once.
+    let b = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": START, "end": END, "resolution": "1h", "forget": true})).await;
+    let at = b["data"]["columns"].as_array().unwrap().iter().position(|c| c == "n").unwrap();
+    let n: u64 = b["data"]["rows"].as_array().unwrap().iter().map(|r| r[at].as_u64().unwrap()).sum();
+    assert_eq!(n as usize, expected_keys(&twin, "heartrate", START, END).len());
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn the_page_cap_truncates_and_the_resume_is_exact() {
     let twin = twin().await;
     let s = connect(&twin, false, &[("VITALS_PAGE_CAP", "2")]).await;

@@ -326,7 +326,8 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     if faults.unauthorized_from_page.is_some_and(|n| page_no >= n) {
         return error(StatusCode::UNAUTHORIZED, "Unauthorized: token expired");
     }
-    let slice = records.iter().skip(offset).take(page_size);
+    let repeat = if offset > 0 { faults.repeat_rows.min(offset) } else { 0 };
+    let slice = records.iter().skip(offset - repeat).take(page_size + repeat);
     // Without `fields` the records are written as they are, by reference.
     let projected: Vec<Value> = if fields.is_some() { slice.clone().map(|r| project((*r).clone(), &fields, always)).collect() } else { vec![] };
     let page: Vec<&Value> = if fields.is_some() { projected.iter().collect() } else { slice.copied().collect() };
