@@ -47,6 +47,9 @@ pub struct CollectionSpec {
     pub volume: &'static str,
     /// How a long range is cut into windows that are fetched concurrently.
     pub split: Split,
+    /// The order the provider's pages come in: what lets a window that stopped early still
+    /// vouch for part of its days (engine/coverage.rs). `Unknown` vouches for none.
+    pub order: PageOrder,
     /// For a time series: what its samples carry, so they can be bucketed.
     pub series: Option<SeriesSpec>,
     /// High-resolution series inside each document, compacted when an answer is over budget.
@@ -77,6 +80,29 @@ pub struct TodaySpec {
 impl TodaySpec {
     pub const fn days(role: &'static str, collection: &'static str) -> TodaySpec {
         TodaySpec { role, collection, latest_within_days: None }
+    }
+}
+
+/// The order a provider's pages come in, across pages (records inside one page may be in any
+/// order). The engine checks every page against it and trusts it only while the pages agree: a
+/// page that contradicts it turns the window's coverage to `Unknown`, said in the answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageOrder {
+    /// Every page's records are at or after the records of the pages before.
+    OldestFirst,
+    /// Every page's records are at or before the records of the pages before.
+    NewestFirst,
+    /// No order is known: a window that did not reach its last page vouches for nothing.
+    Unknown,
+}
+
+impl PageOrder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageOrder::OldestFirst => "oldest_first",
+            PageOrder::NewestFirst => "newest_first",
+            PageOrder::Unknown => "unknown",
+        }
     }
 }
 

@@ -3,6 +3,9 @@
 pub mod oura;
 pub mod withings;
 
+/// The order a twin pages a listing in (oldest first, newest first, or a fixed shuffle).
+pub use vitals::providers::withings::sample::Order;
+
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State as AxState};
 use axum::http::{HeaderMap, Method, StatusCode};

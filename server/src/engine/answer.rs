@@ -51,6 +51,9 @@ pub struct Notices {
     pub truncated: Option<Truncated>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pagination_cycle: Option<String>,
+    /// The provider's pages came in another order than expected (the catalog needs correcting).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_order: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limited: Option<RateLimited>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -128,9 +131,20 @@ pub struct Cached {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Truncated {
     pub reason: String,
+    /// Why, in one word: `page_cap`, `provider_failing`, `rate_limited`, `pagination_cycle` or `max_chars`.
+    pub cause: String,
     /// The first local day not (completely) in this answer: call again with `start` = this day.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub continue_from: Option<String>,
+    /// The asked days of which nothing is in this answer, both ends inclusive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub missing: Option<DaysOut>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct DaysOut {
+    pub start: String,
+    pub end: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

@@ -1,7 +1,10 @@
 //! Fetching every window of a plan, several at a time, each paginated to exhaustion with bounded
-//! retries. Any stop before a window's last page is reported as truncation: a partial answer
-//! never leaves here looking complete.
+//! retries. A window that stops before its last page vouches only for what its pages cover
+//! (engine/coverage.rs), and the answer ends at the first day some window does not vouch for:
+//! a partial answer never leaves here looking complete.
 use super::cache::{RECENT_DAYS, RECENT_TTL};
+use super::coverage::{first_gap, Coverage, Pos};
+use super::gate::Gate;
 use super::kept::{Keeper, Kept};
 use super::plan::Plan;
 use super::window::{split, Piece, Place};
@@ -11,18 +14,21 @@ use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::Value;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
-/// Why fetching stopped before the provider said "no more pages".
+/// Why a window stopped before the provider said "no more pages".
 #[derive(Debug, Clone)]
 pub enum StopReason {
     PageCap(u32),
     Transient(String),
     RateLimitBudget(Duration),
+    /// The provider handed back a page token it had given before: following it would loop.
+    Cycle,
 }
 
-/// Everything fetched for one query, windows merged in order.
+/// Everything fetched for one query: the windows up to the first gap, merged in order.
 #[derive(Debug, Default)]
 pub struct Fetched {
     pub kept: Kept,
@@ -36,7 +42,12 @@ pub struct Fetched {
     /// Age of the oldest cached window used.
     pub cache_age: Option<Duration>,
     pub cycle: bool,
+    /// Why the first window that did not finish stopped.
     pub stopped: Option<StopReason>,
+    /// The first asked day that not every record of was fetched (None: every asked day was).
+    pub gap: Option<Date>,
+    /// Windows whose pages came in another order than the catalog says.
+    pub order_disagreed: u32,
     pub rate_limit_retries: u32,
     /// Longest time one window waited on 429s (windows wait together, so this is the wall time).
     pub rate_limit_waited: Duration,
@@ -59,6 +70,9 @@ struct WindowOut {
     requests: u32,
     cycle: bool,
     stopped: Option<StopReason>,
+    /// The first day of this window's span its pages do not vouch for.
+    gap: Option<Date>,
+    order_disagreed: bool,
     rate_limit_retries: u32,
     rate_limit_waited: Duration,
     transient_retries: u32,
@@ -75,30 +89,19 @@ enum Outcome {
     Stop(StopReason),
 }
 
-/// What the windows of one query share: the page cap and the request slots.
-struct Budget {
-    /// Pages beyond each window's first draw from what is left of the page cap.
-    extra_pages: AtomicU32,
-    /// The pool (`VITALS_CONCURRENCY`) bounds requests in flight, not windows: a slot is held
-    /// from sending a request until its body has arrived, and freed before the page is decoded,
-    /// so the next window's request leaves while this page is decoded and placed.
-    slots: tokio::sync::Semaphore,
-}
-
-impl Budget {
-    fn take(&self) -> bool {
-        self.extra_pages.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok()
-    }
+/// What the windows of one query share.
+struct Shared {
+    /// Request slots and the page cap, oldest window first (engine/gate.rs).
+    gate: Arc<Gate>,
+    /// The first window known to leave a gap: windows after it cannot add to the answer, so they
+    /// send nothing more.
+    gap_at: AtomicUsize,
 }
 
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
     let pieces = split(plan);
-    let cap = engine.limits.page_cap.max(1);
-    // Windows are started in order and each is promised its first page, so a small cap still
-    // completes a prefix of the range and `continue_from` always moves forward.
-    let launched = pieces.len().min(cap as usize);
-    let budget = Budget { extra_pages: AtomicU32::new(cap - launched as u32), slots: tokio::sync::Semaphore::new(engine.limits.concurrency.max(1)) };
+    let shared = Shared { gate: Gate::new(engine.limits.concurrency, engine.limits.page_cap.max(1)), gap_at: AtomicUsize::new(usize::MAX) };
     let today = plan.zone.today();
     // An access token about to expire is refreshed once, before the windows start, rather than
     // having every window meet a 401 at the same moment.
@@ -110,37 +113,41 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
             refreshed_early = true;
         }
     }
-    // Every window is started at once and waits for a request slot; the semaphore is fair, so
-    // slots go to the oldest windows first and a small page cap still completes a prefix.
-    let windows = pieces.iter().take(launched).map(|piece| fetch_window(engine, source, plan, piece, &budget, today));
+    // Every window is started at once and waits for a request slot; slots and pages go to the
+    // oldest window waiting, so a small page cap still completes a prefix of the range.
+    let windows = pieces.iter().enumerate().map(|(i, piece)| fetch_window(engine, source, plan, i, piece, &shared, today));
     let outs = futures::future::try_join_all(windows).await?;
 
     let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, refreshed_early, ..Default::default() };
+    let mut ended = false;
     for (w, kept) in outs {
+        // Every window's requests count, the ones after the gap too: they were sent.
         f.pages += w.pages;
         f.requests += w.requests;
-        f.cycle |= w.cycle;
         f.rate_limit_retries += w.rate_limit_retries;
         f.rate_limit_waited = f.rate_limit_waited.max(w.rate_limit_waited);
         f.transient_retries += w.transient_retries;
         f.paced = f.paced.max(w.paced);
+        f.credential_refreshed |= w.credential_refreshed;
+        if ended {
+            continue;
+        }
+        f.cycle |= w.cycle;
+        f.order_disagreed += u32::from(w.order_disagreed);
         f.discarded_out_of_range += w.discarded_out_of_range;
         f.undated_kept += w.undated_kept;
-        f.credential_refreshed |= w.credential_refreshed;
         if let Some((age, pages)) = w.cached {
             f.cached_windows += 1;
             f.cached_pages += pages;
             f.cache_age = Some(f.cache_age.unwrap_or_default().max(age));
         }
         f.kept.append(kept);
-        if w.stopped.is_some() {
-            // What follows a stopped window would leave a hole: the answer ends here.
+        if w.gap.is_some() || (w.stopped.is_some() && plan.range.is_none()) {
+            // The answer can only claim days up to here: what later windows hold would follow a hole.
+            f.gap = w.gap;
             f.stopped = w.stopped;
-            return Ok(f);
+            ended = true;
         }
-    }
-    if launched < pieces.len() {
-        f.stopped = Some(StopReason::PageCap(cap));
     }
     Ok(f)
 }
@@ -166,15 +173,20 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
 }
 
 /// Keep the records that belong to this window; count those from outside the asked days.
-fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Keeper, out: &mut WindowOut) {
+/// Returns where the page's dated records lie in time (the padding's included), for coverage.
+fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Keeper, out: &mut WindowOut) -> Option<(Pos, Pos)> {
+    let mut span: Option<(Pos, Pos)> = None;
     for r in records {
-        let (place, at) = piece.locate(&r, plan.collection, &plan.zone);
+        let (place, pos) = piece.locate(&r, plan.collection, &plan.zone);
+        if let Some(p) = pos {
+            span = Some(span.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))));
+        }
         match place {
             Place::Mine => {
-                keeper.keep(r, at, plan);
+                keeper.keep(r, pos, plan);
             }
             Place::MineUndated => {
-                if keeper.keep(r, at, plan) {
+                if keeper.keep(r, pos, plan) {
                     out.undated_kept += 1;
                 }
             }
@@ -182,6 +194,7 @@ fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Ke
             Place::Elsewhere => {}
         }
     }
+    span
 }
 
 /// Whether a record lies outside every asked day (rather than in a neighbouring window).
@@ -195,7 +208,15 @@ fn recent(piece: &Piece, plan: &Plan, today: Date) -> bool {
     piece.last_day(&plan.zone).is_none_or(|d| d >= edge)
 }
 
-async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, today: Date) -> Result<(WindowOut, Kept), QueryError> {
+async fn fetch_window(
+    engine: &Engine,
+    source: &Source,
+    plan: &Plan,
+    index: usize,
+    piece: &Piece,
+    shared: &Shared,
+    today: Date,
+) -> Result<(WindowOut, Kept), QueryError> {
     let mut keeper = Keeper::new(plan);
     let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
@@ -208,19 +229,20 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
                 let page = plan.provider.parse_page(plan.collection, body).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
-            return Ok((out, keeper.kept));
+            return Ok((out, keeper.done(plan)));
         }
     }
     let mut out = WindowOut::default();
+    let mut coverage = Coverage::new(plan.collection.order);
     let mut bodies: Vec<String> = vec![];
     let mut seen: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
     loop {
-        if out.pages > 0 && !budget.take() {
-            out.stopped = Some(StopReason::PageCap(engine.limits.page_cap));
+        if shared.gap_at.load(Ordering::SeqCst) < index {
+            // An earlier window left a gap: nothing this one fetches can be in the answer.
             break;
         }
-        match fetch_page(engine, source, plan, piece, budget, token.as_deref(), &mut out).await? {
+        match fetch_page(engine, source, plan, index, piece, shared, token.as_deref(), &mut out).await? {
             Outcome::Stop(r) => {
                 out.stopped = Some(r);
                 break;
@@ -230,12 +252,15 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
                 if key.is_some() {
                     bodies.push(body);
                 }
-                take_records(plan, piece, page.records, &mut keeper, &mut out);
+                coverage.page(take_records(plan, piece, page.records, &mut keeper, &mut out));
                 match page.next_token {
-                    None => break,
+                    None => {
+                        coverage.finish();
+                        break;
+                    }
                     Some(t) if !seen.insert(t.clone()) => {
-                        // The provider handed back a token it gave before: following it would loop.
                         out.cycle = true;
+                        out.stopped = Some(StopReason::Cycle);
                         break;
                     }
                     Some(t) => token = Some(t),
@@ -243,11 +268,17 @@ async fn fetch_window(engine: &Engine, source: &Source, plan: &Plan, piece: &Pie
             }
         }
     }
-    if let Some(k) = key.filter(|_| out.stopped.is_none() && !out.cycle) {
-        let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
-        engine.cache.keep(k, bodies, keeper.kept.len(), ttl);
+    out.order_disagreed = coverage.disagreed();
+    let covered = coverage.covered();
+    out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
+    if out.gap.is_some() {
+        shared.gap_at.fetch_min(index, Ordering::SeqCst);
     }
-    Ok((out, keeper.kept))
+    if let Some(k) = key.filter(|_| covered == super::coverage::Covered::Whole) {
+        let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
+        engine.cache.keep(k, bodies, keeper.len(), ttl);
+    }
+    Ok((out, keeper.done(plan)))
 }
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
@@ -283,24 +314,40 @@ async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, 
     }
 }
 
-async fn fetch_page(engine: &Engine, source: &Source, plan: &Plan, piece: &Piece, budget: &Budget, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
+#[allow(clippy::too_many_arguments)]
+async fn fetch_page(
+    engine: &Engine,
+    source: &Source,
+    plan: &Plan,
+    index: usize,
+    piece: &Piece,
+    shared: &Shared,
+    token: Option<&str>,
+    out: &mut WindowOut,
+) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
     let mut bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
     let lim = &engine.limits;
     let mut transient = 0u32;
     let mut refreshed = false;
+    let mut attempt = 0u32;
     loop {
         out.requests += 1;
+        // The first request of a page spends a page of the cap; retries of it do not.
+        let Ok(slot) = shared.gate.acquire(index, attempt == 0).await else {
+            return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
+        };
+        attempt += 1;
         let sent = match p.offline() {
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                let _slot = budget.slots.acquire().await.expect("the query's semaphore is never closed");
                 out.paced += source.limiter.acquire().await;
                 source.http.read(&req, &bearer).await
             }
         };
+        drop(slot);
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply).await {
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),

@@ -7,10 +7,11 @@
 use super::plan::Plan;
 use super::render::{Format, Tally};
 use super::resolution::{Readings, Stamp, Stamper};
-use super::shape::project_one;
+use super::coverage::Pos;
+use super::shape::{project_one, record_day};
+use super::window::record_instant;
 use crate::catalog::SeriesSpec;
 use crate::time::Zone;
-use jiff::Timestamp;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -124,6 +125,20 @@ impl Kept {
         }
     }
 
+    /// Put the records in time order: by local day, then instant where a day key holds one
+    /// (stable, so records of one moment keep the order they came in).
+    fn sort(&mut self, plan: &Plan) {
+        let c = plan.collection;
+        let key = |r: &Value| (record_day(r, c, &plan.zone), record_instant(r, c));
+        match self {
+            Kept::Documents(r) => r.sort_by_cached_key(key),
+            Kept::Series(s) => {
+                s.records.sort_by_cached_key(key);
+                s.recount(&plan.zone);
+            }
+        }
+    }
+
     /// Drop the first `n` records.
     pub fn drop_first(&mut self, n: usize, zone: &Zone) {
         match self {
@@ -151,21 +166,43 @@ enum Key {
 
 /// Keeps the records one window owns, page after page.
 pub struct Keeper {
-    pub kept: Kept,
+    kept: Kept,
     stamper: Stamper,
     /// Series: what this window kept already. A window owns a span of instants no other window
     /// owns (engine/window.rs), so a repeat can only come from this window's own pages.
     seen: HashSet<Key>,
+    /// The position of the last record kept, and whether every record so far came at or after
+    /// the one before (pages newest first or in no order are put in time order at the end).
+    last: Option<Pos>,
+    in_order: bool,
 }
 
 impl Keeper {
     pub fn new(plan: &Plan) -> Keeper {
-        Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone), seen: HashSet::new() }
+        Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone), seen: HashSet::new(), last: None, in_order: true }
     }
 
-    /// Keep a record this window owns (`at`: its instant, when placing it read it already).
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// The window's records in time order, whatever order its pages came in.
+    pub fn done(self, plan: &Plan) -> Kept {
+        let mut kept = self.kept;
+        if !self.in_order {
+            kept.sort(plan);
+        }
+        kept
+    }
+
+    /// Keep a record this window owns (`pos`: where it is in time, when placing it read it).
     /// Returns false when it was a repeat and was dropped.
-    pub fn keep(&mut self, rec: Value, at: Option<Timestamp>, plan: &Plan) -> bool {
+    pub fn keep(&mut self, rec: Value, pos: Option<Pos>, plan: &Plan) -> bool {
+        if let Some(p) = pos {
+            self.in_order &= self.last.is_none_or(|l| l <= p);
+            self.last = Some(p);
+        }
+        let at = pos.and_then(Pos::instant);
         match &mut self.kept {
             Kept::Documents(r) => r.push(rec),
             Kept::Series(s) => {

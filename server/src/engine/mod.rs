@@ -2,8 +2,11 @@
 //! project → say everything that happened. Nothing here names a provider.
 pub mod answer;
 pub mod cache;
+pub mod coverage;
+pub mod cut;
 pub mod fetch;
 pub mod fit;
+pub mod gate;
 pub mod kept;
 pub mod limiter;
 pub mod plan;

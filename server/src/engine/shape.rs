@@ -1,7 +1,8 @@
 //! From fetched windows to the answer: cut at the last complete day when fetching stopped early,
 //! project fields, fit the budget, and say what happened.
 use super::answer::*;
-use super::fetch::{Fetched, StopReason};
+use super::cut::cut;
+use super::fetch::Fetched;
 use super::fit::fit;
 use super::kept::Kept;
 use super::plan::Plan;
@@ -103,38 +104,26 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     }
 
     if let Some(reason) = &f.stopped {
-        let why = match reason {
-            StopReason::PageCap(cap) => format!("stopped at the page cap of {cap} pages (VITALS_PAGE_CAP) before the provider's last page"),
-            StopReason::Transient(e) => format!("the provider kept failing: {e}"),
-            StopReason::RateLimitBudget(w) => format!("still rate limited after waiting {}s in all", w.as_secs()),
-        };
-        // Pages come oldest first: the last day seen may be partial, so the answer ends the day before it.
-        let cut = range.and_then(|(s, _)| {
-            let last = kept.records().iter().rev().find_map(|r| record_day(r, c, &plan.zone))?;
-            (last > s).then_some(last)
-        });
-        let continue_from = match (cut, range) {
-            (Some(d), Some((s, _))) => {
-                kept.retain(&plan.zone, |r| record_day(r, c, &plan.zone).is_none_or(|rd| rd < d));
-                range = Some((s, d.checked_sub(1.day()).unwrap_or(s)));
-                Some(d.to_string())
-            }
-            (None, Some((s, _))) => Some(s.to_string()),
-            _ => None,
-        };
-        let tail = if cut.is_none() && plan.range.is_some() {
-            " Not even the first day could be completed: the records below are partial; raise the page cap or ask for a shorter range."
-        } else {
-            " Every day in `range` is complete; call again with `start` = `continue_from` for the rest."
-        };
-        n.truncated = Some(Truncated { reason: format!("INCOMPLETE: {why}.{tail}"), continue_from });
+        let (t, claimed) = cut(plan, &mut kept, f.gap, reason);
+        n.truncated = Some(t);
+        range = claimed;
     }
     if f.cycle {
         n.pagination_cycle = Some(format!(
-            "{} sent a pagination token it had sent before; following it would loop, so fetching stopped after {} pages. \
-             The data may be incomplete.",
+            "{} sent a page token it had sent before; following it would loop, so that window stopped there. Its days that \
+             were not fetched in full are not in `range` (see `truncated`).",
             plan.provider.spec().display,
-            f.pages
+        ));
+    }
+    if f.order_disagreed > 0 {
+        n.page_order = Some(format!(
+            "{} sent the pages of {} window(s) in another order than the {} this server expects of {}; those windows were \
+             read whole where they finished, and vouch for no day where they did not. Please report it: the catalog's page \
+             order for this collection needs correcting.",
+            plan.provider.spec().display,
+            f.order_disagreed,
+            plan.collection.order.as_str().replace('_', " "),
+            plan.qualified
         ));
     }
     if f.rate_limit_retries > 0 {
@@ -162,14 +151,20 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
         kept.drop_first(dropped, &plan.zone);
         n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
     }
-    if kept.is_empty() {
+    // `empty` says the provider answered and had nothing: never for days it did not answer for.
+    let answered = range.is_some() || (plan.range.is_none() && f.stopped.is_none());
+    if kept.is_empty() && answered {
         let today = plan.zone.today();
         let said = match range {
             Some((_, e)) if e >= today => format!(
                 "No records. The range includes today ({today}): the provider often has nothing for today until the device \
                  syncs (sleep and readiness appear after the app is opened), so this means not synced yet, not 'no sleep' or 'no activity'."
             ),
-            Some(_) => "No records for these days: the device recorded nothing, or the data was never synced. It does not mean zero.".into(),
+            Some((s, e)) => format!(
+                "No records for {s} to {e}: {} answered and had none (the device recorded nothing, or the data was never synced). \
+                 It does not mean zero.",
+                plan.provider.spec().display
+            ),
             None => "No records.".into(),
         };
         n.empty = Some(match plan.provider.empty_hint(c) {
@@ -229,9 +224,15 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
             plan.max_chars,
             if plan.collection.has_resolution() { ", or a coarser `resolution`, or a larger max_chars" } else { ", or ask for fewer `fields`, or a larger max_chars" }
         );
-        n.truncated = Some(match n.truncated.take() {
-            Some(t) => Truncated { reason: format!("{why} Also: {}", t.reason), continue_from: Some(from.to_string()) },
-            None => Truncated { reason: why, continue_from: Some(from.to_string()) },
+        let missing = plan.range.map(|(_, e)| DaysOut { start: from.to_string(), end: e.to_string() });
+        n.truncated = Some(Truncated {
+            reason: match n.truncated.take() {
+                Some(t) => format!("{why} Also: {}", t.reason),
+                None => why,
+            },
+            cause: "max_chars".into(),
+            continue_from: Some(from.to_string()),
+            missing,
         });
     }
     n.resolution_auto = fitted.resolution_auto;

@@ -1,6 +1,7 @@
 //! Cutting one query into windows that can be fetched at the same time, and deciding which
 //! records belong to which window so that the merge is exact: each record is kept by exactly one
 //! window (its own), whatever overlap the upstream filters have at the edges.
+use super::coverage::{Pos, Span};
 use super::plan::{Plan, PAD_DAYS};
 use super::shape::record_day;
 use crate::catalog::{CollectionSpec, RangeKind, Split};
@@ -108,8 +109,8 @@ fn upstream_of(own: &Own, zone: &Zone) -> Window {
     }
 }
 
-/// The instant a series record is at, from its first day key.
-fn record_instant(rec: &Value, c: &CollectionSpec) -> Option<Timestamp> {
+/// The instant a record is at, from its first day key that holds one.
+pub fn record_instant(rec: &Value, c: &CollectionSpec) -> Option<Timestamp> {
     c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()))
 }
 
@@ -129,16 +130,19 @@ impl Piece {
         self.locate(rec, c, zone).0
     }
 
-    /// [`Piece::place`], and the record's instant when placing it meant reading it (windows of
-    /// instants), so that a series sample's timestamp is parsed once.
-    pub fn locate(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> (Place, Option<Timestamp>) {
-        let mut at = None;
-        let inside = match &self.own {
+    /// [`Piece::place`], and where the record is in time as this window reads it (its local day,
+    /// or its instant for windows of instants), whatever the place: coverage reads the records
+    /// of the padding too, and a series sample's timestamp is parsed once.
+    pub fn locate(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> (Place, Option<Pos>) {
+        let (pos, inside) = match &self.own {
             Own::All => return (Place::Mine, None),
-            Own::Days(a, b) => record_day(rec, c, zone).map(|d| d >= *a && d <= *b),
+            Own::Days(a, b) => {
+                let d = record_day(rec, c, zone);
+                (d.map(Pos::Day), d.map(|d| d >= *a && d <= *b))
+            }
             Own::Instants(a, b) => {
-                at = record_instant(rec, c);
-                at.map(|t| t >= *a && t < *b)
+                let t = record_instant(rec, c);
+                (t.map(Pos::At), t.map(|t| t >= *a && t < *b))
             }
         };
         let place = match inside {
@@ -147,7 +151,16 @@ impl Piece {
             None if self.keeps_undated => Place::MineUndated,
             None => Place::Elsewhere,
         };
-        (place, at)
+        (place, pos)
+    }
+
+    /// The span this window answers for, when it answers for a part of a range.
+    pub fn span(&self) -> Option<Span> {
+        match &self.own {
+            Own::Days(a, b) => Some(Span::Days(*a, *b)),
+            Own::Instants(a, b) => Some(Span::Instants(*a, *b)),
+            Own::All => None,
+        }
     }
 
     /// Whether every moment this window answers for ended before `today` began in `zone`:

@@ -2,6 +2,7 @@
 pub mod generate;
 pub mod oauth;
 
+pub use crate::Order;
 use crate::{Faults, State};
 use axum::body::Body;
 use axum::http::{HeaderMap, StatusCode};
@@ -40,6 +41,8 @@ pub struct OuraConfig {
     pub membership_lapsed: bool,
     /// Closed days whose records were re-analysed or synced late: their values differ from before.
     pub revised_days: Vec<Date>,
+    /// The order every listing is paged in (Oura's is oldest first).
+    pub page_order: Order,
 }
 
 /// A partial change to [`OuraConfig`], as `POST /_twin/oura` takes it.
@@ -56,12 +59,13 @@ pub struct OuraPatch {
     pub denied_collections: Option<Vec<String>>,
     pub membership_lapsed: Option<bool>,
     pub revised_days: Option<Vec<Date>>,
+    pub page_order: Option<Order>,
 }
 
 impl OuraPatch {
     pub fn apply(self, c: &mut OuraConfig) {
         macro_rules! set { ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* } }
-        set!(today_synced, doc_page_size, series_page_size, exclusive_end, workout_filter_utc, require_user_agent, denied_collections, membership_lapsed, revised_days);
+        set!(today_synced, doc_page_size, series_page_size, exclusive_end, workout_filter_utc, require_user_agent, denied_collections, membership_lapsed, revised_days, page_order);
         if self.now.is_some() {
             c.now = self.now;
         }
@@ -83,6 +87,7 @@ impl Default for OuraConfig {
             denied_collections: vec![],
             membership_lapsed: false,
             revised_days: vec![],
+            page_order: Order::OldestFirst,
         }
     }
 }
@@ -266,7 +271,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
     // documents are few and built per request.
     let mut held: Vec<std::sync::Arc<Day>> = vec![];
     let owned: Vec<Value>;
-    let (records, page_size, always): (Vec<&Value>, usize, &[&str]) = if SERIES.contains(&collection) {
+    let (mut records, page_size, always): (Vec<&Value>, usize, &[&str]) = if SERIES.contains(&collection) {
         let parse = |k: &str| q.get(k).and_then(|s| parse_instant(s));
         let end = parse("end_datetime").unwrap_or_else(|| cfg.now());
         let start = parse("start_datetime").unwrap_or(end - 24.hours());
@@ -314,6 +319,7 @@ pub fn serve(state: &State, sandbox: bool, path: &str, q: &HashMap<String, Strin
         (owned.iter().collect(), cfg.doc_page_size, &["id", "day"])
     };
 
+    cfg.page_order.arrange(&mut records);
     let offset = match q.get("next_token") {
         None => 0,
         Some(t) => match untoken(t) {

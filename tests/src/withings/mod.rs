@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use vitals::providers::withings::sample::{self, Api, Person};
+use vitals::providers::withings::sample::{self, Api, Order, Person};
 
 /// The recorded text of Withings' answer to an unknown or expired token (reference §1).
 pub const INVALID_TOKEN: &str = "XRequestID: Not provided invalid_token: The access token provided is invalid";
@@ -33,6 +33,8 @@ pub struct WithingsFaults {
 pub struct WithingsConfig {
     pub person: Person,
     pub page_size: usize,
+    /// The order pages come in (None: as Withings is believed to send them, `getmeas` newest first).
+    pub page_order: Option<Order>,
     /// The twin's clock (token expiry, code lifetime, "today"); None is real time.
     pub now: Option<Timestamp>,
     /// Requests per minute per client_id before status 601; None turns the limit off.
@@ -47,6 +49,7 @@ impl Default for WithingsConfig {
         WithingsConfig {
             person: Person::new("Etc/GMT+6", true),
             page_size: 25,
+            page_order: None,
             now: None,
             rate_per_minute: Some(120),
             wait_seconds: Some(1),
@@ -118,7 +121,7 @@ impl Withings {
             f.html_502_next -= 1;
             return Answer { http: 502, content_type: "text/html", body: "<html><body><h1>502 Bad Gateway</h1></body></html>".into() };
         }
-        let api = Api { person: &self.cfg.person, page_size: self.cfg.page_size, now };
+        let api = Api { person: &self.cfg.person, page_size: self.cfg.page_size, now, order: self.cfg.page_order };
         let mut answer = ok(api.answer(path, params));
         if f.malformed_next > 0 {
             f.malformed_next -= 1;
@@ -156,6 +159,7 @@ impl Withings {
 #[serde(default, deny_unknown_fields)]
 pub struct WithingsPatch {
     pub page_size: Option<usize>,
+    pub page_order: Option<Option<Order>>,
     pub now: Option<Timestamp>,
     pub rate_per_minute: Option<Option<usize>>,
     pub sleep_device: Option<bool>,
@@ -166,6 +170,9 @@ impl WithingsPatch {
     pub fn apply(self, c: &mut WithingsConfig) {
         if let Some(v) = self.page_size {
             c.page_size = v;
+        }
+        if let Some(v) = self.page_order {
+            c.page_order = v;
         }
         if self.now.is_some() {
             c.now = self.now;

@@ -1,8 +1,11 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
 use crate::accounts::oauth::{OAuthSpec, RevokeSpec, TokenStyle};
 use crate::accounts::AppEnv;
 use std::time::Duration;
+
+/// "Results come oldest first" (reference: stated, and seen on the real API), for every listing.
+const ORDER: PageOrder = PageOrder::OldestFirst;
 
 const DOC: &[&str] = &["id", "day"];
 const SERIES: &[&str] = &["timestamp"];
@@ -29,7 +32,7 @@ macro_rules! col {
         CollectionSpec {
             name: $name, path: $name, summary: $summary, range: $range, latest: $latest,
             projectable: true, day_keys: $day, always: $always, fields: $fields, enveloped: true,
-            in_sandbox: true, volume: $volume, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[], options: &[],
+            in_sandbox: true, volume: $volume, order: ORDER, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[], options: &[],
         }
     };
 }
@@ -88,7 +91,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     col!("enhanced_tag", Date, false, "Tags the user added (type, custom name, comment, start/end).", &["start_day", "start_time"], &["id", "start_day"],
         &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"], "a few a week"),
     CollectionSpec {
-        split: Split::Hours(HR_WINDOW_HOURS),
+        order: ORDER, split: Split::Hours(HR_WINDOW_HOURS),
         series: Some(SeriesSpec { values: &["bpm"], levels: false, categories: &["source"] }),
         ..col!("heartrate", DateTime, true, "Heart-rate samples (bpm, source), UTC timestamps.", &["timestamp"], SERIES,
             &["bpm", "source", "timestamp", "timestamp_unix"], "~1,231 samples a day, pages of 1,000")
@@ -97,13 +100,13 @@ static COLLECTIONS: &[CollectionSpec] = &[
         name: "personal_info", path: "personal_info", summary: "The user's profile: age, weight, height, biological sex, email.",
         range: None, latest: false, projectable: false, day_keys: &[], always: &["id"],
         fields: &["id", "age", "weight", "height", "biological_sex", "email"], enveloped: false, in_sandbox: false,
-        volume: "one object", split: Split::Whole, series: Option::None, embedded: &[], options: &[],
+        volume: "one object", order: ORDER, split: Split::Whole, series: Option::None, embedded: &[], options: &[],
     },
     col!("rest_mode_period", Date, false, "Rest mode periods with their episodes.", &["start_day", "start_time"], &["id", "start_day"],
         &["start_day", "end_day", "start_time", "end_time", "episodes"], "rare"),
     CollectionSpec {
         // ~288 a day: three days fill most of a 1,000-row page.
-        split: Split::Hours(72),
+        order: ORDER, split: Split::Hours(72),
         series: Some(SeriesSpec { values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
         ..col!("ring_battery_level", DateTime, true, "Ring battery level samples (level, charging), UTC timestamps.", &["timestamp"], SERIES,
             &["level", "charging", "in_charger", "timestamp", "timestamp_unix"], "~300 samples a day")
@@ -112,7 +115,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         name: "ring_configuration", path: "ring_configuration", summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
         range: None, latest: false, projectable: true, day_keys: &[], always: &["id"],
         fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"], enveloped: true, in_sandbox: true,
-        volume: "one record a ring", split: Split::Whole, series: Option::None, embedded: &[], options: &[],
+        volume: "one record a ring", order: ORDER, split: Split::Whole, series: Option::None, embedded: &[], options: &[],
     },
     CollectionSpec { embedded: &[
         Embedded { field: "heart_rate", kind: Samples },

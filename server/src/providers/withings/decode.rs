@@ -234,7 +234,11 @@ fn sort_by_time(rows: &mut [Value]) {
 pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<String>) {
     let lost = unreadable(&groups);
     let (by_hand, mut by_device): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(manual);
-    by_device.sort_by(|a, b| a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))));
+    // Groups stored at the same second are told apart by `grpid`, so a weigh-in is named after
+    // the same group whatever order the pages came in.
+    by_device.sort_by(|a, b| {
+        a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))).then(int(a, "grpid").cmp(&int(b, "grpid")))
+    });
     let mut clusters: Vec<Vec<&Value>> = vec![];
     for g in &by_device {
         match clusters.last_mut() {

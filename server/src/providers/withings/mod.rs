@@ -28,7 +28,7 @@ impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> crate::http::Reply {
         let path = url::Url::parse(&req.url).map(|u| u.path().to_string()).unwrap_or_default();
         let params = req.params.iter().cloned().collect();
-        let api = sample::Api { person: &self.person, page_size: 300, now: jiff::Timestamp::now() };
+        let api = sample::Api { person: &self.person, page_size: 300, now: jiff::Timestamp::now(), order: None };
         crate::http::Reply { status: 200, retry_after: None, body: Ok(api.answer(&path, &params).to_string()) }
     }
 }

@@ -251,6 +251,42 @@ pub struct Api<'a> {
     /// Items per page (groups, days, nights, workouts).
     pub page_size: usize,
     pub now: Timestamp,
+    /// The order pages come in; None: as Withings is believed to send them (`getmeas` newest
+    /// first, the v2 listings oldest first).
+    pub order: Option<Order>,
+}
+
+/// The order a listing's items are paged in. The twins page in each to test that a cut answer
+/// claims only what it fetched whatever the order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Order {
+    OldestFirst,
+    NewestFirst,
+    /// A fixed permutation drawn from the seed: the same for every page of one listing.
+    Shuffled(u64),
+}
+
+impl Order {
+    /// Put items that arrive oldest first into this order.
+    pub fn arrange<T>(self, items: &mut [T]) {
+        match self {
+            Order::OldestFirst => {}
+            Order::NewestFirst => items.reverse(),
+            Order::Shuffled(seed) => {
+                // Fisher–Yates over a splitmix64 stream: deterministic, no dependency.
+                let mut x = seed;
+                for i in (1..items.len()).rev() {
+                    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                    let mut z = x;
+                    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+                    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+                    z ^= z >> 31;
+                    items.swap(i, (z % (i as u64 + 1)) as usize);
+                }
+            }
+        }
+    }
 }
 
 pub fn error(status: i64, text: &str) -> Value {
@@ -326,13 +362,14 @@ impl Api<'_> {
                 break;
             }
         }
-        let (page, more) = self.page(all, offset);
+        let (page, more) = self.page(all, offset, self.order.unwrap_or(Order::NewestFirst));
         let next = if more { offset + page.len() } else { 0 };
         json!({"status": 0, "body": {"updatetime": self.now.as_second(), "timezone": self.person.tz_name, "measuregrps": page,
                "more": i32::from(more), "offset": next}})
     }
 
-    fn page(&self, all: Vec<Value>, offset: usize) -> (Vec<Value>, bool) {
+    fn page(&self, mut all: Vec<Value>, offset: usize, order: Order) -> (Vec<Value>, bool) {
+        order.arrange(&mut all);
         let size = self.page_size.max(1);
         let more = all.len() > offset + size;
         (all.into_iter().skip(offset).take(size).collect(), more)
@@ -365,7 +402,7 @@ impl Api<'_> {
                 Err(_) => break,
             }
         }
-        let (page, more) = self.page(all, offset);
+        let (page, more) = self.page(all, offset, self.order.unwrap_or(Order::OldestFirst));
         json!({"status": 0, "body": {key: page, "more": more, "offset": offset + page.len()}})
     }
 
@@ -415,7 +452,7 @@ mod tests {
     fn getmeas_pages_with_an_integer_more_and_every_group_once() {
         let p = Person::new("Europe/Paris", true);
         let now: Timestamp = "2026-07-01T00:00:00Z".parse().unwrap();
-        let api = Api { person: &p, page_size: 7, now };
+        let api = Api { person: &p, page_size: 7, now, order: None };
         let (s, e) = (utc_midnight(Date::constant(2026, 6, 1)), utc_midnight(Date::constant(2026, 6, 15)) - 1);
         let mut seen = vec![];
         let mut offset = 0;
@@ -443,7 +480,7 @@ mod tests {
     #[test]
     fn bad_parameters_and_unknown_actions_answer_like_withings() {
         let p = Person::new("UTC", false);
-        let api = Api { person: &p, page_size: 10, now: Timestamp::now() };
+        let api = Api { person: &p, page_size: 10, now: Timestamp::now(), order: None };
         assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-02"), ("enddateymd", "2026-01-01")]))["status"], 503);
         assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-02"), ("lastupdate", "1")]))["status"], 503);
         assert_eq!(api.answer("/v2/measure", &q(&[("action", "deletemeas")]))["status"], 2554);

@@ -1,0 +1,71 @@
+//! The cut of an answer that could not be fetched in full: it ends the day before the first day
+//! some window did not fetch every record of (engine/coverage.rs), so `range` claims only whole
+//! days and `continue_from` resumes exactly where it stopped; the reason says which days are
+//! whole, which are missing, why, and what to do.
+use super::answer::{DaysOut, Truncated};
+use super::fetch::StopReason;
+use super::kept::Kept;
+use super::plan::Plan;
+use super::shape::record_day;
+use jiff::civil::Date;
+use jiff::ToSpan;
+
+/// Why fetching stopped, as a cause word, a sentence and what to do about it.
+fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
+    let who = plan.provider.spec().display;
+    match reason {
+        StopReason::PageCap(cap) => (
+            "page_cap",
+            format!("the page cap of {cap} pages (VITALS_PAGE_CAP) was reached before {who}'s last page"),
+            "call again with `start` = `continue_from` for the rest, or ask for fewer days at a time".into(),
+        ),
+        StopReason::Transient(e) => (
+            "provider_failing",
+            format!("{who} kept failing: {e}"),
+            "call again with `start` = `continue_from` in a little while; this is the provider failing, not missing data".into(),
+        ),
+        StopReason::RateLimitBudget(w) => (
+            "rate_limited",
+            format!("{who} was still rate limiting after {}s of waiting", w.as_secs()),
+            "wait a minute, then call again with `start` = `continue_from`".into(),
+        ),
+        StopReason::Cycle => (
+            "pagination_cycle",
+            format!("{who} sent a page token it had sent before, so following it would loop"),
+            "call again with `start` = `continue_from`; if it happens again, ask for fewer days at a time".into(),
+        ),
+    }
+}
+
+/// Cut `kept` at `gap` (the first day not fetched in full) and say so. Returns the notice and the
+/// days the answer still claims (None: not one whole day).
+pub fn cut(plan: &Plan, kept: &mut Kept, gap: Option<Date>, reason: &StopReason) -> (Truncated, Option<(Date, Date)>) {
+    let (cause, why, todo) = why(plan, reason);
+    let (Some((s, e)), Some(g)) = (plan.range, gap) else {
+        // A listing without days: what arrived is all there is to give.
+        let t = Truncated {
+            reason: format!("INCOMPLETE: {why}. The records below are the ones that arrived before it stopped; there are more. Call again later."),
+            cause: cause.into(),
+            continue_from: None,
+            missing: None,
+        };
+        return (t, plan.range);
+    };
+    let c = plan.collection;
+    kept.retain(&plan.zone, |r| record_day(r, c, &plan.zone).is_none_or(|d| d < g));
+    let missing = Some(DaysOut { start: g.to_string(), end: e.to_string() });
+    let t = |reason| Truncated { reason, cause: cause.into(), continue_from: Some(g.to_string()), missing };
+    if g <= s {
+        let reason = format!(
+            "INCOMPLETE: {why}. Not one day could be fetched in full, so no records are returned (part of a day would read as \
+             the whole day); {s} to {e} are missing. To go on: {todo}."
+        );
+        return (t(reason), None);
+    }
+    let last = g.checked_sub(1.day()).unwrap_or(s);
+    let reason = format!(
+        "INCOMPLETE: {why}. {s} to {last} (`range`) are complete: every record of those days is here. {g} to {e} are missing: \
+         nothing of those days is in this answer. To go on: {todo}."
+    );
+    (t(reason), Some((s, last)))
+}
