@@ -101,7 +101,7 @@ struct Shared {
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
     let pieces = split(plan);
-    let shared = Shared { gate: Gate::new(engine.limits.concurrency, engine.limits.page_cap.max(1)), gap_at: AtomicUsize::new(usize::MAX) };
+    let shared = Shared { gate: Gate::new(engine.limits.concurrency, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
     let today = plan.zone.today();
     // An access token about to expire is refreshed once, before the windows start, rather than
     // having every window meet a 401 at the same moment.
@@ -217,6 +217,8 @@ async fn fetch_window(
     shared: &Shared,
     today: Date,
 ) -> Result<(WindowOut, Kept), QueryError> {
+    // Until this window returns, a page of the cap stays in reserve for it (engine/gate.rs).
+    let _running = shared.gate.running(index);
     let mut keeper = Keeper::new(plan);
     let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
@@ -283,7 +285,11 @@ async fn fetch_window(
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
 /// taking turns on the one task that drives them.
-async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static crate::catalog::CollectionSpec, body: String) -> (Result<crate::providers::Page, PageError>, String) {
+async fn decode(
+    p: &std::sync::Arc<dyn crate::providers::Provider>,
+    c: &'static crate::catalog::CollectionSpec,
+    body: String,
+) -> (Result<crate::providers::Page, PageError>, String) {
     let p = p.clone();
     tokio::task::spawn_blocking(move || (p.parse_page(c, &body), body))
         .await
@@ -292,7 +298,11 @@ async fn decode(p: &std::sync::Arc<dyn crate::providers::Provider>, c: &'static 
 
 /// One reply as a page or a verdict, whatever the provider: HTTP statuses and the provider's
 /// verdict on a 200 body (Withings answers every error inside HTTP 200) become the same `PageError`s.
-async fn judge(p: &std::sync::Arc<dyn crate::providers::Provider>, plan: &Plan, reply: crate::http::Reply) -> Result<(crate::providers::Page, String), PageError> {
+async fn judge(
+    p: &std::sync::Arc<dyn crate::providers::Provider>,
+    plan: &Plan,
+    reply: crate::http::Reply,
+) -> Result<(crate::providers::Page, String), PageError> {
     let display = p.spec().display;
     match reply.status {
         200 => match reply.body {
@@ -335,7 +345,7 @@ async fn fetch_page(
     loop {
         out.requests += 1;
         // The first request of a page spends a page of the cap; retries of it do not.
-        let Ok(slot) = shared.gate.acquire(index, attempt == 0).await else {
+        let Ok(()) = shared.gate.acquire(index, attempt == 0).await else {
             return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
         };
         attempt += 1;
@@ -347,13 +357,14 @@ async fn fetch_page(
                 source.http.read(&req, &bearer).await
             }
         };
-        drop(slot);
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply).await {
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),
                 // Refused token with a refreshable credential: refresh once, then ask for this page again.
                 Err(PageError::Unauthorized) if !refreshed => {
-                    let Some(refresh) = p.refresh(Some(bearer.clone())) else { return Err(QueryError::Auth(p.auth_help(401))) };
+                    let Some(refresh) = p.refresh(Some(bearer.clone())) else {
+                        return Err(QueryError::Auth(p.auth_help(401)));
+                    };
                     refreshed = true;
                     refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
                     bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
@@ -392,4 +403,3 @@ async fn fetch_page(
         tokio::time::sleep(wait).await;
     }
 }
-

@@ -1,11 +1,20 @@
-//! The windows of one query share two things: request slots (`VITALS_CONCURRENCY`, requests in
-//! flight) and the page cap (`VITALS_PAGE_CAP`, pages in all). Both go to the oldest window that
-//! is waiting, not to whichever asked first: an answer can only claim days up to its first gap,
-//! so a page spent on a later window while an earlier one still needs one is a page wasted. With
-//! this order a cut loses at most the pages of the windows after the first gap (the ones already
-//! in flight when the cap ran out), and a window's second page goes out before any later window's
-//! first. tokio's semaphore is first come, first served, which is the wrong order here.
-use std::collections::BTreeMap;
+//! The windows of one query share two things: request slots (`VITALS_CONCURRENCY`) and the page
+//! cap (`VITALS_PAGE_CAP`, pages in all). Both go to the oldest window that is waiting, not to
+//! whichever asked first: an answer can only claim days up to its first gap, so a page spent on a
+//! later window while an earlier one still needs one is a page wasted. tokio's semaphore is first
+//! come, first served, which is the wrong order here.
+//!
+//! A window keeps its slot from its first request until it is done, rather than handing it back
+//! after each page: it has one request in flight at a time anyway, and a slot handed back while
+//! the window decodes would go to a later window, so windows would take turns page by page and a
+//! cap would leave every one of them unfinished. With one slot, windows run one after another.
+//!
+//! A quarter of the cap is kept for the oldest window still running: without it, windows running
+//! together could spend the cap while the oldest still needs pages, and an answer cut that way
+//! claims nothing, as would every call again from its `continue_from`. With it, a call makes
+//! progress whenever its first window needs no more than a quarter of the cap. A window that may
+//! not touch the reserve gives its slot back while it waits.
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 
@@ -13,29 +22,42 @@ use tokio::sync::oneshot;
 #[derive(Debug, PartialEq, Eq)]
 pub struct Capped;
 
-/// Held from sending a request until its body has arrived.
-pub struct Slot {
+/// Held by a window while it may still ask for pages; dropping it frees the window's slot.
+pub struct Running {
     gate: Arc<Gate>,
+    window: usize,
 }
 
-impl Drop for Slot {
+impl Drop for Running {
     fn drop(&mut self) {
-        self.gate.release();
+        self.gate.change(|s| {
+            s.running.remove(&self.window);
+            if s.holding.remove(&self.window) {
+                s.free += 1;
+            }
+        });
     }
 }
 
 struct Waiter {
     /// Whether this request starts a new page (a retry of the same page does not).
     page: bool,
-    tx: oneshot::Sender<Result<Slot, Capped>>,
+    tx: oneshot::Sender<Result<(), Capped>>,
 }
 
 struct State {
+    /// Slots no window holds.
     free: usize,
     pages: u32,
+    /// Pages only the oldest running window may have.
+    reserve: u32,
     /// Waiting requests by (window, arrival): the oldest window first.
     queue: BTreeMap<(usize, u64), Waiter>,
     arrivals: u64,
+    /// Windows that may still ask for a page.
+    running: BTreeSet<usize>,
+    /// Windows holding a slot.
+    holding: BTreeSet<usize>,
 }
 
 pub struct Gate {
@@ -43,29 +65,35 @@ pub struct Gate {
 }
 
 impl Gate {
-    pub fn new(slots: usize, pages: u32) -> Arc<Gate> {
-        Arc::new(Gate { state: Mutex::new(State { free: slots.max(1), pages, queue: BTreeMap::new(), arrivals: 0 }) })
+    /// A gate for `windows` windows (numbered from 0, oldest first), all running until their
+    /// [`Running`] guard drops.
+    pub fn new(slots: usize, pages: u32, windows: usize) -> Arc<Gate> {
+        let state = State {
+            free: slots.max(1),
+            pages,
+            reserve: pages.div_ceil(4),
+            queue: BTreeMap::new(),
+            arrivals: 0,
+            running: (0..windows).collect(),
+            holding: BTreeSet::new(),
+        };
+        Arc::new(Gate { state: Mutex::new(state) })
     }
 
-    /// A request slot for `window` (smaller is older), and a page of the cap when `page`.
-    pub async fn acquire(self: &Arc<Gate>, window: usize, page: bool) -> Result<Slot, Capped> {
-        let rx = {
-            let mut s = self.state.lock().expect("gate lock");
-            if page && s.pages == 0 {
-                return Err(Capped);
-            }
-            let older_waiting = s.queue.keys().next().is_some_and(|(w, _)| *w < window);
-            if s.free > 0 && !older_waiting {
-                s.free -= 1;
-                s.pages -= u32::from(page);
-                return Ok(Slot { gate: self.clone() });
-            }
-            let (tx, rx) = oneshot::channel();
+    /// The guard of `window`: when it drops, the window asks for nothing more.
+    pub fn running(self: &Arc<Gate>, window: usize) -> Running {
+        Running { gate: self.clone(), window }
+    }
+
+    /// Leave to send a request for `window` (smaller is older): a page of the cap when `page`,
+    /// and the window's slot, kept until its guard drops.
+    pub async fn acquire(self: &Arc<Gate>, window: usize, page: bool) -> Result<(), Capped> {
+        let (tx, rx) = oneshot::channel();
+        self.change(|s| {
             let n = s.arrivals;
             s.arrivals += 1;
             s.queue.insert((window, n), Waiter { page, tx });
-            rx
-        };
+        });
         // The gate never drops a waiter without an answer.
         rx.await.unwrap_or(Err(Capped))
     }
@@ -75,86 +103,157 @@ impl Gate {
         self.state.lock().expect("gate lock").pages
     }
 
-    fn release(self: &Arc<Gate>) {
-        // Answers whose waiter has gone are dropped after the lock is let go: dropping a slot
-        // releases it again.
-        let mut undelivered = vec![];
-        {
-            let mut s = self.state.lock().expect("gate lock");
-            s.free += 1;
-            while s.free > 0 {
-                let Some((_, w)) = s.queue.pop_first() else { break };
-                if w.page && s.pages == 0 {
-                    let _ = w.tx.send(Err(Capped));
+    /// Apply `f`, then answer every waiter that can be answered now, oldest window first.
+    fn change(&self, f: impl FnOnce(&mut State)) {
+        let mut s = self.state.lock().expect("gate lock");
+        f(&mut s);
+        loop {
+            let mut freed = false;
+            let keys: Vec<(usize, u64)> = s.queue.keys().copied().collect();
+            for k in keys {
+                let w = k.0;
+                let page = s.queue[&k].page;
+                if page && s.pages == 0 {
+                    // Nobody waiting for a page will get one: say so now rather than when a slot frees.
+                    if let Some(waiter) = s.queue.remove(&k) {
+                        let _ = waiter.tx.send(Err(Capped));
+                    }
                     continue;
                 }
-                s.free -= 1;
-                s.pages -= u32::from(w.page);
-                if let Err(Ok(slot)) = w.tx.send(Ok(Slot { gate: self.clone() })) {
-                    // Not this waiter's page after all: give it back, keep the slot's release for later.
-                    s.pages += u32::from(w.page);
-                    undelivered.push(slot);
+                let oldest = s.running.first().is_none_or(|o| *o >= w);
+                if page && !oldest && s.pages <= s.reserve {
+                    // Only the reserve is left: wait for it without keeping a slot from the oldest.
+                    if s.holding.remove(&w) {
+                        s.free += 1;
+                        freed = true;
+                    }
+                    continue;
+                }
+                let holds = s.holding.contains(&w);
+                if !holds && s.free == 0 {
+                    continue;
+                }
+                let Some(waiter) = s.queue.remove(&k) else {
+                    continue;
+                };
+                // A waiter that has gone gets nothing; its guard frees whatever its window held.
+                if waiter.tx.send(Ok(())).is_ok() {
+                    if !holds {
+                        s.free -= 1;
+                        s.holding.insert(w);
+                    }
+                    s.pages -= u32::from(page);
                 }
             }
-            if s.pages == 0 {
-                // Nobody waiting for a page will get one: say so now rather than when a slot frees.
-                let capped: Vec<_> = s.queue.iter().filter(|(_, w)| w.page).map(|(k, _)| *k).collect();
-                for k in capped {
-                    if let Some(w) = s.queue.remove(&k) {
-                        let _ = w.tx.send(Err(Capped));
-                    }
-                }
+            if !freed {
+                break;
             }
         }
-        drop(undelivered);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
-    #[tokio::test]
-    async fn the_oldest_waiting_window_is_served_first_and_the_cap_is_exact() {
-        let gate = Gate::new(1, 3);
-        let held = gate.acquire(5, true).await.unwrap();
-        let order = Arc::new(Mutex::new(vec![]));
-        let mut tasks = vec![];
-        for w in [9, 7, 2, 8] {
-            let (g, o) = (gate.clone(), order.clone());
-            tasks.push(tokio::spawn(async move {
-                let got = g.acquire(w, true).await;
-                o.lock().unwrap().push((w, got.is_ok()));
-                drop(got);
-            }));
-            tokio::task::yield_now().await;
-        }
-        tokio::task::yield_now().await;
-        drop(held);
-        for t in tasks {
-            t.await.unwrap();
-        }
-        // Two pages were left: windows 2 and 7 get them, 8 and 9 are told the cap is spent.
-        let got = order.lock().unwrap().clone();
-        assert_eq!(got.iter().filter(|(_, ok)| *ok).map(|(w, _)| *w).collect::<Vec<_>>(), [2, 7]);
-        assert_eq!(got.len(), 4);
-        assert_eq!(gate.pages_left(), 0);
-        // A retry needs no page: it still gets a slot.
-        assert!(gate.acquire(1, false).await.is_ok());
-        assert_eq!(gate.acquire(1, true).await.err(), Some(Capped));
+    /// Guards for windows `0..n`; the ones in `idle` are dropped at once.
+    fn guards(gate: &Arc<Gate>, n: usize, idle: &[usize]) -> Vec<Option<Running>> {
+        (0..n).map(|w| Some(gate.running(w)).filter(|_| !idle.contains(&w))).collect()
     }
 
     #[tokio::test]
-    async fn a_waiter_that_gave_up_does_not_keep_its_slot() {
-        let gate = Gate::new(1, 10);
-        let held = gate.acquire(0, true).await.unwrap();
-        let g = gate.clone();
-        let waiting = tokio::spawn(async move { g.acquire(1, true).await.map(|_| ()) });
+    async fn a_window_keeps_its_slot_until_done_and_the_next_is_the_oldest_waiting() {
+        let gate = Gate::new(1, 10, 2);
+        let mut g = guards(&gate, 2, &[]);
+        gate.acquire(0, true).await.unwrap();
+        let gg = gate.clone();
+        let second = tokio::spawn(async move { gg.acquire(1, true).await });
+        tokio::task::yield_now().await;
+        // Window 0's next page needs no other slot; window 1 waits for window 0 to be done.
+        gate.acquire(0, true).await.unwrap();
+        assert!(!second.is_finished());
+        g[0] = None;
+        assert_eq!(second.await.unwrap(), Ok(()));
+        assert_eq!(gate.pages_left(), 7);
+    }
+
+    #[tokio::test]
+    async fn slots_go_oldest_first_and_the_cap_is_exact() {
+        let gate = Gate::new(1, 3, 10);
+        let mut g = guards(&gate, 10, &[0, 1, 3, 4, 6]);
+        gate.acquire(5, true).await.unwrap();
+        let order = Arc::new(Mutex::new(vec![]));
+        let mut tasks = vec![];
+        for w in [9, 7, 2, 8] {
+            let (o, guard, gg) = (order.clone(), g[w].take(), gate.clone());
+            tasks.push(tokio::spawn(async move {
+                let got = gg.acquire(w, true).await;
+                o.lock().unwrap().push((w, got.is_ok()));
+                drop(guard);
+            }));
+            tokio::task::yield_now().await;
+        }
+        // Window 5 holds the slot: its second page goes out, one page is left (the reserve).
+        gate.acquire(5, true).await.unwrap();
+        g[5] = None;
+        for t in tasks {
+            t.await.unwrap();
+        }
+        // The last page goes to window 2, the oldest; 7, 8 and 9 are told the cap is spent.
+        let got = order.lock().unwrap().clone();
+        assert_eq!(got.iter().filter(|(_, ok)| *ok).map(|(w, _)| *w).collect::<Vec<_>>(), [2]);
+        assert_eq!(got.len(), 4);
+        assert_eq!(gate.pages_left(), 0);
+        // A retry needs no page: it still gets a slot.
+        assert!(gate.acquire(3, false).await.is_ok());
+        assert_eq!(gate.acquire(4, true).await.err(), Some(Capped));
+    }
+
+    #[tokio::test]
+    async fn a_quarter_of_the_cap_is_kept_for_the_oldest_running_window() {
+        let gate = Gate::new(3, 4, 3);
+        let g = guards(&gate, 3, &[]);
+        for w in 0..3 {
+            gate.acquire(w, true).await.unwrap();
+        }
+        // One page left, and it is the reserve: window 1 waits rather than take it.
+        let gg = gate.clone();
+        let more = tokio::spawn(async move { gg.acquire(1, true).await });
+        tokio::task::yield_now().await;
+        assert!(!more.is_finished());
+        // The oldest window can still have its next page.
+        gate.acquire(0, true).await.unwrap();
+        assert_eq!(gate.pages_left(), 0);
+        assert_eq!(more.await.unwrap(), Err(Capped));
+        drop(g);
+
+        // When the oldest finishes without it, the reserve goes to the next oldest.
+        let gate = Gate::new(3, 4, 3);
+        let mut g = guards(&gate, 3, &[]);
+        for w in 0..3 {
+            gate.acquire(w, true).await.unwrap();
+        }
+        let gg = gate.clone();
+        let more = tokio::spawn(async move { gg.acquire(1, true).await });
+        tokio::task::yield_now().await;
+        assert!(!more.is_finished(), "window 0 still runs");
+        g[0] = None;
+        assert_eq!(more.await.unwrap(), Ok(()));
+    }
+
+    #[tokio::test]
+    async fn a_waiter_that_gave_up_takes_no_slot() {
+        let gate = Gate::new(1, 10, 3);
+        let mut g = guards(&gate, 3, &[]);
+        gate.acquire(0, true).await.unwrap();
+        let gg = gate.clone();
+        let waiting = tokio::spawn(async move { gg.acquire(1, true).await });
         tokio::task::yield_now().await;
         waiting.abort();
         let _ = waiting.await;
-        drop(held);
-        let again = tokio::time::timeout(std::time::Duration::from_secs(5), gate.acquire(2, true)).await;
+        g[0] = None;
+        let again = tokio::time::timeout(Duration::from_secs(5), gate.acquire(2, true)).await;
         assert!(again.expect("the slot came back").is_ok());
         assert_eq!(gate.pages_left(), 8);
     }
