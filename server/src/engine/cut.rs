@@ -10,6 +10,12 @@ use super::shape::record_day;
 use jiff::civil::Date;
 use jiff::ToSpan;
 
+/// Every `truncated.cause` an answer can carry (README lists them; a test holds the two equal).
+pub const CAUSES: &[&str] = &["page_cap", "provider_failing", "rate_limited", "pagination_cycle", MAX_CHARS];
+
+/// The cause of an answer cut to fit `max_chars` (engine/shape.rs), not because fetching stopped.
+pub const MAX_CHARS: &str = "max_chars";
+
 /// Why fetching stopped, as a cause word, a sentence and what to do about it.
 fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
     let who = plan.provider.spec().display;
@@ -56,6 +62,11 @@ pub fn cut(plan: &Plan, kept: &mut Kept, gap: Option<Date>, reason: &StopReason)
     let missing = Some(DaysOut { start: g.to_string(), end: e.to_string() });
     let t = |reason| Truncated { reason, cause: cause.into(), continue_from: Some(g.to_string()), missing };
     if g <= s {
+        // The same call again would stop in the same place: only a larger cap gets a day through.
+        let todo = match reason {
+            StopReason::PageCap(_) => "a single window of these days needs more pages than this cap allows: raise VITALS_PAGE_CAP".into(),
+            _ => todo,
+        };
         let reason = format!(
             "INCOMPLETE: {why}. Not one day could be fetched in full, so no records are returned (part of a day would read as \
              the whole day); {s} to {e} are missing. To go on: {todo}."

@@ -69,10 +69,7 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
     }
     let mut v: Vec<_> = by.into_iter().collect();
     v.sort_by_key(|x| std::cmp::Reverse(x.1));
-    v.into_iter()
-        .take(3)
-        .map(|(field, n)| FieldWeight { field, percent: ((n * 100) / total.max(1)) as u32 })
-        .collect()
+    v.into_iter().take(3).map(|(field, n)| FieldWeight { field, percent: ((n * 100) / total.max(1)) as u32 }).collect()
 }
 
 pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
@@ -222,7 +219,11 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
             "INCOMPLETE: the whole answer would take about {whole} characters, over max_chars = {}. Every day in `range` is complete; \
              call again with `start` = `continue_from` for the rest{}.",
             plan.max_chars,
-            if plan.collection.has_resolution() { ", or a coarser `resolution`, or a larger max_chars" } else { ", or ask for fewer `fields`, or a larger max_chars" }
+            if plan.collection.has_resolution() {
+                ", or a coarser `resolution`, or a larger max_chars"
+            } else {
+                ", or ask for fewer `fields`, or a larger max_chars"
+            }
         );
         let missing = plan.range.map(|(_, e)| DaysOut { start: from.to_string(), end: e.to_string() });
         n.truncated = Some(Truncated {
@@ -230,7 +231,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
                 Some(t) => format!("{why} Also: {}", t.reason),
                 None => why,
             },
-            cause: "max_chars".into(),
+            cause: super::cut::MAX_CHARS.into(),
             continue_from: Some(from.to_string()),
             missing,
         });

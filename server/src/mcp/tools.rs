@@ -99,8 +99,9 @@ pub struct TodayProvider {
     pub synthetic: bool,
     /// Each collection read, raw, keyed by role (`sleep`, `readiness`, `activity`).
     pub sections: Vec<TodaySection>,
-    /// Collections that came back empty (or failed, with the reason in `errors`).
+    /// Collections the provider answered with no records for these days (today is often not synced yet).
     pub missing: Vec<String>,
+    /// Collections that failed or came back incomplete, each with its cause: never "no data".
     pub errors: Vec<String>,
 }
 
@@ -212,14 +213,9 @@ with a range. Unknown fields are listed, not silently dropped.",
                 Ok(structured(&answer))
             }
             Connection::Ask(ask) => Ok(ask.into()),
-            Connection::Waiting(r) => Err(format!(
-                "{why} {} Login address: {} Terminal: {}",
-                r.message,
-                r.url.unwrap_or_default(),
-                r.cli.unwrap_or_default()
-            )
-            .trim()
-            .to_string()),
+            Connection::Waiting(r) => {
+                Err(format!("{why} {} Login address: {} Terminal: {}", r.message, r.url.unwrap_or_default(), r.cli.unwrap_or_default()).trim().to_string())
+            }
             Connection::Failed(e) => Err(format!("{why} {e}").trim().to_string()),
         }
     }
@@ -280,8 +276,8 @@ credentials are missing, the error says where to get them.",
         name = "vitals_today",
         title = "Last night, today and the days before",
         description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
-(1–30, default 7), and the latest weigh-in of the last 90 days, as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what came back empty (today is often not synced \
-yet). Computes nothing: summarise from the records yourself.",
+(1–30, default 7), and the latest weigh-in of the last 90 days, as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what the provider answered with no records (today is often not synced \
+yet); `errors` names what failed or came back incomplete, with why. Computes nothing: summarise from the records yourself.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_today(&self, Parameters(a): Parameters<TodayArgs>) -> Result<Json<TodayReport>, String> {
@@ -333,16 +329,21 @@ yet). Computes nothing: summarise from the records yourself.",
             .collect();
         // join_all keeps the order the sections were asked in.
         for (provider, role, name, result) in futures::future::join_all(asks).await {
-            let Some(out) = providers.iter_mut().find(|o| o.provider == provider) else { continue };
+            let Some(out) = providers.iter_mut().find(|o| o.provider == provider) else {
+                continue;
+            };
             match result {
                 Ok(ans) => {
-                    if ans.count == 0 {
+                    // A cut section is a failure with its cause, never "missing" (which reads as
+                    // "nothing was recorded").
+                    if let Some(t) = &ans.notices.truncated {
+                        out.errors.push(format!("{name}: {}", t.reason));
+                    } else if ans.count == 0 {
                         out.missing.push(name);
                     }
                     out.sections.push(TodaySection { role: role.to_string(), answer: ans });
                 }
                 Err(e) => {
-                    out.missing.push(name.clone());
                     out.errors.push(format!("{name}: {e}"));
                 }
             }
@@ -374,19 +375,11 @@ impl ServerHandler for Vitals {
             )
     }
 
-    async fn list_resources(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ListResourcesResult, ErrorData> {
+    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
         Ok(ListResourcesResult::with_all_items(vec![Resource::new(SOURCES_URI, "sources").with_mime_type("application/json")]))
     }
 
-    async fn read_resource(
-        &self,
-        request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
+    async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri != SOURCES_URI {
             return Err(ErrorData::resource_not_found(format!("no resource at {}; the one resource is {SOURCES_URI}", request.uri), None));
         }
