@@ -11,7 +11,11 @@ fn server_source() -> String {
     fn walk(d: &Path, s: &mut String) {
         for e in std::fs::read_dir(d).unwrap() {
             let p = e.unwrap().path();
-            if p.is_dir() { walk(&p, s) } else { s.push_str(&std::fs::read_to_string(&p).unwrap()) }
+            if p.is_dir() {
+                walk(&p, s)
+            } else {
+                s.push_str(&std::fs::read_to_string(&p).unwrap())
+            }
         }
     }
     // The server, and the commands that build it (their variables are documented too).
@@ -78,7 +82,6 @@ fn readme_test_command_is_what_ci_runs() {
     assert!(ci.contains("cargo test --workspace --locked"));
 }
 
-
 #[tokio::test(flavor = "multi_thread")]
 async fn query_parameters_in_the_readme_are_the_tool_schema() {
     let line = doc("README.md").lines().find(|l| l.starts_with("`vitals_query` parameters:")).expect("README lists vitals_query's parameters").to_string();
@@ -92,4 +95,19 @@ async fn query_parameters_in_the_readme_are_the_tool_schema() {
     named.sort();
     assert_eq!(named, props, "README's vitals_query parameters differ from the tool's input schema");
     s.close().await;
+}
+
+#[test]
+fn every_truncation_cause_is_in_the_readme_and_the_answer_schema() {
+    let readme = doc("README.md");
+    let answer = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/engine/answer.rs")).unwrap();
+    for cause in vitals::engine::cut::CAUSES {
+        assert!(readme.contains(&format!("`{cause}`")), "README.md does not name the truncation cause `{cause}`");
+        assert!(answer.contains(&format!("`{cause}`")), "the `cause` field's doc does not name `{cause}`");
+    }
+    let list = &readme[readme.find("`cause` (").unwrap() + "`cause` (".len()..];
+    let list = &list[..list.find(')').unwrap()];
+    for w in claims(list, |_| true) {
+        assert!(vitals::engine::cut::CAUSES.contains(&w.as_str()), "README names a cause `{w}` the engine never gives");
+    }
 }

@@ -88,21 +88,45 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
                 v["position"] = json!(7);
                 v
             };
-            out.push(group(base + 1, t, 0, Some((SCALE, "Body Scan", 10)), vec![
-                m(weight_g, 1, -3),
-                at7(m(free_g / 10, 5, -2)), at7(m(free_g / 10, 5, -2)),
-                at7(m(fat_g / 10, 8, -2)), at7(m(fat_g / 10, 8, -2)),
-                m(fat_ratio_milli, 6, -3),
-                at7(m(free_g * 3 / 40, 76, -2)), at7(m(weight_g * 55 / 1_000, 77, -2)), at7(m(310, 88, -2)),
-                at7(m(2_140, 168, -2)), at7(m(3_020, 169, -2)), at7(m(31 + (r % 9) as i64, 170, -1)),
-                m(1_620 + (r % 40) as i64, 226, 0), m(31, 227, 0),
-            ]));
+            out.push(group(
+                base + 1,
+                t,
+                0,
+                Some((SCALE, "Body Scan", 10)),
+                vec![
+                    m(weight_g, 1, -3),
+                    at7(m(free_g / 10, 5, -2)),
+                    at7(m(free_g / 10, 5, -2)),
+                    at7(m(fat_g / 10, 8, -2)),
+                    at7(m(fat_g / 10, 8, -2)),
+                    m(fat_ratio_milli, 6, -3),
+                    at7(m(free_g * 3 / 40, 76, -2)),
+                    at7(m(weight_g * 55 / 1_000, 77, -2)),
+                    at7(m(310, 88, -2)),
+                    at7(m(2_140, 168, -2)),
+                    at7(m(3_020, 169, -2)),
+                    at7(m(31 + (r % 9) as i64, 170, -1)),
+                    m(1_620 + (r % 40) as i64, 226, 0),
+                    m(31, 227, 0),
+                ],
+            ));
         } else {
             let (wv, wu) = if r % 2 == 0 { (weight_g, -3) } else { (weight_g / 10, -2) };
-            out.push(group(base + 1, t, 0, Some((SCALE, "Body Cardio", 6)), vec![
-                m(wv, 1, wu), m(fat_g / 10, 8, -2), m(free_g * 3 / 40, 76, -2), m(weight_g * 55 / 1_000, 77, -2), m(310, 88, -2),
-                m(fat_ratio_milli, 6, -3), m(free_g, 5, -3),
-            ]));
+            out.push(group(
+                base + 1,
+                t,
+                0,
+                Some((SCALE, "Body Cardio", 6)),
+                vec![
+                    m(wv, 1, wu),
+                    m(fat_g / 10, 8, -2),
+                    m(free_g * 3 / 40, 76, -2),
+                    m(weight_g * 55 / 1_000, 77, -2),
+                    m(310, 88, -2),
+                    m(fat_ratio_milli, 6, -3),
+                    m(free_g, 5, -3),
+                ],
+            ));
             let pulse = 58 + (r % 17) as i64;
             let (pv, pu) = if r % 3 == 0 { (pulse * 100, -2) } else { (pulse, 0) };
             out.push(group(base + 2, t, 0, Some((SCALE, "Body Cardio", 6)), vec![m(pv, 11, pu)]));
@@ -140,15 +164,32 @@ pub fn activity_of_day(p: &Person, d: Date, share: f64) -> Value {
     });
     a["active"] = json!(a["moderate"].as_i64().unwrap_or(0) + a["intense"].as_i64().unwrap_or(0));
     if r % 5 == 3 {
-        for (k, v) in [("deviceid", Value::Null), ("hash_deviceid", Value::Null), ("brand", json!(18)), ("modelid", json!(1055)),
-            ("model", json!("GoogleFit tracker")), ("is_tracker", json!(false))] {
+        for (k, v) in [
+            ("deviceid", Value::Null),
+            ("hash_deviceid", Value::Null),
+            ("brand", json!(18)),
+            ("modelid", json!(1055)),
+            ("model", json!("GoogleFit tracker")),
+            ("is_tracker", json!(false)),
+        ] {
             a[k] = v;
         }
     } else {
-        for (k, v) in [("deviceid", json!(WATCH)), ("hash_deviceid", json!(WATCH)), ("brand", json!(1)), ("modelid", json!(93)),
-            ("model", json!("ScanWatch")), ("is_tracker", json!(true)), ("hr_average", json!(68 + r % 9)), ("hr_min", json!(52 + r % 6)),
-            ("hr_max", json!(120 + r % 40)), ("hr_zone_0", json!(30_000 + r % 5_000)), ("hr_zone_1", json!(2_000 + r % 900)),
-            ("hr_zone_2", json!(r % 700)), ("hr_zone_3", json!(r % 120))] {
+        for (k, v) in [
+            ("deviceid", json!(WATCH)),
+            ("hash_deviceid", json!(WATCH)),
+            ("brand", json!(1)),
+            ("modelid", json!(93)),
+            ("model", json!("ScanWatch")),
+            ("is_tracker", json!(true)),
+            ("hr_average", json!(68 + r % 9)),
+            ("hr_min", json!(52 + r % 6)),
+            ("hr_max", json!(120 + r % 40)),
+            ("hr_zone_0", json!(30_000 + r % 5_000)),
+            ("hr_zone_1", json!(2_000 + r % 900)),
+            ("hr_zone_2", json!(r % 700)),
+            ("hr_zone_3", json!(r % 120)),
+        ] {
             a[k] = v;
         }
     }
@@ -216,11 +257,14 @@ pub fn intraday_between(p: &Person, from: i64, to: i64) -> Map<String, Value> {
         let r = h(p.day_of(t), t as u64 % 86_400 + 6);
         let awake = (7..23).contains(&hour);
         let steps = if awake { (r % 400) as i64 } else { 0 };
-        out.insert(t.to_string(), json!({
-            "deviceid": WATCH, "model": "ScanWatch", "model_id": 93, "heart_rate": if awake { 66 + r % 30 } else { 52 + r % 8 },
-            "steps": steps, "calories": (steps as f64 * 0.04 * 100.0).round() / 100.0, "distance": steps as f64 * 0.78,
-            "elevation": 0, "duration": INTRADAY_STEP_S,
-        }));
+        out.insert(
+            t.to_string(),
+            json!({
+                "deviceid": WATCH, "model": "ScanWatch", "model_id": 93, "heart_rate": if awake { 66 + r % 30 } else { 52 + r % 8 },
+                "steps": steps, "calories": (steps as f64 * 0.04 * 100.0).round() / 100.0, "distance": steps as f64 * 0.78,
+                "elevation": 0, "duration": INTRADAY_STEP_S,
+            }),
+        );
         t += INTRADAY_STEP_S;
     }
     out
@@ -314,7 +358,9 @@ impl Api<'_> {
             ("v2/measure", "getworkouts") => self.by_day(q, "series", |d| workouts_of_day(self.person, d)),
             ("v2/sleep", "getsummary") => self.by_day(q, "series", |d| night_ending(self.person, d).into_iter().collect()),
             ("v2/measure", "getintradayactivity") => self.intraday(q),
-            ("v2/user", "getdevice") => json!({"status": 0, "body": {"devices": devices(self.person, self.now)}}),
+            ("v2/user", "getdevice") => {
+                json!({"status": 0, "body": {"devices": devices(self.person, self.now)}})
+            }
             _ => error(2554, "Not implemented"),
         }
     }
@@ -334,7 +380,9 @@ impl Api<'_> {
             (Some(Ok(s)), Some(Ok(e)), None) => (s, e),
             _ => return invalid(),
         };
-        let Ok(offset) = Self::offset(q) else { return invalid() };
+        let Ok(offset) = Self::offset(q) else {
+            return invalid();
+        };
         let types: Option<Vec<u64>> = q.get("meastypes").or(q.get("meastype")).map(|t| t.split(',').filter_map(|x| x.trim().parse().ok()).collect());
         let (first, last) = (self.person.day_of(from), self.person.day_of(to).min(self.today()));
         if last.since(first).map(|s| s.get_days()).unwrap_or(0) > 800 {
@@ -349,7 +397,8 @@ impl Api<'_> {
                     continue;
                 }
                 if let Some(types) = &types {
-                    let kept: Vec<Value> = g["measures"].as_array().into_iter().flatten().filter(|x| x["type"].as_u64().is_some_and(|t| types.contains(&t))).cloned().collect();
+                    let kept: Vec<Value> =
+                        g["measures"].as_array().into_iter().flatten().filter(|x| x["type"].as_u64().is_some_and(|t| types.contains(&t))).cloned().collect();
                     if kept.is_empty() {
                         continue;
                     }
@@ -382,7 +431,9 @@ impl Api<'_> {
             (Some(Ok(s)), Some(Ok(e)), None) if s <= e => (s, e.min(self.today())),
             _ => return invalid(),
         };
-        let Ok(offset) = Self::offset(q) else { return invalid() };
+        let Ok(offset) = Self::offset(q) else {
+            return invalid();
+        };
         if last.since(first).map(|s| s.get_days()).unwrap_or(0) > 800 {
             return invalid();
         }
@@ -408,7 +459,9 @@ impl Api<'_> {
 
     fn intraday(&self, q: &HashMap<String, String>) -> Value {
         let int = |k: &str| q.get(k).and_then(|v| v.parse::<i64>().ok());
-        let (Some(from), Some(to)) = (int("startdate"), int("enddate")) else { return invalid() };
+        let (Some(from), Some(to)) = (int("startdate"), int("enddate")) else {
+            return invalid();
+        };
         // Only the first 24 hours after `startdate` (the spec), and nothing after now.
         let to = to.min(from + 86_400).min(self.now.as_second());
         json!({"status": 0, "body": {"series": intraday_between(self.person, from, to)}})
@@ -418,11 +471,39 @@ impl Api<'_> {
 /// Keep only the requested `data_fields` (activity rows carry them at the top, nights and
 /// workouts under `data`); without the list, the default subset Withings sends (reference §6).
 fn filter_fields(item: &mut Value, wanted: Option<&[&str]>) {
-    const TOP: &[&str] = &["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories", "totalcalories",
-        "hr_average", "hr_min", "hr_max", "hr_zone_0", "hr_zone_1", "hr_zone_2", "hr_zone_3"];
-    const SLEEP_DEFAULT: &[&str] = &["total_timeinbed", "total_sleep_time", "lightsleepduration", "deepsleepduration",
-        "remsleepduration", "sleep_efficiency", "sleep_latency", "wakeup_latency", "wakeupduration", "wakeupcount", "waso",
-        "nb_rem_episodes", "out_of_bed_count"];
+    const TOP: &[&str] = &[
+        "steps",
+        "distance",
+        "elevation",
+        "soft",
+        "moderate",
+        "intense",
+        "active",
+        "calories",
+        "totalcalories",
+        "hr_average",
+        "hr_min",
+        "hr_max",
+        "hr_zone_0",
+        "hr_zone_1",
+        "hr_zone_2",
+        "hr_zone_3",
+    ];
+    const SLEEP_DEFAULT: &[&str] = &[
+        "total_timeinbed",
+        "total_sleep_time",
+        "lightsleepduration",
+        "deepsleepduration",
+        "remsleepduration",
+        "sleep_efficiency",
+        "sleep_latency",
+        "wakeup_latency",
+        "wakeupduration",
+        "wakeupcount",
+        "waso",
+        "nb_rem_episodes",
+        "out_of_bed_count",
+    ];
     if let Some(data) = item.get_mut("data").and_then(Value::as_object_mut) {
         let keep: Vec<String> = match wanted {
             Some(w) => w.iter().map(|s| s.to_string()).collect(),
@@ -449,7 +530,7 @@ mod tests {
     }
 
     #[test]
-    fn getmeas_pages_with_an_integer_more_and_every_group_once() {
+    fn getmeas_pages_newest_first_with_an_integer_more_and_every_group_once() {
         let p = Person::new("Europe/Paris", true);
         let now: Timestamp = "2026-07-01T00:00:00Z".parse().unwrap();
         let api = Api { person: &p, page_size: 7, now, order: None };
@@ -457,7 +538,8 @@ mod tests {
         let mut seen = vec![];
         let mut offset = 0;
         loop {
-            let r = api.answer("/measure", &q(&[("action", "getmeas"), ("startdate", &s.to_string()), ("enddate", &e.to_string()), ("offset", &offset.to_string())]));
+            let r = api
+                .answer("/measure", &q(&[("action", "getmeas"), ("startdate", &s.to_string()), ("enddate", &e.to_string()), ("offset", &offset.to_string())]));
             assert_eq!(r["status"], 0);
             let b = &r["body"];
             seen.extend(b["measuregrps"].as_array().unwrap().iter().map(|g| g["grpid"].as_i64().unwrap()));
@@ -474,6 +556,8 @@ mod tests {
             d = d.tomorrow().unwrap();
         }
         assert!(seen.len() > 14, "{}", seen.len());
+        // By default getmeas pages newest first, as the real API is believed to.
+        all.reverse();
         assert_eq!(seen, all);
     }
 
@@ -482,7 +566,11 @@ mod tests {
         let p = Person::new("UTC", false);
         let api = Api { person: &p, page_size: 10, now: Timestamp::now(), order: None };
         assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-02"), ("enddateymd", "2026-01-01")]))["status"], 503);
-        assert_eq!(api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-02"), ("lastupdate", "1")]))["status"], 503);
+        assert_eq!(
+            api.answer("/v2/measure", &q(&[("action", "getactivity"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-02"), ("lastupdate", "1")]))
+                ["status"],
+            503
+        );
         assert_eq!(api.answer("/v2/measure", &q(&[("action", "deletemeas")]))["status"], 2554);
         let r = api.answer("/v2/sleep", &q(&[("action", "getsummary"), ("startdateymd", "2026-01-01"), ("enddateymd", "2026-01-09")]));
         assert_eq!(r["body"]["series"], json!([]), "no sleep device, no nights");
