@@ -152,10 +152,7 @@ pub fn save_app(provider: String, client_id: String, client_secret: Option<Strin
         },
     };
     st.save(p.name, id, &secret).map_err(|e| e.to_string())?;
-    Ok(Done {
-        message: format!("Saved the {} client ID and secret ({} characters; it is not shown again).", p.display, secret.len()),
-        state: state_of(p),
-    })
+    Ok(Done { message: format!("Saved the {} client ID and secret ({} characters; it is not shown again).", p.display, secret.len()), state: state_of(p) })
 }
 
 /// Start the browser login (or join the one under way) and open the browser on it.

@@ -48,7 +48,9 @@ fn lab() -> (&'static Lab, MutexGuard<'static, ()>) {
             // SAFETY: set once, before any test of this binary reads the environment.
             unsafe { std::env::set_var(k, v) };
         }
-        for k in ["VITALS_OURA_CLIENT_ID", "VITALS_OURA_CLIENT_SECRET", "VITALS_WITHINGS_CLIENT_ID", "VITALS_WITHINGS_CLIENT_SECRET", "OURA_PAT", "VITALS_SANDBOX"] {
+        for k in
+            ["VITALS_OURA_CLIENT_ID", "VITALS_OURA_CLIENT_SECRET", "VITALS_WITHINGS_CLIENT_ID", "VITALS_WITHINGS_CLIENT_SECRET", "OURA_PAT", "VITALS_SANDBOX"]
+        {
             unsafe { std::env::remove_var(k) };
         }
         Lab { rt, twin, dir }

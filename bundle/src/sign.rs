@@ -52,9 +52,7 @@ fn first_cert(pem: &str) -> Result<Vec<u8>, SignError> {
 impl Signer {
     /// From PEM text: the key, the leaf certificate, and any intermediates (first certificate of each).
     pub fn from_pem(key_pem: &str, cert_pem: &str, intermediates: &[&str]) -> Result<Signer, SignError> {
-        let key = PrivateKey::from_pkcs8_pem(key_pem)
-            .or_else(|_| PrivateKey::from_pkcs1_pem(key_pem))
-            .map_err(|e| SignError::Key(e.to_string()))?;
+        let key = PrivateKey::from_pkcs8_pem(key_pem).or_else(|_| PrivateKey::from_pkcs1_pem(key_pem)).map_err(|e| SignError::Key(e.to_string()))?;
         let mut chain = vec![first_cert(cert_pem)?];
         for i in intermediates {
             chain.push(first_cert(i)?);
@@ -76,7 +74,8 @@ impl Signer {
     pub fn self_signed(common_name: &str, now: jiff::Timestamp) -> Result<SelfSigned, SignError> {
         let key = PrivateKey::generate();
         let spki = key.to_public_key().to_public_key_der().map_err(|e| SignError::Key(e.to_string()))?;
-        let name = cons(der::SEQUENCE, &[&cons(der::SET, &[&cons(der::SEQUENCE, &[&oid(der::oid::COMMON_NAME), &tlv(der::UTF8_STRING, common_name.as_bytes())])])]);
+        let name =
+            cons(der::SEQUENCE, &[&cons(der::SET, &[&cons(der::SEQUENCE, &[&oid(der::oid::COMMON_NAME), &tlv(der::UTF8_STRING, common_name.as_bytes())])])]);
         let mut serial = Sha256::digest(format!("{common_name}{}{}", now.as_nanosecond(), std::process::id())).to_vec();
         serial.truncate(16);
         serial[0] &= 0x7f;

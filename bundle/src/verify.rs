@@ -15,7 +15,9 @@ use x509_cert::der::{Decode, Encode};
 pub enum VerifyError {
     #[error("signature block: {0}")]
     Framing(&'static str),
-    #[error("the zip's end record does not end the file (comment length {comment}, {extra} bytes unaccounted): strict readers such as Claude Desktop's refuse it")]
+    #[error(
+        "the zip's end record does not end the file (comment length {comment}, {extra} bytes unaccounted): strict readers such as Claude Desktop's refuse it"
+    )]
     Trailer { comment: usize, extra: i64 },
     #[error("{0}")]
     Zip(String),

@@ -49,13 +49,35 @@ fn the_repo_manifest_is_valid_and_each_rule_is_enforced() {
         ("unknown nested key", Box::new(|m| m["server"]["mcp_config"]["cwd"] = json!("/")), "/server/mcp_config"),
         ("server type", Box::new(|m| m["server"]["type"] = json!("uv")), "/server/type"),
         ("user_config type", Box::new(|m| m["user_config"]["sample_data"]["type"] = json!("array")), "/user_config/sample_data/type"),
-        ("user_config title", Box::new(|m| { m["user_config"]["sample_data"].as_object_mut().unwrap().remove("title"); }), "/user_config/sample_data"),
-        ("user_config key", Box::new(|m| m["user_config"]["Client-ID"] = json!({"type": "string", "title": "t", "description": "d"})), "/user_config/Client-ID"),
-        ("manifest_version", Box::new(|m| { m.as_object_mut().unwrap().remove("manifest_version"); }), "/manifest_version"),
+        (
+            "user_config title",
+            Box::new(|m| {
+                m["user_config"]["sample_data"].as_object_mut().unwrap().remove("title");
+            }),
+            "/user_config/sample_data",
+        ),
+        (
+            "user_config key",
+            Box::new(|m| m["user_config"]["Client-ID"] = json!({"type": "string", "title": "t", "description": "d"})),
+            "/user_config/Client-ID",
+        ),
+        (
+            "manifest_version",
+            Box::new(|m| {
+                m.as_object_mut().unwrap().remove("manifest_version");
+            }),
+            "/manifest_version",
+        ),
         ("old manifest_version", Box::new(|m| m["manifest_version"] = json!("0.2")), "/manifest_version"),
         ("absolute icon", Box::new(|m| m["icon"] = json!("${__dirname}/icons/icon.png")), "/icon"),
         ("author email", Box::new(|m| m["author"]["email"] = json!("not an email")), "/author/email"),
-        ("missing name", Box::new(|m| { m.as_object_mut().unwrap().remove("name"); }), "name"),
+        (
+            "missing name",
+            Box::new(|m| {
+                m.as_object_mut().unwrap().remove("name");
+            }),
+            "name",
+        ),
     ];
     for (what, mutate, needle) in cases {
         let mut m = good.clone();

@@ -33,10 +33,7 @@ pub struct Http {
 
 impl Http {
     pub fn new() -> Http {
-        let timeout = std::env::var("VITALS_HTTP_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(30_000);
+        let timeout = std::env::var("VITALS_HTTP_TIMEOUT_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
         let client = reqwest::Client::builder()
             .user_agent(crate::USER_AGENT)
             .gzip(true)
@@ -64,12 +61,7 @@ impl Http {
         };
         let resp = builder.bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
-        let retry_after = resp
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok())
-            .map(Duration::from_secs);
+        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
         let body = resp.text().await.map_err(|e| classify(&e).to_string());
         Ok(Reply { status, retry_after, body })
     }

@@ -34,9 +34,7 @@ enum Command {
     },
     /// Disconnect: revoke the login at the provider (where it has a revoke endpoint) and delete the
     /// local tokens. Without a provider, every connected one.
-    Forget {
-        provider: Option<String>,
-    },
+    Forget { provider: Option<String> },
     /// Open the settings window (`vitals-settings`), where it is installed.
     Settings,
     /// Save a provider's OAuth app credentials; the client secret is read from standard input.

@@ -38,9 +38,7 @@ impl Zone {
             let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|e| e.to_string())?;
             return Ok(Zone { tz: TimeZone::fixed(off), name: t.to_string() });
         }
-        TimeZone::get(t)
-            .map(|tz| Zone { tz, name: t.to_string() })
-            .map_err(|_| format!("{s:?} is not a known IANA time zone name"))
+        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string() }).map_err(|_| format!("{s:?} is not a known IANA time zone name"))
     }
 
     pub fn today(&self) -> Date {

@@ -100,7 +100,15 @@ impl Twin {
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
-    let state = Arc::new(State { oura: Mutex::new(cfg), oauth: Default::default(), days: Default::default(), withings: Default::default(), arrivals: Default::default(), faults: Mutex::new(Faults::default()), log: Mutex::new(vec![]) });
+    let state = Arc::new(State {
+        oura: Mutex::new(cfg),
+        oauth: Default::default(),
+        days: Default::default(),
+        withings: Default::default(),
+        arrivals: Default::default(),
+        faults: Mutex::new(Faults::default()),
+        log: Mutex::new(vec![]),
+    });
     let app = Router::new()
         .route("/_twin/faults", get(get_faults).post(set_faults))
         .route("/_twin/requests", get(get_requests))
@@ -267,16 +275,33 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
     if latency > 0 {
         tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
     }
-    enum F { Rate(u64), Server, Reset, Truncate, None }
+    enum F {
+        Rate(u64),
+        Server,
+        Reset,
+        Truncate,
+        None,
+    }
     let fault = {
         let mut f = s.faults.lock().unwrap();
         let over_budget = f.rate_budget.and_then(|b| over_budget(&s, b));
-        if let Some(after) = over_budget { F::Rate(after) }
-        else if f.rate_limit_next > 0 { f.rate_limit_next -= 1; F::Rate(f.retry_after_s) }
-        else if f.server_error_next > 0 { f.server_error_next -= 1; F::Server }
-        else if f.reset_next > 0 { f.reset_next -= 1; F::Reset }
-        else if f.truncate_next > 0 { f.truncate_next -= 1; F::Truncate }
-        else { F::None }
+        if let Some(after) = over_budget {
+            F::Rate(after)
+        } else if f.rate_limit_next > 0 {
+            f.rate_limit_next -= 1;
+            F::Rate(f.retry_after_s)
+        } else if f.server_error_next > 0 {
+            f.server_error_next -= 1;
+            F::Server
+        } else if f.reset_next > 0 {
+            f.reset_next -= 1;
+            F::Reset
+        } else if f.truncate_next > 0 {
+            f.truncate_next -= 1;
+            F::Truncate
+        } else {
+            F::None
+        }
     };
     match fault {
         F::Rate(after) => {

@@ -101,7 +101,14 @@ impl SecretService {
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {
             let probe = Command::new("dbus-send")
-                .args(["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus.NameHasOwner", "string:org.freedesktop.secrets"])
+                .args([
+                    "--session",
+                    "--print-reply",
+                    "--dest=org.freedesktop.DBus",
+                    "/org/freedesktop/DBus",
+                    "org.freedesktop.DBus.NameHasOwner",
+                    "string:org.freedesktop.secrets",
+                ])
                 .envs(&env)
                 .output()
                 .expect(need);

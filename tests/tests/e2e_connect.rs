@@ -32,9 +32,7 @@ impl ClientHandler for Person {
     }
 
     async fn create_elicitation(&self, request: ElicitRequestParams, _: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
-        let ElicitRequestParams::UrlElicitationParams { url, elicitation_id, .. } = request else {
-            panic!("vitals never asks for anything through a form")
-        };
+        let ElicitRequestParams::UrlElicitationParams { url, elicitation_id, .. } = request else { panic!("vitals never asks for anything through a form") };
         self.shown.lock().unwrap().push((url.clone(), elicitation_id));
         if self.decline {
             return Ok(ElicitResult::new(ElicitationAction::Decline));

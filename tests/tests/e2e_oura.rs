@@ -6,8 +6,23 @@ use serde_json::{json, Value};
 const START: &str = "2026-06-10";
 const END: &str = "2026-06-16";
 const COLLECTIONS: &[&str] = &[
-    "daily_activity", "daily_cardiovascular_age", "daily_readiness", "daily_resilience", "daily_sleep", "daily_spo2", "daily_stress",
-    "enhanced_tag", "heartrate", "rest_mode_period", "ring_battery_level", "session", "sleep", "sleep_time", "tag", "vO2_max", "workout",
+    "daily_activity",
+    "daily_cardiovascular_age",
+    "daily_readiness",
+    "daily_resilience",
+    "daily_sleep",
+    "daily_spo2",
+    "daily_stress",
+    "enhanced_tag",
+    "heartrate",
+    "rest_mode_period",
+    "ring_battery_level",
+    "session",
+    "sleep",
+    "sleep_time",
+    "tag",
+    "vO2_max",
+    "workout",
 ];
 
 #[tokio::test(flavor = "multi_thread")]
@@ -224,7 +239,12 @@ async fn days_in_a_dst_zone_are_local_days_of_23_and_25_hours() {
     assert_eq!(a["count"], 23 * 12, "a 23-hour local day");
     // A range across the change, with the zone given per call rather than by the machine.
     let s2 = connect(&twin, false, &[("VITALS_TZ", "UTC")]).await;
-    let a = s2.ok("vitals_query", json!({"collection": "oura.heartrate", "start": "2026-03-07", "end": "2026-03-09", "tz": "America/Chicago", "max_chars": 2_000_000})).await;
+    let a = s2
+        .ok(
+            "vitals_query",
+            json!({"collection": "oura.heartrate", "start": "2026-03-07", "end": "2026-03-09", "tz": "America/Chicago", "max_chars": 2_000_000}),
+        )
+        .await;
     assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", "2026-03-07", "2026-03-09"));
     s.close().await;
     s2.close().await;
@@ -290,7 +310,8 @@ async fn tools_list_and_server_info_are_the_contract() {
     for t in &tools {
         let a = t.annotations.as_ref().expect("annotations");
         // Connecting saves a login (it changes this machine, not the user's data); everything else only reads.
-        let expected = if t.name == "vitals_connect" { (Some(false), Some(false), Some(false), Some(true)) } else { (Some(true), Some(false), Some(true), Some(true)) };
+        let expected =
+            if t.name == "vitals_connect" { (Some(false), Some(false), Some(false), Some(true)) } else { (Some(true), Some(false), Some(true), Some(true)) };
         assert_eq!((a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), expected, "{}", t.name);
         assert!(t.output_schema.is_some(), "{} has structured output", t.name);
         assert!(t.description.as_ref().unwrap().len() > 80);

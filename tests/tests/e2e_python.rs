@@ -34,13 +34,8 @@ fn drive(fx: &Fixture, mode: &str) -> serde_json::Value {
     for (k, v) in fx.env() {
         c.env(k, v);
     }
-    let o = c
-        .env("VITALS_OURA_BASE_URL", fx.twin.base_url())
-        .env("VITALS_TZ", TZ)
-        .env("VITALS_TOKEN_STORE", "file")
-        .env("VITALS_LOG", "debug")
-        .output()
-        .unwrap();
+    let o =
+        c.env("VITALS_OURA_BASE_URL", fx.twin.base_url()).env("VITALS_TZ", TZ).env("VITALS_TOKEN_STORE", "file").env("VITALS_LOG", "debug").output().unwrap();
     let (out, err) = (String::from_utf8_lossy(&o.stdout).to_string(), String::from_utf8_lossy(&o.stderr).to_string());
     assert!(o.status.success(), "the Python client failed:\n{out}\n{err}");
     let t = fx.stored().expect("the login was saved");

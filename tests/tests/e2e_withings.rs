@@ -36,7 +36,11 @@ fn exact(value: i64, unit: i64) -> String {
     let p = 10i64.pow((-unit) as u32);
     let frac = format!("{:0width$}", value % p, width = (-unit) as usize);
     let frac = frac.trim_end_matches('0');
-    if frac.is_empty() { (value / p).to_string() } else { format!("{}.{frac}", value / p) }
+    if frac.is_empty() {
+        (value / p).to_string()
+    } else {
+        format!("{}.{frac}", value / p)
+    }
 }
 
 fn weight_of(g: &Value) -> String {
@@ -78,7 +82,9 @@ async fn measurements_are_one_row_per_weigh_in_over_a_month_and_a_day() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_in() {
     let (twin, _login, s) = connected("null").await;
-    let a = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
+    let a = s
+        .ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000}))
+        .await;
     let rows = a["data"].as_array().unwrap().clone();
     let cardio: Vec<&Value> = rows.iter().filter(|r| r["device_model"] == "Body Cardio" && r["ambiguous"] == false).collect();
     let scan: Vec<&Value> = rows.iter().filter(|r| r["device_model"] == "Body Scan").collect();
@@ -97,8 +103,13 @@ async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_i
     assert!(rows.iter().any(|r| r["ambiguous"] == true), "a guest on the scale is its own row, flagged");
     assert!(rows.iter().all(|r| r["source"] == "device"));
 
-    let m = s.ok("vitals_query", json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records",
-        "max_chars": 2_000_000, "options": {"include_manual": true}})).await;
+    let m = s
+        .ok(
+            "vitals_query",
+            json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records",
+        "max_chars": 2_000_000, "options": {"include_manual": true}}),
+        )
+        .await;
     let by_hand: Vec<&Value> = m["data"].as_array().unwrap().iter().filter(|r| r["source"] == "manual").collect();
     let want = withings_groups(&twin, MONTH.0, MONTH.1).iter().filter(|g| manual(g)).count();
     assert_eq!(by_hand.len(), want);
@@ -171,7 +182,9 @@ async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_rang
     assert!(wo["data"].as_array().unwrap().iter().all(|w| w["category"].is_string() && w["duration_min"].as_f64().unwrap() >= 30.0));
 
     // Intraday: the local day's samples, cut into 24-hour requests on a fixed grid.
-    let it = s.ok("vitals_query", json!({"collection": "withings.intraday", "start": "2026-06-10", "end": "2026-06-12", "format": "records", "max_chars": 2_000_000})).await;
+    let it = s
+        .ok("vitals_query", json!({"collection": "withings.intraday", "start": "2026-06-10", "end": "2026-06-12", "format": "records", "max_chars": 2_000_000}))
+        .await;
     let rows = it["data"].as_array().unwrap();
     assert_eq!(rows.len(), 3 * 288, "a sample every 5 minutes for three local days");
     assert_eq!(rows[0]["timestamp"], "2026-06-10T06:00:00+00:00", "local midnight at -06:00");
@@ -225,7 +238,9 @@ async fn at_most_366_days_a_query() {
     let (_twin, _login, s) = connected("366").await;
     let e = s.err("vitals_query", json!({"collection": "withings.measurements", "start": "2025-06-01", "end": "2026-06-02"})).await;
     assert!(e.contains("367 days") && e.contains("at most 366"), "{e}");
-    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "start": "2025-06-02", "end": "2026-06-02", "format": "records", "max_chars": 2_000_000})).await;
+    let a = s
+        .ok("vitals_query", json!({"collection": "withings.activity", "start": "2025-06-02", "end": "2026-06-02", "format": "records", "max_chars": 2_000_000}))
+        .await;
     assert_eq!(a["count"], 366);
     assert!(a["notices"].get("truncated").is_none());
     s.close().await;
@@ -336,7 +351,8 @@ async fn a_day_alone_is_the_same_rows_as_that_day_within_the_month() {
     let zone = vitals::time::Zone::parse(TZ).unwrap();
     for (c, key) in [("measurements", "time"), ("blood_pressure", "time"), ("activity", "date"), ("sleep", "date"), ("workouts", "date")] {
         let collection = format!("withings.{c}");
-        let month = s.ok("vitals_query", json!({"collection": collection, "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
+        let month =
+            s.ok("vitals_query", json!({"collection": collection, "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;
         let month = month["data"].as_array().unwrap().clone();
         assert!(!month.is_empty(), "{c}");
         for day in ["2026-06-01", "2026-06-14", "2026-06-30"] {

@@ -41,10 +41,8 @@ fn no_non_get_request_can_leave_the_server_crate() {
             assert_eq!(src.matches(pat).count(), allowed, "{} contains {pat:?}: only reads may leave the crate (see http.rs)", f.display());
         }
         if f.ends_with("http.rs") {
-            let owners: Vec<&str> = src
-                .match_indices(".post(")
-                .map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default())
-                .collect();
+            let owners: Vec<&str> =
+                src.match_indices(".post(").map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default()).collect();
             assert_eq!(owners, ["pub async fn read(&sel", "pub async fn revoke(ur"], "the POSTs in http.rs are the guarded read and the revoke");
             let read = &src[src.find("pub async fn read(").unwrap()..src.find("pub async fn read(").unwrap() + 900];
             let guard = read.find("READ_ACTIONS.contains(&action)").expect("the form POST checks its action");
@@ -182,7 +180,13 @@ async fn withings_tokens_and_secret_never_appear_in_any_output() {
         out.push_str(&String::from_utf8_lossy(&o.stderr));
     }
     assert!(out.contains("credential_refreshed") && out.contains("withings_status_"), "the refresh and its failure were exercised");
-    let secrets = [login.access.clone(), login.refresh.clone(), rotated.access.expose().to_string(), rotated.refresh.unwrap().expose().to_string(), WITHINGS_APP_SECRET.to_string()];
+    let secrets = [
+        login.access.clone(),
+        login.refresh.clone(),
+        rotated.access.expose().to_string(),
+        rotated.refresh.unwrap().expose().to_string(),
+        WITHINGS_APP_SECRET.to_string(),
+    ];
     for secret in &secrets {
         assert!(!out.contains(secret.as_str()), "{} characters of a secret leaked", secret.len());
         assert!(!out.contains(&secret[secret.len() / 2..]), "part of a secret leaked");

@@ -259,10 +259,7 @@ async fn the_extension_starts_the_way_claude_desktop_starts_it() {
     listed.sort();
     assert_eq!(listed, named);
     let args = json!({"collection": "oura.daily_sleep", "day": "2026-06-10"});
-    let r = client
-        .call_tool(rmcp::model::CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone()))
-        .await
-        .unwrap();
+    let r = client.call_tool(rmcp::model::CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone())).await.unwrap();
     let a = r.structured_content.expect("an answer");
     assert_eq!(a["synthetic"], true, "a fresh install answers from the sample data: {a}");
     assert_eq!(a["count"], 1);

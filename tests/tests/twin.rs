@@ -4,13 +4,7 @@ use common::*;
 use serde_json::{json, Value};
 
 async fn get(twin: &Twin, path_query: &str) -> (u16, Value) {
-    let r = reqwest::Client::new()
-        .get(format!("{}{path_query}", twin.base_url()))
-        .bearer_auth(TOKEN)
-        .header("user-agent", "twin-test")
-        .send()
-        .await
-        .unwrap();
+    let r = reqwest::Client::new().get(format!("{}{path_query}", twin.base_url())).bearer_auth(TOKEN).header("user-agent", "twin-test").send().await.unwrap();
     let status = r.status().as_u16();
     (status, r.json().await.unwrap_or(Value::Null))
 }
@@ -141,7 +135,14 @@ mod oauth {
     const LEGACY: &str = "/oauth/token";
 
     fn exchange<'a>(code: &'a str, verifier: &'a str) -> Vec<(&'a str, &'a str)> {
-        vec![("grant_type", "authorization_code"), ("code", code), ("redirect_uri", REDIRECT), ("client_id", "twin-client"), ("client_secret", "twin-client-secret"), ("code_verifier", verifier)]
+        vec![
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", REDIRECT),
+            ("client_id", "twin-client"),
+            ("client_secret", "twin-client-secret"),
+            ("code_verifier", verifier),
+        ]
     }
 
     fn refresh(r: &str) -> Vec<(&str, &str)> {
@@ -224,7 +225,11 @@ mod oauth {
         let cb = authorize(&twin, "s9").await;
         assert_eq!((cb["error"].as_str(), cb["state"].as_str()), ("access_denied", "s9"));
         let r = no_redirects()
-            .get(format!("{}/oauth/authorize?response_type=code&client_id=twin-client&redirect_uri={}&state=x", twin.base_url(), url_enc("http://localhost:9876/callback")))
+            .get(format!(
+                "{}/oauth/authorize?response_type=code&client_id=twin-client&redirect_uri={}&state=x",
+                twin.base_url(),
+                url_enc("http://localhost:9876/callback")
+            ))
             .send()
             .await
             .unwrap();
@@ -253,15 +258,27 @@ async fn withings_answers_inside_http_200_and_takes_parameters_from_query_or_for
     // An unknown action, a missing scope, an unknown token: all HTTP 200.
     let (http, v) = call(c.post(format!("{b}/v2/measure")).bearer_auth(&access).form(&[("action", "deletemeas")])).await;
     assert_eq!((http, v["status"].as_i64(), v["body"].clone()), (200, Some(2554), json!({})));
-    let (_, v) = call(c.post(format!("{b}/v2/measure")).bearer_auth(&access).form(&[("action", "getactivity"), ("startdateymd", "2026-06-01"), ("enddateymd", "2026-06-02")])).await;
+    let (_, v) = call(c.post(format!("{b}/v2/measure")).bearer_auth(&access).form(&[
+        ("action", "getactivity"),
+        ("startdateymd", "2026-06-01"),
+        ("enddateymd", "2026-06-02"),
+    ]))
+    .await;
     assert_eq!(v["status"], 214, "user.activity was not granted");
     let (http, v) = call(c.post(format!("{b}/measure")).bearer_auth("0123456789abcdef0123456789abcdef01234567").form(&[("action", "getmeas")])).await;
     assert_eq!((http, v["status"].as_i64()), (200, Some(401)));
     assert_eq!(v["error"], vitals_twin::withings::INVALID_TOKEN);
     // Both date forms at once are invalid params; paging says `more` as 0/1 on getmeas.
-    let (_, v) = call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[("action", "getmeas"), ("startdate", "1780000000"), ("enddate", "1781000000"), ("lastupdate", "1")])).await;
+    let (_, v) = call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[
+        ("action", "getmeas"),
+        ("startdate", "1780000000"),
+        ("enddate", "1781000000"),
+        ("lastupdate", "1"),
+    ]))
+    .await;
     assert_eq!(v["status"], 503);
-    let (_, v) = call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[("action", "getmeas"), ("startdate", "1780000000"), ("enddate", "1782000000")])).await;
+    let (_, v) =
+        call(c.post(format!("{b}/measure")).bearer_auth(&access).form(&[("action", "getmeas"), ("startdate", "1780000000"), ("enddate", "1782000000")])).await;
     assert_eq!(v["body"]["more"], 1, "25 groups a page: {}", v["body"]["measuregrps"].as_array().unwrap().len());
     // A real HTTP 502 with an HTML page.
     twin.withings(|w| w.cfg.faults.html_502_next = 1);

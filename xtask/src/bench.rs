@@ -41,7 +41,6 @@ fn proc_kb(pid: Option<u32>, key: &str) -> Option<u64> {
 
 /// A server to measure: how to start it and how to ask it each question.
 trait Server {
-
     fn command(&self, base: &str) -> tokio::process::Command;
     /// Tool name and arguments for a range of one collection.
     fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value);
@@ -126,10 +125,7 @@ async fn question(s: &dyn Server, base: &str, runs: usize, collection: &str, sta
         let (client, pid) = start(s, base).await;
         let (tool, args) = s.query(collection, start_day, end_day);
         let t0 = Instant::now();
-        let r = client
-            .call_tool(CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default()))
-            .await
-            .expect("tools/call");
+        let r = client.call_tool(CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default())).await.expect("tools/call");
         times.push(t0.elapsed());
         peaks.extend(proc_kb(pid, "VmHWM:"));
         sizes.push(chars(&r));

@@ -151,7 +151,8 @@ pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
         Signing::Pem { key, cert, intermediates } => {
             let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
             let inter: Vec<String> = intermediates.iter().map(|p| read(p)).collect::<Result<_, _>>()?;
-            let signer = sign::Signer::from_pem(&read(&key)?, &read(&cert)?, &inter.iter().map(String::as_str).collect::<Vec<_>>()).map_err(|e| e.to_string())?;
+            let signer =
+                sign::Signer::from_pem(&read(&key)?, &read(&cert)?, &inter.iter().map(String::as_str).collect::<Vec<_>>()).map_err(|e| e.to_string())?;
             sign::sign(&zip, &signer, now).map_err(|e| e.to_string())?
         }
     };
@@ -177,7 +178,8 @@ pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
     for (t, why) in &skipped {
         println!("  skipped  {t}: {why}");
     }
-    let platforms: Vec<&str> = m.pointer("/compatibility/platforms").and_then(|p| p.as_array()).map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+    let platforms: Vec<&str> =
+        m.pointer("/compatibility/platforms").and_then(|p| p.as_array()).map(|a| a.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
     for p in platforms {
         if !binaries.iter().any(|(t, _)| TARGETS.iter().any(|x| x.0 == p && x.2 == t)) {
             println!("  warning  the manifest lists {p}, but this bundle has no {p} server (the release workflow builds them all)");
@@ -219,5 +221,9 @@ fn openssl_check(root: &Path, file: &[u8]) -> Option<Result<String, String>> {
         .arg(&c)
         .output()
         .ok()?;
-    Some(if o.status.success() { Ok("  openssl cms -verify: successful".into()) } else { Err(format!("openssl cms -verify refused the signature: {}", String::from_utf8_lossy(&o.stderr).trim())) })
+    Some(if o.status.success() {
+        Ok("  openssl cms -verify: successful".into())
+    } else {
+        Err(format!("openssl cms -verify refused the signature: {}", String::from_utf8_lossy(&o.stderr).trim()))
+    })
 }

@@ -73,11 +73,7 @@ fn root() -> PathBuf {
 }
 
 fn build_server() -> PathBuf {
-    let st = dist::cargo()
-        .args(["build", "--release", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"])
-        .current_dir(root())
-        .status()
-        .expect("cargo build");
+    let st = dist::cargo().args(["build", "--release", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"]).current_dir(root()).status().expect("cargo build");
     assert!(st.success(), "release build of vitals-mcp failed");
     root().join("target/release").join(format!("vitals-mcp{}", std::env::consts::EXE_SUFFIX))
 }

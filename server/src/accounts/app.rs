@@ -33,7 +33,9 @@ impl AppCredentials {
     /// Where they came from, in words for `vitals_check`.
     pub fn origin(&self, env: &AppEnv) -> String {
         match &self.source {
-            AppSource::Environment => format!("environment {} / {}", env.client_id, env.client_secret),
+            AppSource::Environment => {
+                format!("environment {} / {}", env.client_id, env.client_secret)
+            }
             AppSource::Settings(p) => format!("settings file {}", p.display()),
         }
     }

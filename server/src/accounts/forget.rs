@@ -18,7 +18,10 @@ pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
         None => format!("{} has no revoke endpoint: end the app's access in your {} account settings if you want it gone there too", p.display, p.display),
         Some(r) => match crate::http::revoke(&r.url(), r.param, &tokens.access).await {
             Ok(s) if (200..300).contains(&s) => format!("access revoked at {} (HTTP {s})", p.display),
-            Ok(s) => format!("{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure", p.display, p.display),
+            Ok(s) => format!(
+                "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
+                p.display, p.display
+            ),
             Err(e) => format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display),
         },
     };

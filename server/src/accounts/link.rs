@@ -192,7 +192,9 @@ impl Listener {
     /// Wait for the callback until `deadline`; anything else on the port gets a 404.
     pub fn wait(self, deadline: Instant) -> Result<Arrival, String> {
         while Instant::now() < deadline {
-            let Ok(Some(req)) = self.server.recv_timeout(Duration::from_millis(250)) else { continue };
+            let Ok(Some(req)) = self.server.recv_timeout(Duration::from_millis(250)) else {
+                continue;
+            };
             let path = req.url().to_string();
             if path.split('?').next() != Some(self.path.as_str()) {
                 let _ = req.respond(tiny_http::Response::from_string("Not the login callback.").with_status_code(404));
@@ -212,7 +214,9 @@ impl Arrival {
             Ok(c) => format!("<h1>Connected</h1><p>{} is connected. You can close this tab and go back to Claude.</p>", c.display),
             Err(e) => format!("<h1>Not connected</h1><p>{}</p><p>Start the login again from Claude or with <code>vitals-mcp auth</code>.</p>", escape(e)),
         };
-        let page = format!("<!doctype html><meta charset=\"utf-8\"><title>vitals</title><body style=\"font-family:sans-serif;max-width:36em;margin:4em auto\">{body}</body>");
+        let page = format!(
+            "<!doctype html><meta charset=\"utf-8\"><title>vitals</title><body style=\"font-family:sans-serif;max-width:36em;margin:4em auto\">{body}</body>"
+        );
         let header = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8").expect("a valid header");
         let status = if outcome.is_ok() { 200 } else { 400 };
         let _ = self.request.respond(tiny_http::Response::from_string(page).with_header(header).with_status_code(status));

@@ -6,8 +6,8 @@ use super::store::Tokens;
 use crate::secret::Secret;
 use oauth2::basic::BasicClient;
 use oauth2::{
-    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl,
-    RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, RefreshToken, RequestTokenError,
+    Scope, TokenResponse, TokenUrl,
 };
 
 /// One provider's OAuth endpoints, as data in its catalog.
@@ -239,13 +239,18 @@ fn token_http(style: TokenStyle) -> impl Fn(oauth2::HttpRequest) -> TokenFuture 
 /// `{status: 0, body: {...}}` → HTTP 200 with the body; any other status → HTTP 400 with an
 /// RFC 6749 error naming it, so the crate reports it as the provider's refusal.
 fn unwrap_withings(resp: oauth2::HttpResponse) -> oauth2::HttpResponse {
-    let Ok(v) = serde_json::from_slice::<serde_json::Value>(resp.body()) else { return resp };
+    let Ok(v) = serde_json::from_slice::<serde_json::Value>(resp.body()) else {
+        return resp;
+    };
     let status = v.get("status").and_then(serde_json::Value::as_i64).unwrap_or(-1);
     let body = v.get("body").cloned().unwrap_or_default();
     let complete = ["access_token", "refresh_token", "userid"].iter().all(|k| body.get(k).is_some_and(|x| !x.is_null()));
     let (code, out) = match (status, complete) {
         (0, true) => (200, body),
-        (0, false) => (400, serde_json::json!({"error": "incomplete_reply", "error_description": "Withings answered without an access token, refresh token and user id; nothing was saved"})),
+        (0, false) => (
+            400,
+            serde_json::json!({"error": "incomplete_reply", "error_description": "Withings answered without an access token, refresh token and user id; nothing was saved"}),
+        ),
         (s, _) => {
             let said = v.get("error").and_then(serde_json::Value::as_str).unwrap_or("no text");
             (400, serde_json::json!({"error": format!("withings_status_{s}"), "error_description": crate::secret::redact(said)}))

@@ -51,13 +51,7 @@ impl From<&Tokens> for OnDisk {
 
 impl From<OnDisk> for Tokens {
     fn from(d: OnDisk) -> Tokens {
-        Tokens {
-            access: Secret::new(d.access_token),
-            refresh: d.refresh_token.map(Secret::new),
-            expires_at: d.expires_at,
-            scopes: d.scopes,
-            login: d.login,
-        }
+        Tokens { access: Secret::new(d.access_token), refresh: d.refresh_token.map(Secret::new), expires_at: d.expires_at, scopes: d.scopes, login: d.login }
     }
 }
 
@@ -217,7 +211,11 @@ impl TokenStore {
     fn get(&self, provider: &str) -> Result<Option<OnDisk>, StoreError> {
         if self.backend == Backend::Keyring {
             match Self::entry(provider)?.get_password() {
-                Ok(s) => return serde_json::from_str(&s).map(Some).map_err(|_| StoreError::Keyring(format!("the keyring entry {provider:?} is not valid; connect again"))),
+                Ok(s) => {
+                    return serde_json::from_str(&s)
+                        .map(Some)
+                        .map_err(|_| StoreError::Keyring(format!("the keyring entry {provider:?} is not valid; connect again")))
+                }
                 Err(keyring::Error::NoEntry) => {}
                 Err(e) => return Err(StoreError::Keyring(e.to_string())),
             }
@@ -311,7 +309,13 @@ mod tests {
     use super::*;
 
     fn tokens(a: &str, r: &str) -> Tokens {
-        Tokens { access: Secret::new(a), refresh: Some(Secret::new(r)), expires_at: Some(1_800_000_000), scopes: vec!["daily".into()], login: Some("L1".into()) }
+        Tokens {
+            access: Secret::new(a),
+            refresh: Some(Secret::new(r)),
+            expires_at: Some(1_800_000_000),
+            scopes: vec!["daily".into()],
+            login: Some("L1".into()),
+        }
     }
 
     fn temp() -> PathBuf {

@@ -70,7 +70,9 @@ impl Cache {
         let mut g = self.inner.lock().expect("cache lock");
         g.remove(&key);
         while g.bytes + bytes > self.max_bytes {
-            let Some(oldest) = g.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| k.clone()) else { break };
+            let Some(oldest) = g.map.iter().min_by_key(|(_, e)| e.used).map(|(k, _)| k.clone()) else {
+                break;
+            };
             g.remove(&oldest);
         }
         g.tick += 1;

@@ -4,10 +4,10 @@
 //! window only bucketing and rendering are left (engine/fit.rs), so a month of heart rate is
 //! ready a few milliseconds after its last page rather than after a second pass over 36,000
 //! records that have long left the CPU's caches.
+use super::coverage::Pos;
 use super::plan::Plan;
 use super::render::{Format, Tally};
 use super::resolution::{Readings, Stamp, Stamper};
-use super::coverage::Pos;
 use super::shape::{project_one, record_day};
 use super::window::record_instant;
 use crate::catalog::SeriesSpec;

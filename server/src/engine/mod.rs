@@ -101,9 +101,7 @@ impl Engine {
 
     /// All qualified collection names (`oura.daily_sleep`).
     pub fn collection_names(&self) -> Vec<String> {
-        self.providers()
-            .flat_map(|p| p.spec().collections.iter().map(move |c| format!("{}.{}", p.spec().name, c.name)))
-            .collect()
+        self.providers().flat_map(|p| p.spec().collections.iter().map(move |c| format!("{}.{}", p.spec().name, c.name))).collect()
     }
 
     pub fn provider(&self, name: &str) -> Option<&Arc<dyn Provider>> {
@@ -150,9 +148,8 @@ impl Engine {
             ));
         }
         if let Some((windows, bytes)) = forgotten {
-            answer.notices.cache_cleared = Some(format!(
-                "forget=true: the memory cache was emptied ({windows} window(s), {bytes} bytes) before this answer was fetched."
-            ));
+            answer.notices.cache_cleared =
+                Some(format!("forget=true: the memory cache was emptied ({windows} window(s), {bytes} bytes) before this answer was fetched."));
         }
         Ok(answer)
     }

@@ -1,8 +1,8 @@
 //! Turning what the caller asked into an exact plan, or a clear error before any request.
-use super::{Engine, QueryError};
-use crate::catalog::{CollectionSpec, RangeKind};
 use super::render::Format;
 use super::resolution::Resolution;
+use super::{Engine, QueryError};
+use crate::catalog::{CollectionSpec, RangeKind};
 use crate::providers::{Options, Provider};
 use crate::time::{parse_date, Zone};
 use jiff::civil::Date;
@@ -79,16 +79,13 @@ fn date_param(name: &str, v: &str) -> Result<Date, QueryError> {
 
 pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let names = || engine.collection_names().join(", ");
-    let (pname, cname) = req.collection.split_once('.').ok_or_else(|| {
-        bad(format!("`collection` must be a qualified name `provider.collection`; got {:?}. Available: {}.", req.collection, names()))
-    })?;
-    let provider = engine
-        .provider(pname)
-        .ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?
-        .clone();
-    let collection = provider.spec().collection(cname).ok_or_else(|| {
-        bad(format!("`collection`: {:?} is not a collection. Available: {}.", req.collection, names()))
-    })?;
+    let (pname, cname) = req
+        .collection
+        .split_once('.')
+        .ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {:?}. Available: {}.", req.collection, names())))?;
+    let provider = engine.provider(pname).ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?.clone();
+    let collection =
+        provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {:?} is not a collection. Available: {}.", req.collection, names())))?;
     let qualified = format!("{pname}.{cname}");
     if let Some(why) = provider.unavailable(collection) {
         return Err(QueryError::NeedsAccount { provider: provider.spec().name, why });
@@ -116,10 +113,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
                     .providers()
                     .flat_map(|p| p.spec().collections.iter().filter(|c| c.has_resolution()).map(move |c| format!("{}.{}", p.spec().name, c.name)))
                     .collect();
-                return Err(bad(format!(
-                    "`resolution`: {qualified} has no time series to resample. It applies to {}; leave it out here.",
-                    with.join(", ")
-                )));
+                return Err(bad(format!("`resolution`: {qualified} has no time series to resample. It applies to {}; leave it out here.", with.join(", "))));
             }
             Some(res)
         }
@@ -148,7 +142,10 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
             )));
         }
         if has_range {
-            return Err(bad("`latest`: latest=true returns the single most recent record and cannot be combined with `start`, `end` or `day`. Send one or the other.".into()));
+            return Err(bad(
+                "`latest`: latest=true returns the single most recent record and cannot be combined with `start`, `end` or `day`. Send one or the other."
+                    .into(),
+            ));
         }
     }
     if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
@@ -210,11 +207,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
             let asked: Vec<String> = asked.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
             let (known, unknown): (Vec<String>, Vec<String>) = asked.into_iter().partition(|f| collection.knows_field(f));
             if known.is_empty() {
-                return Err(bad(format!(
-                    "`fields`: none of {:?} is a field of {qualified}. Available fields: {}.",
-                    unknown,
-                    collection.fields.join(", ")
-                )));
+                return Err(bad(format!("`fields`: none of {:?} is a field of {qualified}. Available fields: {}.", unknown, collection.fields.join(", "))));
             }
             let mut keep: Vec<String> = collection.always.iter().map(|s| s.to_string()).collect();
             for f in known {

@@ -146,10 +146,8 @@ pub fn size(records: &[Value], f: Format) -> usize {
             let cols = columns(records);
             let frame = json!({"columns": cols, "rows": []}).to_string().len();
             let null = Value::Null;
-            let rows: usize = records
-                .iter()
-                .map(|r| 2 + cols.len().saturating_sub(1) + cols.iter().map(|c| chars_of(r.get(c).unwrap_or(&null))).sum::<usize>())
-                .sum();
+            let rows: usize =
+                records.iter().map(|r| 2 + cols.len().saturating_sub(1) + cols.iter().map(|c| chars_of(r.get(c).unwrap_or(&null))).sum::<usize>()).sum();
             frame + rows + commas
         }
     }
@@ -313,7 +311,8 @@ mod tests {
 
     #[test]
     fn size_is_exact() {
-        let recs: Vec<Value> = (0..30).map(|i| json!({"timestamp": format!("t{i}"), "bpm": i, "x": if i % 2 == 0 { json!(null) } else { json!({"a": [1, 2]}) }})).collect();
+        let recs: Vec<Value> =
+            (0..30).map(|i| json!({"timestamp": format!("t{i}"), "bpm": i, "x": if i % 2 == 0 { json!(null) } else { json!({"a": [1, 2]}) }})).collect();
         for f in [Format::Columns, Format::Records, Format::Csv] {
             assert_eq!(size(&recs, f), render(&recs, f).to_string().len(), "{f:?}");
             assert_eq!(size(&[], f), render(&[], f).to_string().len(), "{f:?} empty");
@@ -323,9 +322,28 @@ mod tests {
     #[test]
     fn characters_of_a_value_are_what_serde_json_writes() {
         let values = [
-            json!(null), json!(true), json!(false), json!(0), json!(9), json!(10), json!(-1), json!(-10), json!(99), json!(100),
-            json!(i64::MIN), json!(i64::MAX), json!(u64::MAX), json!(0.5), json!(-1.25e-7), json!(1e300), json!(""), json!("plain"),
-            json!("quote\" back\\ nl\n tab\t bell\u{7}"), json!("é ✓ \u{7f}"), json!([1, "a"]), json!({"k": {"n": null}}),
+            json!(null),
+            json!(true),
+            json!(false),
+            json!(0),
+            json!(9),
+            json!(10),
+            json!(-1),
+            json!(-10),
+            json!(99),
+            json!(100),
+            json!(i64::MIN),
+            json!(i64::MAX),
+            json!(u64::MAX),
+            json!(0.5),
+            json!(-1.25e-7),
+            json!(1e300),
+            json!(""),
+            json!("plain"),
+            json!("quote\" back\\ nl\n tab\t bell\u{7}"),
+            json!("é ✓ \u{7f}"),
+            json!([1, "a"]),
+            json!({"k": {"n": null}}),
         ];
         for v in values {
             assert_eq!(chars_of(&v), v.to_string().len(), "{v}");

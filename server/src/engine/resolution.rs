@@ -70,7 +70,11 @@ fn round1(x: f64) -> f64 {
 }
 
 fn num(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 1e15 { json!(x as i64) } else { json!(x) }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        json!(x as i64)
+    } else {
+        json!(x)
+    }
 }
 
 #[derive(Default)]
@@ -330,11 +334,7 @@ impl Bucket {
 pub fn method(spec: &SeriesSpec, step_name: &str, zone: &Zone) -> String {
     let vals = spec.values.join(", ");
     let levels = if spec.levels { ", plus `_first`/`_last` (the level at the start and end of the bucket)" } else { "" };
-    let cats = if spec.categories.is_empty() {
-        String::new()
-    } else {
-        format!("; {} = the most frequent value in the bucket", spec.categories.join(", "))
-    };
+    let cats = if spec.categories.is_empty() { String::new() } else { format!("; {} = the most frequent value in the bucket", spec.categories.join(", ")) };
     format!(
         "Samples grouped into {step_name} buckets aligned to local midnight in {} (`timestamp` is the bucket start). Per bucket: \
          `n` = samples in it (the n's add up to the raw sample count), `{vals}_avg`/`_min`/`_max` over them{levels}{cats}.",
@@ -349,7 +349,9 @@ pub fn compact_documents(records: &mut [Value], embedded: &[Embedded], step: u32
     for r in records.iter_mut() {
         let Value::Object(m) = r else { continue };
         for e in embedded {
-            let Some(v) = m.get_mut(e.field) else { continue };
+            let Some(v) = m.get_mut(e.field) else {
+                continue;
+            };
             let done = match e.kind {
                 EmbeddedKind::Samples => compact_samples(v, step),
                 EmbeddedKind::Epochs(secs) => compact_epochs(v, secs, step),
@@ -365,11 +367,15 @@ pub fn compact_documents(records: &mut [Value], embedded: &[Embedded], step: u32
 /// `{"interval", "items", "timestamp"}` → items are bucket averages, with `min`, `max` and `n`
 /// (non-null samples) arrays beside them and the interval they came from.
 fn compact_samples(v: &mut Value, step: u32) -> bool {
-    let Some(interval) = v.get("interval").and_then(Value::as_f64).filter(|i| *i > 0.0) else { return false };
+    let Some(interval) = v.get("interval").and_then(Value::as_f64).filter(|i| *i > 0.0) else {
+        return false;
+    };
     if interval >= f64::from(step) {
         return false;
     }
-    let Some(items) = v.get("items").and_then(Value::as_array) else { return false };
+    let Some(items) = v.get("items").and_then(Value::as_array) else {
+        return false;
+    };
     let per = (f64::from(step) / interval).round().max(1.0) as usize;
     let (mut avg, mut min, mut max, mut n) = (vec![], vec![], vec![], vec![]);
     for chunk in items.chunks(per) {

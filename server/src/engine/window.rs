@@ -47,10 +47,7 @@ pub fn split(plan: &Plan) -> Vec<Piece> {
         (_, Split::Hours(h)) => day_grid(s, e, (h / 24).max(1)),
         (_, Split::Whole) => vec![Own::Days(s, e)],
     };
-    owns.into_iter()
-        .enumerate()
-        .map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone), own, keeps_undated: i == 0 })
-        .collect()
+    owns.into_iter().enumerate().map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone), own, keeps_undated: i == 0 }).collect()
 }
 
 fn next(d: Date) -> Date {
@@ -100,10 +97,7 @@ fn ts(s: i64) -> Timestamp {
 
 fn upstream_of(own: &Own, zone: &Zone) -> Window {
     match own {
-        Own::Days(a, b) => Window::Dates {
-            start: a.checked_sub(PAD_DAYS.days()).unwrap_or(*a),
-            end: b.checked_add(PAD_DAYS.days()).unwrap_or(*b),
-        },
+        Own::Days(a, b) => Window::Dates { start: a.checked_sub(PAD_DAYS.days()).unwrap_or(*a), end: b.checked_add(PAD_DAYS.days()).unwrap_or(*b) },
         Own::Instants(a, b) => Window::Instants { start: rfc3339(&a.to_zoned(zone.tz.clone())), end: rfc3339(&b.to_zoned(zone.tz.clone())) },
         Own::All => Window::Unbounded,
     }
@@ -213,7 +207,9 @@ mod tests {
             assert_eq!(w.iter().map(hours).sum::<i64>(), total);
             for pair in w.windows(2) {
                 match (&pair[0], &pair[1]) {
-                    (Own::Instants(_, b), Own::Instants(a, _)) => assert_eq!(b, a, "no gap and no overlap"),
+                    (Own::Instants(_, b), Own::Instants(a, _)) => {
+                        assert_eq!(b, a, "no gap and no overlap")
+                    }
                     _ => unreachable!(),
                 }
             }

@@ -79,7 +79,9 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
 }
 
 fn app_report(provider: &str, env: &crate::accounts::AppEnv) -> String {
-    let Some(dir) = crate::accounts::default_dir() else { return "not set".into() };
+    let Some(dir) = crate::accounts::default_dir() else {
+        return "not set".into();
+    };
     match crate::accounts::Settings::at(dir).app_credentials(provider, env) {
         Ok(Some(c)) => format!("client ID of {} characters from {}", c.client_id.chars().count(), c.origin(env)),
         Ok(None) => format!("not set: {} and {} are empty and the settings file has none", env.client_id, env.client_secret),

@@ -132,7 +132,9 @@ pub async fn connect(
 
 /// ≤2025-11-25: ask the client to open the URL, wait for the callback, say it is complete.
 async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>) -> Connection {
-    let Ok(url) = url::Url::parse(&link.url) else { return Connection::Failed("the login address is not a URL".into()) };
+    let Ok(url) = url::Url::parse(&link.url) else {
+        return Connection::Failed("the login address is not a URL".into());
+    };
     match ctx.peer.elicit_url(message(link.provider), url, link.id.clone()).await {
         Ok(ElicitationAction::Accept) => {}
         Ok(_) => return Connection::Failed(format!("The {} login was declined; nothing was connected.", link.provider.display)),
@@ -183,10 +185,7 @@ async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, limit
         if let Some(t) = &token {
             let s = start.elapsed().as_secs();
             let note = format!("waiting for the {} login in the browser ({s} s of {} s)", link.provider.display, limit.as_secs());
-            let _ = ctx
-                .peer
-                .notify_progress(ProgressNotificationParam::new(t.clone(), s as f64).with_total(limit.as_secs() as f64).with_message(note))
-                .await;
+            let _ = ctx.peer.notify_progress(ProgressNotificationParam::new(t.clone(), s as f64).with_total(limit.as_secs() as f64).with_message(note)).await;
         }
     }
 }

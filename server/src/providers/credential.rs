@@ -35,7 +35,11 @@ impl StoredCredential {
 
     /// Sandbox until a token or a login is there.
     pub fn mode(&self) -> super::Mode {
-        if self.kind() == "sandbox" { super::Mode::Sandbox } else { super::Mode::Connected }
+        if self.kind() == "sandbox" {
+            super::Mode::Sandbox
+        } else {
+            super::Mode::Connected
+        }
     }
 
     /// The refresh a provider offers the engine: only a saved login can be refreshed.
@@ -109,8 +113,7 @@ impl CredentialSource for StoredCredential {
         self.oauth().then(|| self.stored().and_then(|t| t.login)).flatten()
     }
     fn expiring(&self) -> bool {
-        self.oauth()
-            && self.stored().and_then(|t| t.expires_at).is_some_and(|at| at - jiff::Timestamp::now().as_second() <= super::EXPIRY_MARGIN_S)
+        self.oauth() && self.stored().and_then(|t| t.expires_at).is_some_and(|at| at - jiff::Timestamp::now().as_second() <= super::EXPIRY_MARGIN_S)
     }
     fn expires_at(&self) -> Option<String> {
         self.oauth().then(|| self.stored().and_then(|t| t.expires_at)).flatten().and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())

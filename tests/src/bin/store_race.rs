@@ -40,7 +40,13 @@ fn main() {
             .open(provider.join(format!("spent-{r}")))
             .map_err(|_| format!("refresh token {r} was already used: the login is lost"))?;
         std::thread::sleep(std::time::Duration::from_millis(150));
-        Ok(Tokens { access: Secret::new(format!("A-{label}")), refresh: Some(Secret::new(format!("R-{label}"))), expires_at: None, scopes: vec![], login: None })
+        Ok(Tokens {
+            access: Secret::new(format!("A-{label}")),
+            refresh: Some(Secret::new(format!("R-{label}"))),
+            expires_at: None,
+            scopes: vec![],
+            login: None,
+        })
     });
     match out {
         Ok(t) => println!("{}", t.access.expose()),

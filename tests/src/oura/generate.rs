@@ -53,7 +53,13 @@ pub fn heartrate(d: Date, tz: &TimeZone, salt: u64) -> Vec<Value> {
         .map(|i| {
             let t = start + (i * span / n + (mix(s ^ i as u64) % 20) as i64).seconds();
             let hour = t.to_zoned(tz.clone()).hour();
-            let source = if hour < 6 { "sleep" } else if hour == 18 { "workout" } else { "awake" };
+            let source = if hour < 6 {
+                "sleep"
+            } else if hour == 18 {
+                "workout"
+            } else {
+                "awake"
+            };
             json!({"bpm": 52 + (mix(s ^ (i as u64) << 1) % 60), "source": source, "timestamp": utc(t), "timestamp_unix": t.as_millisecond()})
         })
         .collect()
@@ -98,9 +104,13 @@ pub fn documents(collection: &str, d: Date, tz: &TimeZone, salt: u64) -> Vec<Val
             "temperature_deviation": ((s % 100) as f64 - 50.0) / 100.0, "temperature_trend_deviation": 0.1,
             "contributors": {"activity_balance": 80, "body_temperature": 90, "hrv_balance": 70, "previous_day_activity": 85, "previous_night": 75, "recovery_index": 95, "resting_heart_rate": 90, "sleep_balance": 80, "sleep_regularity": 70}})],
         "daily_cardiovascular_age" => vec![json!({"id": id(0), "day": d.to_string(), "vascular_age": 30 + s % 20, "pulse_wave_velocity": 6.5})],
-        "daily_resilience" => vec![json!({"id": id(0), "day": d.to_string(), "level": (["limited", "adequate", "solid", "strong", "exceptional"][(s % 5) as usize]),
-            "contributors": {"sleep_recovery": 70.0, "daytime_recovery": 60.0, "stress": 50.0}})],
-        "daily_spo2" => vec![json!({"id": id(0), "day": d.to_string(), "spo2_percentage": {"average": 95.0 + (s % 40) as f64 / 10.0}, "breathing_disturbance_index": s % 10})],
+        "daily_resilience" => {
+            vec![json!({"id": id(0), "day": d.to_string(), "level": (["limited", "adequate", "solid", "strong", "exceptional"][(s % 5) as usize]),
+            "contributors": {"sleep_recovery": 70.0, "daytime_recovery": 60.0, "stress": 50.0}})]
+        }
+        "daily_spo2" => vec![
+            json!({"id": id(0), "day": d.to_string(), "spo2_percentage": {"average": 95.0 + (s % 40) as f64 / 10.0}, "breathing_disturbance_index": s % 10}),
+        ],
         "daily_stress" => vec![json!({"id": id(0), "day": d.to_string(), "stress_high": (s % 120) * 60, "recovery_high": (s % 200) * 60,
             "day_summary": (["restored", "normal", "stressful"][(s % 3) as usize])})],
         "sleep_time" => vec![json!({"id": id(0), "day": d.to_string(), "optimal_bedtime": {"day_tz": -21600, "start_offset": -3600, "end_offset": 0},
@@ -141,12 +151,16 @@ pub fn documents(collection: &str, d: Date, tz: &TimeZone, salt: u64) -> Vec<Val
                 "end_datetime": local(&at(d, tz, 7, 10)), "heart_rate": sample_series(&st, 5, 120, s, 55.0, 10, false),
                 "heart_rate_variability": sample_series(&st, 5, 120, s ^ 3, 40.0, 20, false), "motion_count": sample_series(&st, 5, 120, s ^ 5, 0.0, 3, false)})]
         }
-        "tag" if s % 7 == 0 => vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 21, 0)), "text": "coffee", "tags": ["tag_generic_caffeine"]})],
+        "tag" if s % 7 == 0 => {
+            vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 21, 0)), "text": "coffee", "tags": ["tag_generic_caffeine"]})]
+        }
         "enhanced_tag" if s % 5 == 0 => vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": null, "start_time": d.at(21, 0, 0, 0).to_string(),
             "end_time": null, "tag_type_code": "tag_generic_alcohol", "comment": null, "custom_name": null})],
         "rest_mode_period" if s % 29 == 0 => vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": d.tomorrow().unwrap().to_string(),
             "start_time": local(&at(d, tz, 9, 0)), "end_time": null, "episodes": [{"tags": ["sick"], "timestamp": local(&at(d, tz, 9, 0))}]})],
-        "vO2_max" if d.weekday() == jiff::civil::Weekday::Monday => vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 8, 0)), "vo2_max": 40 + s % 10})],
+        "vO2_max" if d.weekday() == jiff::civil::Weekday::Monday => {
+            vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 8, 0)), "vo2_max": 40 + s % 10})]
+        }
         _ => vec![],
     }
 }

@@ -14,8 +14,21 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 pub const DOCUMENTS: &[&str] = &[
-    "daily_activity", "daily_cardiovascular_age", "daily_readiness", "daily_resilience", "daily_sleep", "daily_spo2", "daily_stress",
-    "enhanced_tag", "rest_mode_period", "session", "sleep", "sleep_time", "tag", "vO2_max", "workout",
+    "daily_activity",
+    "daily_cardiovascular_age",
+    "daily_readiness",
+    "daily_resilience",
+    "daily_sleep",
+    "daily_spo2",
+    "daily_stress",
+    "enhanced_tag",
+    "rest_mode_period",
+    "session",
+    "sleep",
+    "sleep_time",
+    "tag",
+    "vO2_max",
+    "workout",
 ];
 pub const SERIES: &[&str] = &["heartrate", "ring_battery_level"];
 /// Collections whose `end_date` excludes the last day (measured on the real API).
@@ -65,7 +78,18 @@ pub struct OuraPatch {
 impl OuraPatch {
     pub fn apply(self, c: &mut OuraConfig) {
         macro_rules! set { ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* } }
-        set!(today_synced, doc_page_size, series_page_size, exclusive_end, workout_filter_utc, require_user_agent, denied_collections, membership_lapsed, revised_days, page_order);
+        set!(
+            today_synced,
+            doc_page_size,
+            series_page_size,
+            exclusive_end,
+            workout_filter_utc,
+            require_user_agent,
+            denied_collections,
+            membership_lapsed,
+            revised_days,
+            page_order
+        );
         if self.now.is_some() {
             c.now = self.now;
         }
@@ -178,27 +202,24 @@ fn date_of(s: &str) -> Option<Date> {
 /// A `*_datetime` parameter: RFC 3339, or a naive date-time (as mcp-oura sends), read as UTC.
 /// How Oura reads naive times is unmeasured (reference: inferred); UTC is the twin's guess.
 fn parse_instant(s: &str) -> Option<Timestamp> {
-    s.parse::<Timestamp>()
-        .ok()
-        .or_else(|| s.parse::<jiff::civil::DateTime>().ok().and_then(|dt| dt.to_zoned(TimeZone::UTC).ok()).map(|z| z.timestamp()))
+    s.parse::<Timestamp>().ok().or_else(|| s.parse::<jiff::civil::DateTime>().ok().and_then(|dt| dt.to_zoned(TimeZone::UTC).ok()).map(|z| z.timestamp()))
 }
 
 /// FastAPI's validation error, as Oura sends it for an impossible date.
 fn invalid(param: &str, input: &str) -> Response {
-    let body = json!({"detail": [{"loc": ["query", param], "msg": "Input should be a valid date or datetime", "type": "date_from_datetime_parsing", "input": input}]});
+    let body =
+        json!({"detail": [{"loc": ["query", param], "msg": "Input should be a valid date or datetime", "type": "date_from_datetime_parsing", "input": input}]});
     Response::builder().status(422).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
 }
 
 fn error(status: StatusCode, detail: &str) -> Response {
-    Response::builder()
-        .status(status)
-        .header("content-type", "application/json")
-        .body(Body::from(json!({"detail": detail}).to_string()))
-        .unwrap()
+    Response::builder().status(status).header("content-type", "application/json").body(Body::from(json!({"detail": detail}).to_string())).unwrap()
 }
 
 fn project(rec: Value, fields: &Option<Vec<String>>, always: &[&str]) -> Value {
-    let (Some(f), Value::Object(m)) = (fields, &rec) else { return rec };
+    let (Some(f), Value::Object(m)) = (fields, &rec) else {
+        return rec;
+    };
     let known: Vec<&String> = f.iter().filter(|k| m.contains_key(k.as_str())).collect();
     if known.is_empty() {
         return rec; // all-unknown: Oura returns full records without a word

@@ -209,7 +209,8 @@ impl OAuth {
         self.refresh.insert(refresh.clone(), Grant { client_id: client_id.into(), scope: scope.into() });
         // The new IdP answers with `extapi:`-prefixed scopes.
         let scope_out = if new_idp { scope.split_whitespace().map(|s| format!("extapi:{s}")).collect::<Vec<_>>().join(" ") } else { scope.to_string() };
-        Json(json!({"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in, "scope": scope_out, "token_type": "bearer"})).into_response()
+        Json(json!({"access_token": access, "refresh_token": refresh, "expires_in": self.expires_in, "scope": scope_out, "token_type": "bearer"}))
+            .into_response()
     }
 
     /// `POST /oauth/revoke?access_token=…`: the token and its grant stop working.

@@ -140,7 +140,9 @@ impl Withings {
 
     /// Count this request against its application's minute; true when over the limit.
     fn over_budget(&mut self, client: &str) -> bool {
-        let Some(limit) = self.cfg.rate_per_minute else { return false };
+        let Some(limit) = self.cfg.rate_per_minute else {
+            return false;
+        };
         let now = std::time::Instant::now();
         let q = self.arrivals.entry(client.to_string()).or_default();
         while q.front().is_some_and(|t| now.duration_since(*t) >= std::time::Duration::from_secs(60)) {

@@ -156,7 +156,9 @@ impl OAuth {
         match grant {
             "authorization_code" => {
                 // Any attempt uses the code up.
-                let Some(code) = self.codes.remove(&get("code")) else { return fail(invalid, "Invalid Params: invalid code") };
+                let Some(code) = self.codes.remove(&get("code")) else {
+                    return fail(invalid, "Invalid Params: invalid code");
+                };
                 if code.client_id != app.client_id || now > code.issued + 30.seconds() {
                     return fail(invalid, "Invalid Params: invalid or expired code");
                 }
@@ -192,7 +194,10 @@ impl OAuth {
 
     fn issue(&mut self, client_id: &str, scope: &str, now: Timestamp) -> Value {
         let (access, refresh) = (self.next(), self.next());
-        self.access.insert(access.clone(), Access { client_id: client_id.into(), scope: scope.into(), expires: now + self.expires_in.seconds(), refresh: refresh.clone() });
+        self.access.insert(
+            access.clone(),
+            Access { client_id: client_id.into(), scope: scope.into(), expires: now + self.expires_in.seconds(), refresh: refresh.clone() },
+        );
         self.refresh.insert(refresh.clone(), Refresh { client_id: client_id.into(), scope: scope.into(), retired_at: None, successor_access: None });
         let userid = if self.userid_as_string { json!("12345678") } else { json!(12345678) };
         json!({"status": 0, "body": {"userid": userid, "access_token": access, "refresh_token": refresh, "expires_in": self.expires_in,
@@ -217,7 +222,12 @@ mod tests {
     fn the_old_refresh_token_dies_at_first_use_of_the_new_access_token_or_after_8_hours() {
         let t0 = Timestamp::UNIX_EPOCH + 1_000_000.seconds();
         let ask = |o: &mut OAuth, r: &str, at| {
-            let f = form(&[("grant_type", "refresh_token"), ("client_id", "withings-twin-client"), ("client_secret", "withings-twin-secret"), ("refresh_token", r)]);
+            let f = form(&[
+                ("grant_type", "refresh_token"),
+                ("client_id", "withings-twin-client"),
+                ("client_secret", "withings-twin-secret"),
+                ("refresh_token", r),
+            ]);
             o.requesttoken(&f, at)
         };
         // First use of the new access token retires the old refresh token.
@@ -244,11 +254,27 @@ mod tests {
     fn codes_last_thirty_seconds_and_work_once() {
         let mut o = OAuth::default();
         let t0 = Timestamp::UNIX_EPOCH + 1_000_000.seconds();
-        let q = form(&[("client_id", "withings-twin-client"), ("redirect_uri", "http://localhost:8765/callback"), ("response_type", "code"), ("state", "s"), ("scope", "user.metrics")]);
+        let q = form(&[
+            ("client_id", "withings-twin-client"),
+            ("redirect_uri", "http://localhost:8765/callback"),
+            ("response_type", "code"),
+            ("state", "s"),
+            ("scope", "user.metrics"),
+        ]);
         let code_of = |to: String| to.split("code=").nth(1).unwrap().split('&').next().unwrap().to_string();
         let exchange = |o: &mut OAuth, c: &str, at| {
-            o.requesttoken(&form(&[("grant_type", "authorization_code"), ("client_id", "withings-twin-client"), ("client_secret", "withings-twin-secret"),
-                ("code", c), ("redirect_uri", "http://localhost:8765/callback")]), at)["status"].as_i64().unwrap()
+            o.requesttoken(
+                &form(&[
+                    ("grant_type", "authorization_code"),
+                    ("client_id", "withings-twin-client"),
+                    ("client_secret", "withings-twin-secret"),
+                    ("code", c),
+                    ("redirect_uri", "http://localhost:8765/callback"),
+                ]),
+                at,
+            )["status"]
+                .as_i64()
+                .unwrap()
         };
         let c = code_of(o.authorize(&q, t0).unwrap());
         assert_eq!(exchange(&mut o, &c, t0 + 31.seconds()), 503, "expired after 30 s");

@@ -87,4 +87,3 @@ pub async fn open_in_browser(url: &str) -> (u16, String) {
     let page = c.get(landing).send().await.unwrap();
     (page.status().as_u16(), page.text().await.unwrap())
 }
-

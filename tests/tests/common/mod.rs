@@ -81,10 +81,7 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
     for (k, v) in extra {
         cmd.env(k, v);
     }
-    let (transport, _) = TokioChildProcess::builder(cmd)
-        .stderr(std::fs::File::create(&stderr).unwrap())
-        .spawn()
-        .expect("spawn vitals-mcp");
+    let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::fs::File::create(&stderr).unwrap()).spawn().expect("spawn vitals-mcp");
     let client = rmcp::service::ClientServiceExt::serve_with_lifecycle(handler, transport, mode).await.expect("MCP handshake");
     Session { client, stderr }
 }

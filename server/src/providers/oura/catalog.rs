@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
 use crate::accounts::oauth::{OAuthSpec, RevokeSpec, TokenStyle};
 use crate::accounts::AppEnv;
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
 use std::time::Duration;
 
 /// "Results come oldest first" (reference: stated, and seen on the real API), for every listing.
@@ -30,9 +30,23 @@ static SLEEP_SERIES: &[Embedded] = &[
 macro_rules! col {
     ($name:literal, $range:expr, $latest:expr, $summary:literal, $day:expr, $always:expr, $fields:expr, $volume:literal) => {
         CollectionSpec {
-            name: $name, path: $name, summary: $summary, range: $range, latest: $latest,
-            projectable: true, day_keys: $day, always: $always, fields: $fields, enveloped: true,
-            in_sandbox: true, volume: $volume, order: ORDER, split: Split::Days(DOC_WINDOW_DAYS), series: Option::None, embedded: &[], options: &[],
+            name: $name,
+            path: $name,
+            summary: $summary,
+            range: $range,
+            latest: $latest,
+            projectable: true,
+            day_keys: $day,
+            always: $always,
+            fields: $fields,
+            enveloped: true,
+            in_sandbox: true,
+            volume: $volume,
+            order: ORDER,
+            split: Split::Days(DOC_WINDOW_DAYS),
+            series: Option::None,
+            embedded: &[],
+            options: &[],
         }
     };
 }
@@ -42,7 +56,12 @@ pub static OURA: ProviderSpec = ProviderSpec {
     display: "Oura",
     collections: COLLECTIONS,
     probe: "daily_sleep",
-    today: &[TodaySpec::days("sleep", "daily_sleep"), TodaySpec::days("sleep", "sleep"), TodaySpec::days("readiness", "daily_readiness"), TodaySpec::days("activity", "daily_activity")],
+    today: &[
+        TodaySpec::days("sleep", "daily_sleep"),
+        TodaySpec::days("sleep", "sleep"),
+        TodaySpec::days("readiness", "daily_readiness"),
+        TodaySpec::days("activity", "daily_activity"),
+    ],
     max_days: Option::None,
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
@@ -69,78 +88,267 @@ pub static OURA: ProviderSpec = ProviderSpec {
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[
-    CollectionSpec { embedded: &[Embedded { field: "met", kind: Samples }, Embedded { field: "class_5_min", kind: Epochs(300) }], ..col!("daily_activity", Date, false, "Daily activity (a day starts at 4 a.m.): steps, calories, activity times, score, per-minute MET series.",
-        &["day", "timestamp"], DOC,
-        &["score", "active_calories", "average_met_minutes", "contributors", "equivalent_walking_distance", "high_activity_met_minutes",
-          "high_activity_time", "inactivity_alerts", "low_activity_met_minutes", "low_activity_time", "medium_activity_met_minutes",
-          "medium_activity_time", "met", "meters_to_target", "non_wear_time", "resting_time", "sedentary_met_minutes", "sedentary_time",
-          "steps", "target_calories", "target_meters", "total_calories", "class_5_min", "timestamp"],
-        "1 record a day, ~8,400 characters each (87% in `met`)") },
-    col!("daily_cardiovascular_age", Date, false, "Daily vascular age and pulse wave velocity.", &["day"], DOC,
-        &["vascular_age", "pulse_wave_velocity"], "1 record a day, small"),
-    col!("daily_readiness", Date, false, "Daily readiness score, temperature deviation and contributors.", &["day", "timestamp"], DOC,
-        &["score", "temperature_deviation", "temperature_trend_deviation", "contributors", "timestamp"], "1 record a day, small"),
-    col!("daily_resilience", Date, false, "Daily resilience level and its contributors.", &["day"], DOC,
-        &["level", "contributors"], "1 record a day, small"),
-    col!("daily_sleep", Date, false, "Daily sleep score and its contributors.", &["day", "timestamp"], DOC,
-        &["score", "contributors", "timestamp"], "1 record a day, ~240 characters"),
-    col!("daily_spo2", Date, false, "Nightly average SpO2 and breathing disturbance index (Gen 3+ rings).", &["day"], DOC,
-        &["spo2_percentage", "breathing_disturbance_index"], "1 record a day, small"),
-    col!("daily_stress", Date, false, "Daily high-stress and high-recovery seconds and a day summary.", &["day"], DOC,
-        &["stress_high", "recovery_high", "day_summary"], "1 record a day, small"),
-    col!("enhanced_tag", Date, false, "Tags the user added (type, custom name, comment, start/end).", &["start_day", "start_time"], &["id", "start_day"],
-        &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"], "a few a week"),
     CollectionSpec {
-        order: ORDER, split: Split::Hours(HR_WINDOW_HOURS),
+        embedded: &[Embedded { field: "met", kind: Samples }, Embedded { field: "class_5_min", kind: Epochs(300) }],
+        ..col!(
+            "daily_activity",
+            Date,
+            false,
+            "Daily activity (a day starts at 4 a.m.): steps, calories, activity times, score, per-minute MET series.",
+            &["day", "timestamp"],
+            DOC,
+            &[
+                "score",
+                "active_calories",
+                "average_met_minutes",
+                "contributors",
+                "equivalent_walking_distance",
+                "high_activity_met_minutes",
+                "high_activity_time",
+                "inactivity_alerts",
+                "low_activity_met_minutes",
+                "low_activity_time",
+                "medium_activity_met_minutes",
+                "medium_activity_time",
+                "met",
+                "meters_to_target",
+                "non_wear_time",
+                "resting_time",
+                "sedentary_met_minutes",
+                "sedentary_time",
+                "steps",
+                "target_calories",
+                "target_meters",
+                "total_calories",
+                "class_5_min",
+                "timestamp"
+            ],
+            "1 record a day, ~8,400 characters each (87% in `met`)"
+        )
+    },
+    col!(
+        "daily_cardiovascular_age",
+        Date,
+        false,
+        "Daily vascular age and pulse wave velocity.",
+        &["day"],
+        DOC,
+        &["vascular_age", "pulse_wave_velocity"],
+        "1 record a day, small"
+    ),
+    col!(
+        "daily_readiness",
+        Date,
+        false,
+        "Daily readiness score, temperature deviation and contributors.",
+        &["day", "timestamp"],
+        DOC,
+        &["score", "temperature_deviation", "temperature_trend_deviation", "contributors", "timestamp"],
+        "1 record a day, small"
+    ),
+    col!("daily_resilience", Date, false, "Daily resilience level and its contributors.", &["day"], DOC, &["level", "contributors"], "1 record a day, small"),
+    col!(
+        "daily_sleep",
+        Date,
+        false,
+        "Daily sleep score and its contributors.",
+        &["day", "timestamp"],
+        DOC,
+        &["score", "contributors", "timestamp"],
+        "1 record a day, ~240 characters"
+    ),
+    col!(
+        "daily_spo2",
+        Date,
+        false,
+        "Nightly average SpO2 and breathing disturbance index (Gen 3+ rings).",
+        &["day"],
+        DOC,
+        &["spo2_percentage", "breathing_disturbance_index"],
+        "1 record a day, small"
+    ),
+    col!(
+        "daily_stress",
+        Date,
+        false,
+        "Daily high-stress and high-recovery seconds and a day summary.",
+        &["day"],
+        DOC,
+        &["stress_high", "recovery_high", "day_summary"],
+        "1 record a day, small"
+    ),
+    col!(
+        "enhanced_tag",
+        Date,
+        false,
+        "Tags the user added (type, custom name, comment, start/end).",
+        &["start_day", "start_time"],
+        &["id", "start_day"],
+        &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"],
+        "a few a week"
+    ),
+    CollectionSpec {
+        order: ORDER,
+        split: Split::Hours(HR_WINDOW_HOURS),
         series: Some(SeriesSpec { values: &["bpm"], levels: false, categories: &["source"] }),
-        ..col!("heartrate", DateTime, true, "Heart-rate samples (bpm, source), UTC timestamps.", &["timestamp"], SERIES,
-            &["bpm", "source", "timestamp", "timestamp_unix"], "~1,231 samples a day, pages of 1,000")
+        ..col!(
+            "heartrate",
+            DateTime,
+            true,
+            "Heart-rate samples (bpm, source), UTC timestamps.",
+            &["timestamp"],
+            SERIES,
+            &["bpm", "source", "timestamp", "timestamp_unix"],
+            "~1,231 samples a day, pages of 1,000"
+        )
     },
     CollectionSpec {
-        name: "personal_info", path: "personal_info", summary: "The user's profile: age, weight, height, biological sex, email.",
-        range: None, latest: false, projectable: false, day_keys: &[], always: &["id"],
-        fields: &["id", "age", "weight", "height", "biological_sex", "email"], enveloped: false, in_sandbox: false,
-        volume: "one object", order: ORDER, split: Split::Whole, series: Option::None, embedded: &[], options: &[],
+        name: "personal_info",
+        path: "personal_info",
+        summary: "The user's profile: age, weight, height, biological sex, email.",
+        range: None,
+        latest: false,
+        projectable: false,
+        day_keys: &[],
+        always: &["id"],
+        fields: &["id", "age", "weight", "height", "biological_sex", "email"],
+        enveloped: false,
+        in_sandbox: false,
+        volume: "one object",
+        order: ORDER,
+        split: Split::Whole,
+        series: Option::None,
+        embedded: &[],
+        options: &[],
     },
-    col!("rest_mode_period", Date, false, "Rest mode periods with their episodes.", &["start_day", "start_time"], &["id", "start_day"],
-        &["start_day", "end_day", "start_time", "end_time", "episodes"], "rare"),
+    col!(
+        "rest_mode_period",
+        Date,
+        false,
+        "Rest mode periods with their episodes.",
+        &["start_day", "start_time"],
+        &["id", "start_day"],
+        &["start_day", "end_day", "start_time", "end_time", "episodes"],
+        "rare"
+    ),
     CollectionSpec {
         // ~288 a day: three days fill most of a 1,000-row page.
-        order: ORDER, split: Split::Hours(72),
+        order: ORDER,
+        split: Split::Hours(72),
         series: Some(SeriesSpec { values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
-        ..col!("ring_battery_level", DateTime, true, "Ring battery level samples (level, charging), UTC timestamps.", &["timestamp"], SERIES,
-            &["level", "charging", "in_charger", "timestamp", "timestamp_unix"], "~300 samples a day")
+        ..col!(
+            "ring_battery_level",
+            DateTime,
+            true,
+            "Ring battery level samples (level, charging), UTC timestamps.",
+            &["timestamp"],
+            SERIES,
+            &["level", "charging", "in_charger", "timestamp", "timestamp_unix"],
+            "~300 samples a day"
+        )
     },
     CollectionSpec {
-        name: "ring_configuration", path: "ring_configuration", summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
-        range: None, latest: false, projectable: true, day_keys: &[], always: &["id"],
-        fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"], enveloped: true, in_sandbox: true,
-        volume: "one record a ring", order: ORDER, split: Split::Whole, series: Option::None, embedded: &[], options: &[],
+        name: "ring_configuration",
+        path: "ring_configuration",
+        summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
+        range: None,
+        latest: false,
+        projectable: true,
+        day_keys: &[],
+        always: &["id"],
+        fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "one record a ring",
+        order: ORDER,
+        split: Split::Whole,
+        series: Option::None,
+        embedded: &[],
+        options: &[],
     },
-    CollectionSpec { embedded: &[
-        Embedded { field: "heart_rate", kind: Samples },
-        Embedded { field: "heart_rate_variability", kind: Samples },
-        Embedded { field: "motion_count", kind: Samples },
-    ], ..col!("session", Date, false, "Guided and unguided sessions (breathing, meditation, nap...) with HR/HRV/motion series.",
-        &["day", "start_datetime"], DOC,
-        &["start_datetime", "end_datetime", "type", "heart_rate", "heart_rate_variability", "mood", "motion_count"], "a few a week") },
-    CollectionSpec { embedded: SLEEP_SERIES, ..col!("sleep", Date, false, "Sleep periods (several a day possible), filed under the wake-up day, with 5-minute HR/HRV series and hypnograms.",
-        &["day", "bedtime_start"], DOC,
-        &["average_breath", "average_heart_rate", "average_hrv", "awake_time", "bedtime_end", "bedtime_start", "deep_sleep_duration",
-          "efficiency", "heart_rate", "hrv", "latency", "light_sleep_duration", "low_battery_alert", "lowest_heart_rate", "movement_30_sec",
-          "period", "readiness", "readiness_score_delta", "rem_sleep_duration", "restless_periods", "sleep_phase_5_min", "sleep_phase_30_sec",
-          "app_sleep_phase_5_min", "sleep_score_delta", "sleep_algorithm_version", "sleep_analysis_reason", "time_in_bed",
-          "total_sleep_duration", "type", "ring_id"],
-        "1–2 records a day, ~4,000 characters each") },
-    col!("sleep_time", Date, false, "Recommended bedtime window and status.", &["day"], DOC,
-        &["optimal_bedtime", "recommendation", "status"], "1 record a day, small"),
-    col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC,
-        &["text", "timestamp", "tags"], "rare"),
-    col!("vO2_max", Date, false, "VO2 max estimates.", &["day", "timestamp"], DOC,
-        &["timestamp", "vo2_max"], "about one a week"),
-    col!("workout", Date, false, "Workouts (activity, intensity, calories, distance, source); upstream filters them by UTC date, we by local day.",
-        &["day", "start_datetime"], DOC,
-        &["activity", "calories", "distance", "end_datetime", "intensity", "label", "source", "start_datetime"], "a few a week"),
+    CollectionSpec {
+        embedded: &[
+            Embedded { field: "heart_rate", kind: Samples },
+            Embedded { field: "heart_rate_variability", kind: Samples },
+            Embedded { field: "motion_count", kind: Samples },
+        ],
+        ..col!(
+            "session",
+            Date,
+            false,
+            "Guided and unguided sessions (breathing, meditation, nap...) with HR/HRV/motion series.",
+            &["day", "start_datetime"],
+            DOC,
+            &["start_datetime", "end_datetime", "type", "heart_rate", "heart_rate_variability", "mood", "motion_count"],
+            "a few a week"
+        )
+    },
+    CollectionSpec {
+        embedded: SLEEP_SERIES,
+        ..col!(
+            "sleep",
+            Date,
+            false,
+            "Sleep periods (several a day possible), filed under the wake-up day, with 5-minute HR/HRV series and hypnograms.",
+            &["day", "bedtime_start"],
+            DOC,
+            &[
+                "average_breath",
+                "average_heart_rate",
+                "average_hrv",
+                "awake_time",
+                "bedtime_end",
+                "bedtime_start",
+                "deep_sleep_duration",
+                "efficiency",
+                "heart_rate",
+                "hrv",
+                "latency",
+                "light_sleep_duration",
+                "low_battery_alert",
+                "lowest_heart_rate",
+                "movement_30_sec",
+                "period",
+                "readiness",
+                "readiness_score_delta",
+                "rem_sleep_duration",
+                "restless_periods",
+                "sleep_phase_5_min",
+                "sleep_phase_30_sec",
+                "app_sleep_phase_5_min",
+                "sleep_score_delta",
+                "sleep_algorithm_version",
+                "sleep_analysis_reason",
+                "time_in_bed",
+                "total_sleep_duration",
+                "type",
+                "ring_id"
+            ],
+            "1–2 records a day, ~4,000 characters each"
+        )
+    },
+    col!(
+        "sleep_time",
+        Date,
+        false,
+        "Recommended bedtime window and status.",
+        &["day"],
+        DOC,
+        &["optimal_bedtime", "recommendation", "status"],
+        "1 record a day, small"
+    ),
+    col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC, &["text", "timestamp", "tags"], "rare"),
+    col!("vO2_max", Date, false, "VO2 max estimates.", &["day", "timestamp"], DOC, &["timestamp", "vo2_max"], "about one a week"),
+    col!(
+        "workout",
+        Date,
+        false,
+        "Workouts (activity, intensity, calories, distance, source); upstream filters them by UTC date, we by local day.",
+        &["day", "start_datetime"],
+        DOC,
+        &["activity", "calories", "distance", "end_datetime", "intensity", "label", "source", "start_datetime"],
+        "a few a week"
+    ),
 ];
 
 #[cfg(test)]

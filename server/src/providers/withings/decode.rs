@@ -44,9 +44,33 @@ pub enum Family {
 
 pub fn family(status: i64) -> Family {
     const INVALID: &[(i64, i64)] = &[
-        (201, 213), (216, 218), (220, 221), (223, 223), (225, 225), (227, 230), (234, 236), (238, 238), (240, 252), (254, 254),
-        (260, 267), (271, 272), (275, 276), (283, 288), (290, 290), (293, 295), (297, 297), (300, 304), (321, 321), (323, 353),
-        (380, 382), (400, 400), (501, 511), (523, 523), (532, 532), (2554, 2554), (3017, 3019),
+        (201, 213),
+        (216, 218),
+        (220, 221),
+        (223, 223),
+        (225, 225),
+        (227, 230),
+        (234, 236),
+        (238, 238),
+        (240, 252),
+        (254, 254),
+        (260, 267),
+        (271, 272),
+        (275, 276),
+        (283, 288),
+        (290, 290),
+        (293, 295),
+        (297, 297),
+        (300, 304),
+        (321, 321),
+        (323, 353),
+        (380, 382),
+        (400, 400),
+        (501, 511),
+        (523, 523),
+        (532, 532),
+        (2554, 2554),
+        (3017, 3019),
     ];
     match status {
         100..=102 | 200 | 401 => Family::Auth,
@@ -78,7 +102,7 @@ pub fn envelope(text: &str) -> Result<Value, PageError> {
             let wait = v.pointer("/body/wait_seconds").and_then(Value::as_u64).map(Duration::from_secs);
             Err(PageError::RateLimited { wait: Some(wait.unwrap_or(Duration::from_secs(10))), detail: format!("Withings status {s}: {said}") })
         }
-        (s, Family::InvalidParams) => Err(PageError::Refused(format!("Withings refused the request as invalid (status {s}: {said}).")),),
+        (s, Family::InvalidParams) => Err(PageError::Refused(format!("Withings refused the request as invalid (status {s}: {said})."))),
         (s, Family::Other) => Err(PageError::Refused(format!("Withings answered with an error (status {s}: {said})."))),
     }
 }
@@ -140,7 +164,9 @@ fn text(v: &Value, k: &str) -> Value {
 /// made into weigh-ins or readings by [`weigh_ins`] and [`readings`] once every page is in.
 pub fn groups(body: &Value) -> Vec<Value> {
     let tz = zone(body.get("timezone").and_then(Value::as_str));
-    let Some(gs) = body.get("measuregrps").and_then(Value::as_array) else { return vec![] };
+    let Some(gs) = body.get("measuregrps").and_then(Value::as_array) else {
+        return vec![];
+    };
     gs.iter()
         .map(|g| {
             let modified = int(g, "modified");
@@ -192,7 +218,9 @@ fn whole_body(groups: &[&Value]) -> (std::collections::HashMap<i64, f64>, usize)
             if !matches!(m["position"].as_i64(), None | Some(7)) {
                 continue;
             }
-            let (Some(kind), Some(value)) = (m["type"].as_i64(), m["value"].as_f64()) else { continue };
+            let (Some(kind), Some(value)) = (m["type"].as_i64(), m["value"].as_f64()) else {
+                continue;
+            };
             match best.get(&kind) {
                 Some((at, v)) if *at > modified || (*at == modified && *v == value) => {}
                 Some((_, v)) => {
@@ -236,9 +264,8 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
     let (by_hand, mut by_device): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(manual);
     // Groups stored at the same second are told apart by `grpid`, so a weigh-in is named after
     // the same group whatever order the pages came in.
-    by_device.sort_by(|a, b| {
-        a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))).then(int(a, "grpid").cmp(&int(b, "grpid")))
-    });
+    by_device
+        .sort_by(|a, b| a["device"].as_str().cmp(&b["device"].as_str()).then(int(a, "date").cmp(&int(b, "date"))).then(int(a, "grpid").cmp(&int(b, "grpid"))));
     let mut clusters: Vec<Vec<&Value>> = vec![];
     for g in &by_device {
         match clusters.last_mut() {
@@ -335,9 +362,7 @@ fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
     let mut notes = vec![];
     let ambiguous = rows.iter().filter(|r| r["ambiguous"] == Value::Bool(true)).count();
     if ambiguous > 0 {
-        notes.push(format!(
-            "{ambiguous} row(s) are flagged ambiguous: the device could not tell it was this user (someone else may have used it)."
-        ));
+        notes.push(format!("{ambiguous} row(s) are flagged ambiguous: the device could not tell it was this user (someone else may have used it)."));
     }
     let manual = rows.iter().filter(|r| r["source"] == "manual").count();
     if manual > 0 {
@@ -466,7 +491,9 @@ pub fn workout(w: &Value) -> Value {
 
 /// getintradayactivity: `series` is an object keyed by Unix second; one row per key, in time order.
 pub fn intraday(body: &Value) -> Vec<Value> {
-    let Some(series) = body.get("series").and_then(Value::as_object) else { return vec![] };
+    let Some(series) = body.get("series").and_then(Value::as_object) else {
+        return vec![];
+    };
     let mut rows: Vec<(i64, Value)> = series
         .iter()
         .filter_map(|(k, s)| {
