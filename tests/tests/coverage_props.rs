@@ -1,8 +1,8 @@
 //! "Complete, or said" as a property (issues 15 and 25). Random records, served in pages of a
 //! random size, oldest first, newest first or in no order (with records shuffled inside each
 //! page), to the engine in process under a random page cap, concurrency and cache, with a fault
-//! from a random request on: 503s past the retries, a repeating page token, or a 429 past the
-//! wait budget. Whatever happens, every answer:
+//! for a random run of requests: 503s past the retries, a connection reset, a body cut off, a
+//! repeating page token, or a 429 past the wait budget. Whatever happens, every answer:
 //! - claims a prefix of the asked days, and holds every record of each claimed day, once;
 //! - holds no record of a day it does not claim;
 //! - says `truncated` exactly when it is short, with `continue_from` the day after its `range`;
@@ -102,6 +102,10 @@ enum FaultKind {
     RepeatingToken,
     /// HTTP 429 with a wait longer than the budget.
     RateLimited,
+    /// The connection reset while the body was read.
+    Reset,
+    /// A body cut off mid-JSON (a timeout part way through).
+    CutBody,
 }
 
 #[derive(Debug, Clone)]
@@ -211,6 +215,8 @@ impl SampleApi for World {
         match fault {
             Some(FaultKind::Failing) => return Reply { status: 503, retry_after: None, body: Ok("busy".into()) },
             Some(FaultKind::RateLimited) => return Reply { status: 429, retry_after: Some(Duration::from_millis(5)), body: Ok(String::new()) },
+            Some(FaultKind::Reset) => return Reply { status: 200, retry_after: None, body: Err("connection reset by peer".into()) },
+            Some(FaultKind::CutBody) => return Reply { status: 200, retry_after: None, body: Ok(r#"{"data": [{"id": "d0-"#.into()) },
             _ => {}
         }
         let name = req.url.rsplit('/').next().unwrap();
@@ -447,10 +453,12 @@ fn run(case: Case) -> Result<(), TestCaseError> {
 
 fn cases() -> impl Strategy<Value = Case> {
     let fault = prop_oneof![
-        2 => Just(None),
+        3 => Just(None),
         1 => (0u32..40, 1u32..8).prop_map(|(f, l)| Some((FaultKind::Failing, f, l))),
         1 => (0u32..40, 1u32..8).prop_map(|(f, l)| Some((FaultKind::RepeatingToken, f, l))),
         1 => (0u32..40, 1u32..8).prop_map(|(f, l)| Some((FaultKind::RateLimited, f, l))),
+        1 => (0u32..40, 1u32..8).prop_map(|(f, l)| Some((FaultKind::Reset, f, l))),
+        1 => (0u32..40, 1u32..8).prop_map(|(f, l)| Some((FaultKind::CutBody, f, l))),
     ];
     (
         0usize..COLLECTIONS.len(),
