@@ -218,7 +218,7 @@ async fn fetch_window(
     today: Date,
 ) -> Result<(WindowOut, Kept), QueryError> {
     // Until this window returns, a page of the cap stays in reserve for it (engine/gate.rs).
-    let _running = shared.gate.running(index);
+    let mut running = Some(shared.gate.running(index));
     let mut keeper = Keeper::new(plan);
     let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
@@ -250,6 +250,11 @@ async fn fetch_window(
                 break;
             }
             Outcome::Page(page, body) => {
+                if page.next_token.is_none() {
+                    // The window will ask for nothing more: its slot goes to the next window now,
+                    // while this page's records are placed.
+                    running.take();
+                }
                 out.pages += 1;
                 if key.is_some() {
                     bodies.push(body);

@@ -4,7 +4,7 @@
 //! later window while an earlier one still needs one is a page wasted. tokio's semaphore is first
 //! come, first served, which is the wrong order here.
 //!
-//! A window keeps its slot from its first request until it is done, rather than handing it back
+//! A window keeps its slot from its first request until its last page is decoded, rather than handing it back
 //! after each page: it has one request in flight at a time anyway, and a slot handed back while
 //! the window decodes would go to a later window, so windows would take turns page by page and a
 //! cap would leave every one of them unfinished. With one slot, windows run one after another.
