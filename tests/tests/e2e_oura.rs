@@ -5,31 +5,16 @@ use serde_json::{json, Value};
 
 const START: &str = "2026-06-10";
 const END: &str = "2026-06-16";
-const COLLECTIONS: &[&str] = &[
-    "daily_activity",
-    "daily_cardiovascular_age",
-    "daily_readiness",
-    "daily_resilience",
-    "daily_sleep",
-    "daily_spo2",
-    "daily_stress",
-    "enhanced_tag",
-    "heartrate",
-    "rest_mode_period",
-    "ring_battery_level",
-    "session",
-    "sleep",
-    "sleep_time",
-    "tag",
-    "vO2_max",
-    "workout",
-];
+/// Every collection the twin serves: its documents and its series.
+fn collections() -> impl Iterator<Item = &'static &'static str> {
+    vitals_twin::oura::DOCUMENTS.iter().chain(vitals_twin::oura::SERIES)
+}
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_collection_is_complete_over_a_range() {
     let twin = twin().await;
     let s = connect(&twin, false, &[]).await;
-    for c in COLLECTIONS {
+    for c in collections() {
         // A budget the raw week fits in: this test is about completeness, not size.
         let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "start": START, "end": END, "max_chars": 2_000_000})).await;
         assert_eq!(keys(&a["data"]), expected_keys(&twin, c, START, END), "oura.{c} over {START}..{END}");
@@ -57,7 +42,7 @@ async fn a_single_day_returns_that_day_for_every_collection() {
     let twin = twin().await;
     let s = connect(&twin, false, &[]).await;
     let day = "2026-06-15"; // a Monday: vO2_max has a record
-    for c in COLLECTIONS {
+    for c in collections() {
         let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "day": day})).await;
         let want = expected_keys(&twin, c, day, day);
         assert_eq!(keys(&a["data"]), want, "oura.{c} on {day}");
@@ -255,7 +240,7 @@ async fn sandbox_answers_say_synthetic_every_time() {
     let twin = twin().await;
     let s = connect(&twin, true, &[]).await;
     twin.clear_log();
-    for c in COLLECTIONS {
+    for c in collections() {
         let a = s.ok("vitals_query", json!({"collection": format!("oura.{c}"), "day": START})).await;
         assert_eq!(a["synthetic"], true, "{c}");
         assert!(a["notices"]["synthetic"].as_str().unwrap().contains("SAMPLE DATA"), "{c}");
