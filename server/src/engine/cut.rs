@@ -64,7 +64,7 @@ pub fn cut(plan: &Plan, kept: &mut Kept, gap: Option<Date>, reason: &StopReason)
     if g <= s {
         // The same call again would stop in the same place: only a larger cap gets a day through.
         let todo = match reason {
-            StopReason::PageCap(_) => "a single window of these days needs more pages than this cap allows: raise VITALS_PAGE_CAP".into(),
+            StopReason::PageCap(_) => "the first of these days need more pages than this cap left them: raise VITALS_PAGE_CAP, then call again".into(),
             _ => todo,
         };
         let reason = format!(
