@@ -56,8 +56,11 @@ pub struct Report {
     pub signature: Option<SignatureInfo>,
 }
 
+/// A signed file's two parts: the content that was signed, and the DER of the signature.
+pub type Parts<'a> = (&'a [u8], &'a [u8]);
+
 /// Split a signed file into (content, DER), or None when it carries no block.
-pub fn split(file: &[u8]) -> Result<Option<(&[u8], &[u8])>, VerifyError> {
+pub fn split(file: &[u8]) -> Result<Option<Parts<'_>>, VerifyError> {
     if !file.ends_with(FOOTER) {
         return Ok(None);
     }

@@ -44,7 +44,8 @@ fn errors_of(m: &Value) -> String {
 fn the_repo_manifest_is_valid_and_each_rule_is_enforced() {
     let good = repo_manifest();
     assert_eq!(manifest::validate(&good), Ok(()));
-    let cases: Vec<(&str, Box<dyn Fn(&mut Value)>, &str)> = vec![
+    type Break = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Break, &str)> = vec![
         ("unknown key", Box::new(|m| m["colour"] = json!("teal")), "colour"),
         ("unknown nested key", Box::new(|m| m["server"]["mcp_config"]["cwd"] = json!("/")), "/server/mcp_config"),
         ("server type", Box::new(|m| m["server"]["type"] = json!("uv")), "/server/type"),

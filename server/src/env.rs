@@ -6,7 +6,8 @@
 pub fn var(name: &str) -> Option<String> {
     let v = std::env::var(name).ok()?;
     let v = v.trim();
-    (!v.is_empty() && !(v.starts_with("${") && v.ends_with('}'))).then(|| v.to_string())
+    let placeholder = v.starts_with("${") && v.ends_with('}');
+    (!v.is_empty() && !placeholder).then(|| v.to_string())
 }
 
 /// A switch: `1`, `true`, `yes` or `on` (any case) is on; anything else, or not set, is off.

@@ -58,7 +58,8 @@ fn two_processes_refreshing_at_once_keep_the_login_in_the_file() {
 /// A private session bus with gnome-keyring's Secret Service on it, torn down on drop.
 struct SecretService {
     env: HashMap<String, String>,
-    pids: Vec<u32>,
+    keyring: std::process::Child,
+    bus_pid: u32,
 }
 
 impl SecretService {
@@ -119,15 +120,15 @@ impl SecretService {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         env.insert("VITALS_TOKEN_STORE".into(), "auto".into());
-        SecretService { env, pids: vec![keyring.id(), bus_pid] }
+        SecretService { env, keyring, bus_pid }
     }
 }
 
 impl Drop for SecretService {
     fn drop(&mut self) {
-        for pid in &self.pids {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
-        }
+        let _ = self.keyring.kill();
+        let _ = self.keyring.wait();
+        let _ = Command::new("kill").arg(self.bus_pid.to_string()).status();
     }
 }
 

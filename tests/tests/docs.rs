@@ -80,6 +80,8 @@ fn readme_test_command_is_what_ci_runs() {
     let ci = doc(".ci/run");
     assert!(doc("README.md").contains("cargo test --workspace --locked"));
     assert!(ci.contains("cargo test --workspace --locked"));
+    assert!(ci.contains("cargo fmt --all --check"), "CI checks formatting");
+    assert!(ci.contains("cargo clippy --workspace --all-targets --locked -- -D warnings"), "CI denies lint warnings");
 }
 
 #[tokio::test(flavor = "multi_thread")]

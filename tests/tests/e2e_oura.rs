@@ -61,7 +61,7 @@ async fn workout_utc_skew_is_corrected_to_local_days() {
     let a = s.ok("vitals_query", json!({"collection": "oura.workout", "start": START, "end": END})).await;
     for w in &records(&a["data"]) {
         let d = w["day"].as_str().unwrap();
-        assert!(d >= START && d <= END, "workout of {d} outside the range");
+        assert!((START..=END).contains(&d), "workout of {d} outside the range");
     }
     assert_eq!(keys(&a["data"]), expected_keys(&twin, "workout", START, END));
     assert!(a["notices"]["discarded_out_of_range"].as_u64().unwrap_or(0) > 0, "padding fetched neighbours and said it trimmed them");
@@ -151,7 +151,7 @@ async fn the_page_cap_truncates_and_the_resume_is_exact() {
                 let next = t["continue_from"].as_str().unwrap().to_string();
                 assert!(t["reason"].as_str().unwrap().contains("INCOMPLETE"));
                 assert!(next > from, "continue_from moves forward");
-                assert_eq!(a["range"]["end"].as_str().unwrap() < next.as_str(), true);
+                assert!(a["range"]["end"].as_str().unwrap() < next.as_str());
                 from = next;
             }
             None => break,

@@ -283,7 +283,7 @@ async fn fetch_window(
     }
     if let Some(k) = key.filter(|_| covered == super::coverage::Covered::Whole) {
         let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
-        engine.cache.keep(k, bodies, keeper.len(), ttl);
+        engine.cache.keep(k, bodies, keeper.count(), ttl);
     }
     Ok((out, keeper.done(plan)))
 }

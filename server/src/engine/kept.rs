@@ -17,6 +17,7 @@ use std::collections::HashSet;
 
 /// The records of one window, or of a run of windows merged in order.
 #[derive(Debug)]
+#[expect(clippy::large_enum_variant, reason = "one per window, moved a handful of times: boxing would buy nothing")]
 pub enum Kept {
     /// Documents are finished by their provider, de-duplicated and projected after the last
     /// window (`Provider::finish` may join records that came in different windows).
@@ -182,7 +183,8 @@ impl Keeper {
         Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone), seen: HashSet::new(), last: None, in_order: true }
     }
 
-    pub fn len(&self) -> usize {
+    /// How many records the window keeps so far.
+    pub fn count(&self) -> usize {
         self.kept.len()
     }
 

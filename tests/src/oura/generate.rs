@@ -32,7 +32,7 @@ fn sample_series(start: &Zoned, interval: i64, n: usize, seed: u64, base: f64, s
     let items: Vec<Value> = (0..n)
         .map(|i| {
             let r = mix(seed ^ i as u64);
-            if nulls && r % 23 == 0 {
+            if nulls && r.is_multiple_of(23) {
                 Value::Null
             } else {
                 json!(base + (r % spread) as f64)
@@ -131,32 +131,34 @@ pub fn documents(collection: &str, d: Date, tz: &TimeZone, salt: u64) -> Vec<Val
                 "heart_rate": sample_series(&bed, 300, n, s, 48.0, 15, true), "hrv": sample_series(&bed, 300, n, s ^ 9, 30.0, 40, true),
                 "sleep_phase_5_min": phases, "movement_30_sec": mov,
             })];
-            if s % 4 == 0 {
+            if s.is_multiple_of(4) {
                 let nap = at(d, tz, 14, 0);
                 v.push(json!({"id": id(1), "day": d.to_string(), "type": "late_nap", "period": 1, "bedtime_start": local(&nap),
                     "bedtime_end": local(&at(d, tz, 14, 40)), "time_in_bed": 2400, "total_sleep_duration": 2100, "low_battery_alert": false}));
             }
             v
         }
-        "workout" if s % 2 == 0 => {
+        "workout" if s.is_multiple_of(2) => {
             // Evening workouts: at a negative UTC offset they start on the next UTC date.
             let st = at(d, tz, 19, 30);
             vec![json!({"id": id(0), "day": d.to_string(), "activity": "running", "intensity": "moderate", "source": "autodetected",
                 "calories": 300 + s % 200, "distance": 5000 + s % 3000, "label": null,
                 "start_datetime": local(&st), "end_datetime": local(&at(d, tz, 20, 15))})]
         }
-        "session" if s % 3 == 0 => {
+        "session" if s.is_multiple_of(3) => {
             let st = at(d, tz, 7, 0);
             vec![json!({"id": id(0), "day": d.to_string(), "type": "meditation", "mood": "good", "start_datetime": local(&st),
                 "end_datetime": local(&at(d, tz, 7, 10)), "heart_rate": sample_series(&st, 5, 120, s, 55.0, 10, false),
                 "heart_rate_variability": sample_series(&st, 5, 120, s ^ 3, 40.0, 20, false), "motion_count": sample_series(&st, 5, 120, s ^ 5, 0.0, 3, false)})]
         }
-        "tag" if s % 7 == 0 => {
+        "tag" if s.is_multiple_of(7) => {
             vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 21, 0)), "text": "coffee", "tags": ["tag_generic_caffeine"]})]
         }
-        "enhanced_tag" if s % 5 == 0 => vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": null, "start_time": d.at(21, 0, 0, 0).to_string(),
-            "end_time": null, "tag_type_code": "tag_generic_alcohol", "comment": null, "custom_name": null})],
-        "rest_mode_period" if s % 29 == 0 => vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": d.tomorrow().unwrap().to_string(),
+        "enhanced_tag" if s.is_multiple_of(5) => {
+            vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": null, "start_time": d.at(21, 0, 0, 0).to_string(),
+            "end_time": null, "tag_type_code": "tag_generic_alcohol", "comment": null, "custom_name": null})]
+        }
+        "rest_mode_period" if s.is_multiple_of(29) => vec![json!({"id": id(0), "start_day": d.to_string(), "end_day": d.tomorrow().unwrap().to_string(),
             "start_time": local(&at(d, tz, 9, 0)), "end_time": null, "episodes": [{"tags": ["sick"], "timestamp": local(&at(d, tz, 9, 0))}]})],
         "vO2_max" if d.weekday() == jiff::civil::Weekday::Monday => {
             vec![json!({"id": id(0), "day": d.to_string(), "timestamp": local(&at(d, tz, 8, 0)), "vo2_max": 40 + s % 10})]

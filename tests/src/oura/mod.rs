@@ -138,7 +138,10 @@ pub struct Day {
 
 /// Generated days, kept so that paging through a month does not regenerate it for every page.
 #[derive(Default)]
-pub struct DayCache(std::sync::Mutex<HashMap<(String, Date, u64, String), std::sync::Arc<Day>>>);
+pub struct DayCache(std::sync::Mutex<HashMap<DayKey, std::sync::Arc<Day>>>);
+
+/// Collection, day, salt, zone.
+type DayKey = (String, Date, u64, String);
 
 impl DayCache {
     fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Day> {

@@ -82,7 +82,7 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
     let free_g = weight_g - fat_g;
     if r % 7 != 3 {
         let t = p.at(d, 7, 10, (r % 50) as i8);
-        if r % 10 == 0 {
+        if r.is_multiple_of(10) {
             // Body Scan: one group, position 7 on whole-body values, 5 and 8 twice (reference §4).
             let at7 = |mut v: Value| {
                 v["position"] = json!(7);
@@ -111,7 +111,7 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
                 ],
             ));
         } else {
-            let (wv, wu) = if r % 2 == 0 { (weight_g, -3) } else { (weight_g / 10, -2) };
+            let (wv, wu) = if r.is_multiple_of(2) { (weight_g, -3) } else { (weight_g / 10, -2) };
             out.push(group(
                 base + 1,
                 t,
@@ -128,7 +128,7 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
                 ],
             ));
             let pulse = 58 + (r % 17) as i64;
-            let (pv, pu) = if r % 3 == 0 { (pulse * 100, -2) } else { (pulse, 0) };
+            let (pv, pu) = if r.is_multiple_of(3) { (pulse * 100, -2) } else { (pulse, 0) };
             out.push(group(base + 2, t, 0, Some((SCALE, "Body Cardio", 6)), vec![m(pv, 11, pu)]));
             let late = if r % 4 == 1 { 75 } else { 0 };
             out.push(group(base + 3, t + late, 8, Some((SCALE, "Body Cardio", 6)), vec![m(7_400 + (r % 300) as i64, 91, -3), m(289, 155, -1)]));
@@ -142,10 +142,10 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
         out.push(group(base + 5, p.at(d, 20, 15, 0), 2, None, vec![m(weight_g / 10 + 30, 1, -2)]));
     }
     let b = h(d, 2);
-    if b % 2 == 0 {
+    if b.is_multiple_of(2) {
         let (sys, dia, pulse) = (116 + (b % 15) as i64, 74 + (b % 11) as i64, 62 + (b % 13) as i64);
-        let (k, u) = if b % 4 == 0 { (100, -2) } else { (1, 0) };
-        let attrib = if b % 6 == 0 { 17 } else { 5 };
+        let (k, u) = if b.is_multiple_of(4) { (100, -2) } else { (1, 0) };
+        let attrib = if b.is_multiple_of(6) { 17 } else { 5 };
         out.push(group(base + 6, p.at(d, 21, 5, 0), attrib, Some((CUFF, "BPM Connect", 45)), vec![m(dia * k, 9, u), m(sys * k, 10, u), m(pulse * k, 11, u)]));
     }
     out
@@ -224,7 +224,7 @@ pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
 /// The workouts of local day `d` (about every third day).
 pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
     let r = h(d, 5);
-    if r % 3 != 0 {
+    if !r.is_multiple_of(3) {
         return vec![];
     }
     let start = p.at(d, 18, 0, 0) + (r % 1_800) as i64;
