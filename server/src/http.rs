@@ -1,9 +1,31 @@
 //! The only way out of this crate to a provider. Data is read with GET, or with a form POST
 //! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
 //! is a property of this type, and `tests/tests/invariants.rs` keeps it so.
-use crate::providers::{ReadMethod, Request};
 use crate::secret::Secret;
 use std::time::Duration;
+
+/// How one upstream read is sent. Providers that read with a GET use [`ReadMethod::Get`];
+/// Withings reads with form-encoded POSTs, which `http.rs` sends only for its read actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadMethod {
+    Get,
+    /// The params are the form body; one of them is `action`, which must be a read action.
+    FormPost,
+}
+
+/// One upstream request, as the provider wants it sent.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub method: ReadMethod,
+    pub url: String,
+    pub params: Vec<(String, String)>,
+}
+
+impl Request {
+    pub fn param(&self, name: &str) -> Option<&str> {
+        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
 
 /// One answer from upstream, before any interpretation.
 pub struct Reply {

@@ -1,5 +1,6 @@
-//! `cargo xtask`: the project's own commands: `bench`, `dist` (the signed `.mcpb`), `verify`.
+//! `cargo xtask`: the project's own commands: `bench`, `dist` (the signed `.mcpb`), `verify`, `cycles`.
 mod bench;
+mod cycles;
 mod dist;
 
 use clap::{Parser, Subcommand};
@@ -49,6 +50,8 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["key", "cert"])]
         unsigned: bool,
     },
+    /// Fail when modules of server/src import each other in a circle (also run by `cargo test`).
+    Cycles,
     /// Check a bundle: framing, zip trailer, signature, manifest, entry point, icon, modes.
     Verify {
         file: PathBuf,
@@ -100,6 +103,11 @@ async fn main() {
                 fail(e)
             }
         }
+        Cmd::Cycles => match cycles::report(&root().join("server/src")) {
+            Ok(found) if found.is_empty() => println!("server/src: no import circle"),
+            Ok(found) => fail(format!("modules of server/src import each other in a circle:\n{}", found.join("\n"))),
+            Err(e) => fail(e),
+        },
         Cmd::Verify { file, require_signature } => {
             let bytes = std::fs::read(&file).unwrap_or_else(|e| fail(format!("{}: {e}", file.display())));
             match bundle::verify::verify(&bytes) {

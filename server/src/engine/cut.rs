@@ -6,7 +6,7 @@ use super::answer::{DaysOut, Truncated};
 use super::fetch::StopReason;
 use super::kept::Kept;
 use super::plan::Plan;
-use super::shape::record_day;
+use super::record::record_day;
 use jiff::civil::Date;
 use jiff::ToSpan;
 

@@ -199,7 +199,7 @@ fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Ke
 
 /// Whether a record lies outside every asked day (rather than in a neighbouring window).
 fn outside(plan: &Plan, r: &Value) -> bool {
-    let day = super::shape::record_day(r, plan.collection, &plan.zone);
+    let day = super::record::record_day(r, plan.collection, &plan.zone);
     matches!((plan.range, day), (Some((s, e)), Some(d)) if d < s || d > e)
 }
 

@@ -7,7 +7,7 @@ use super::kept::{Kept, Series};
 use super::plan::Plan;
 use super::render::{costs, render, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
-use super::shape::record_day;
+use super::record::record_day;
 use super::QueryError;
 use crate::catalog::SeriesSpec;
 use jiff::civil::Date;

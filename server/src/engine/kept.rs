@@ -8,7 +8,7 @@ use super::coverage::Pos;
 use super::plan::Plan;
 use super::render::{Format, Tally};
 use super::resolution::{Readings, Stamp, Stamper};
-use super::shape::{project_one, record_day};
+use super::record::{project_one, record_day};
 use super::window::record_instant;
 use crate::catalog::SeriesSpec;
 use crate::time::Zone;

@@ -10,6 +10,7 @@ pub mod gate;
 pub mod kept;
 pub mod limiter;
 pub mod plan;
+pub mod record;
 pub mod render;
 pub mod resolution;
 pub mod shape;

@@ -6,57 +6,14 @@ use super::fetch::Fetched;
 use super::fit::fit;
 use super::kept::Kept;
 use super::plan::Plan;
+use super::record::{dedup, project};
 use super::QueryError;
-use crate::catalog::CollectionSpec;
 use crate::providers::Mode;
-use crate::time::{local_day, Zone};
-use jiff::civil::Date;
 use jiff::ToSpan;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Past this many characters of data an answer says `large_response`.
 pub const LARGE_CHARS: usize = 100_000;
-
-/// A record's local day: the first day key present, as a date or an instant in `zone`.
-pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
-    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| local_day(s, zone)))
-}
-
-/// Keep only `fields` (which already include the always-returned keys), in that order.
-pub fn project(records: Vec<Value>, fields: &[String]) -> Vec<Value> {
-    records.into_iter().map(|r| project_one(r, fields)).collect()
-}
-
-pub fn project_one(r: Value, fields: &[String]) -> Value {
-    match r {
-        Value::Object(mut m) => {
-            // Moved, not cloned: a month of heart rate is 36,000 records.
-            let mut out = Map::new();
-            for f in fields {
-                if let Some(v) = m.remove(f.as_str()) {
-                    out.insert(f.clone(), v);
-                }
-            }
-            Value::Object(out)
-        }
-        other => other,
-    }
-}
-
-/// Drop duplicates the provider sent across pages (same `id`, or same timestamp for series).
-fn dedup(records: Vec<Value>) -> Vec<Value> {
-    let keep: Vec<bool> = {
-        let mut seen = std::collections::HashSet::with_capacity(records.len());
-        records
-            .iter()
-            .map(|r| match r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str) {
-                Some(k) => seen.insert(k),
-                None => true,
-            })
-            .collect()
-    };
-    records.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect()
-}
 
 fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
     let mut by: std::collections::BTreeMap<String, usize> = Default::default();
@@ -257,22 +214,4 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
         data: fitted.data,
         notices: n,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn projection_keeps_only_named_fields_in_order() {
-        let out = project(vec![json!({"id": "x", "day": "d", "score": 80, "contributors": {}})], &["id".into(), "day".into(), "score".into()]);
-        assert_eq!(out[0], json!({"id": "x", "day": "d", "score": 80}));
-    }
-
-    #[test]
-    fn dedup_drops_repeats_across_pages() {
-        let out = dedup(vec![json!({"timestamp": "t1"}), json!({"timestamp": "t1"}), json!({"timestamp": "t2"})]);
-        assert_eq!(out.len(), 2);
-    }
 }

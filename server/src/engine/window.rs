@@ -3,7 +3,7 @@
 //! window (its own), whatever overlap the upstream filters have at the edges.
 use super::coverage::{Pos, Span};
 use super::plan::{Plan, PAD_DAYS};
-use super::shape::record_day;
+use super::record::record_day;
 use crate::catalog::{CollectionSpec, RangeKind, Split};
 use crate::providers::Window;
 use crate::time::{rfc3339, Zone};

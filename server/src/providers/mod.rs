@@ -5,6 +5,8 @@ pub mod oura;
 pub mod withings;
 
 use crate::catalog::{CollectionSpec, ProviderSpec};
+/// How a read is sent is the HTTP client's vocabulary; providers build it.
+pub use crate::http::{ReadMethod, Request};
 use crate::secret::Secret;
 use serde_json::Value;
 
@@ -62,29 +64,6 @@ pub enum Window {
     Instants { start: String, end: String },
     Latest,
     Unbounded,
-}
-
-/// How one upstream read is sent. Providers that read with a GET use [`ReadMethod::Get`];
-/// Withings reads with form-encoded POSTs, which `http.rs` sends only for its read actions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadMethod {
-    Get,
-    /// The params are the form body; one of them is `action`, which must be a read action.
-    FormPost,
-}
-
-/// One upstream request, as the provider wants it sent.
-#[derive(Debug, Clone)]
-pub struct Request {
-    pub method: ReadMethod,
-    pub url: String,
-    pub params: Vec<(String, String)>,
-}
-
-impl Request {
-    pub fn param(&self, name: &str) -> Option<&str> {
-        self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
-    }
 }
 
 /// One page as the provider sent it.
