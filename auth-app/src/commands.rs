@@ -1,9 +1,13 @@
 //! The Tauri commands: each one a thin call into the server library's accounts API (the same
-//! settings file, token store and browser login as `vitals-mcp`). They return states and
-//! sentences, never a token or a saved secret.
+//! settings file, token store and logins as `vitals-mcp`). Which fields a provider's row shows
+//! follows its connection kind; no command names a provider. They return states and sentences,
+//! never a token, a key, a password or a saved secret.
+use crate::AppState;
 use serde::{Deserialize, Serialize};
+use vitals::accounts::grant::{self, Submitted};
 use vitals::accounts::{default_dir, forget, link, token_store, Settings};
 use vitals::catalog::ProviderSpec;
+use vitals::connection::{Connection, SessionForm};
 use vitals::secret::Secret;
 
 /// What the window shows for one provider.
@@ -11,7 +15,9 @@ use vitals::secret::Secret;
 pub struct ProviderState {
     pub provider: String,
     pub display: String,
-    /// `not_set_up`, `app_saved`, `connected` or `error`.
+    /// How it connects, which decides the row's fields: `oauth`, `api_key`, `session` or `import`.
+    pub connection: String,
+    /// `not_set_up`, `app_saved` (OAuth), `needs_code` (session), `connected` or `error`.
     pub state: String,
     /// The state in plain words.
     pub summary: String,
@@ -22,14 +28,21 @@ pub struct ProviderState {
     /// Where the app credentials the server would use come from.
     pub app_source: Option<String>,
     pub scopes: Vec<String>,
-    /// When access expires, RFC 3339 (renewed with the saved refresh token).
+    /// When access expires, RFC 3339.
     pub expires_at: Option<String>,
-    /// The redirect to register at the provider's developer portal.
+    /// When a pasted key itself expires, RFC 3339, when the user said.
+    pub key_expires_at: Option<String>,
+    /// The redirect to register at the provider's developer portal (OAuth).
     pub redirect: String,
+    /// Where the user gets what the connection needs (a developer portal, a key page).
     pub portal: String,
+    /// Said beside a session login: what it is and what it risks.
+    pub caution: Option<String>,
+    /// The folder an import reads when none is given.
+    pub import_from: Option<String>,
     /// Where the tokens are kept.
     pub token_store: String,
-    /// Whether "Revoke" also ends access at the provider (else only the local tokens go).
+    /// Whether "Revoke" also ends access at the provider (else only the local credential goes).
     pub revokes_at_provider: bool,
 }
 
@@ -47,59 +60,77 @@ pub struct Started {
     pub browser_opened: bool,
 }
 
-/// Every provider that connects with a login, in the server's order: later providers appear
-/// here without any change to the window.
-pub fn specs() -> Vec<&'static ProviderSpec> {
-    vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.oauth.is_some()).collect()
-}
-
-fn spec(provider: &str) -> Result<&'static ProviderSpec, String> {
-    let all = specs();
-    let names: Vec<&str> = all.iter().map(|s| s.name).collect();
-    all.into_iter()
+fn spec(state: &AppState, provider: &str) -> Result<&'static ProviderSpec, String> {
+    let names: Vec<&str> = state.providers.iter().map(|s| s.name).collect();
+    state
+        .providers
+        .iter()
+        .copied()
         .find(|s| s.name == provider)
-        .ok_or_else(|| format!("`provider`: {provider:?} is not a provider that connects with a login; one of: {}.", names.join(", ")))
+        .ok_or_else(|| format!("`provider`: {provider:?} is not a provider that can be connected; one of: {}.", names.join(", ")))
 }
 
 fn settings() -> Result<Settings, String> {
     default_dir().map(Settings::at).ok_or_else(|| "this computer has no configuration folder; set VITALS_CONFIG_DIR".into())
 }
 
+fn rfc3339(s: Option<i64>) -> Option<String> {
+    vitals::providers::rfc3339(s)
+}
+
 /// The state of one provider, read afresh from the settings file and the token store.
-pub fn state_of(p: &'static ProviderSpec) -> ProviderState {
-    let oauth = p.oauth.expect("only OAuth providers are listed");
-    let env = p.app_env.expect("an OAuth provider names its app variables");
-    let (redirect, _) = oauth.redirect();
+pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
+    let waiting = state.waiting.lock().expect("waiting lock").contains_key(p.name);
+    let kind = p.connection.kind();
     let mut s = ProviderState {
         provider: p.name.into(),
         display: p.display.into(),
+        connection: kind.as_str().into(),
         state: "not_set_up".into(),
-        summary: format!("Not set up: create an app at {} with the redirect below, then save its client ID and secret here.", oauth.portal),
+        summary: String::new(),
         client_id: None,
         secret_saved: false,
         app_source: None,
         scopes: vec![],
         expires_at: None,
-        redirect,
-        portal: oauth.portal.into(),
+        key_expires_at: None,
+        redirect: p.connection.oauth().map(|o| o.redirect().0).unwrap_or_default(),
+        portal: p.connection.portal().unwrap_or_default().into(),
+        caution: p.connection.session().map(|x| x.caution.to_string()),
+        import_from: p.connection.session().and_then(|x| x.import).map(|i| i.default_dir.to_string()),
         token_store: String::new(),
-        revokes_at_provider: oauth.revoke.is_some(),
+        revokes_at_provider: p.connection.revoke().at_provider(),
+    };
+    s.summary = match p.connection {
+        Connection::OAuth(o) => format!("Not set up: create an app at {} with the redirect below, then save its client ID and secret here.", o.portal),
+        Connection::ApiKey(k) => format!("Not set up: {}", k.create_help),
+        Connection::Session(x) if x.login.is_some() => format!("Not connected: sign in to {} below.", p.display),
+        Connection::Session(x) => grant::import_help(p, x.import),
+        Connection::None => "Sample data only.".into(),
     };
     let error = |mut s: ProviderState, why: String| {
         s.state = "error".into();
         s.summary = why;
         s
     };
-    let app = match settings().and_then(|st| st.app_credentials(p.name, &env).map_err(|e| e.to_string())) {
-        Ok(a) => a,
-        Err(e) => return error(s, format!("The settings could not be read: {e}")),
-    };
-    if let Some(a) = &app {
-        s.client_id = Some(a.client_id.clone());
-        s.secret_saved = !a.client_secret.is_empty();
-        s.app_source = Some(a.origin(&env));
-        s.state = "app_saved".into();
-        s.summary = format!("App credentials saved. Press Connect to sign in to {} in your browser.", p.display);
+    let mut app_missing = false;
+    if let Some(o) = p.connection.oauth() {
+        let app = match settings().and_then(|st| st.app_credentials(p.name, &o.app_env).map_err(|e| e.to_string())) {
+            Ok(a) => a,
+            Err(e) => return error(s, format!("The settings could not be read: {e}")),
+        };
+        app_missing = app.is_none();
+        if let Some(a) = &app {
+            s.client_id = Some(a.client_id.clone());
+            s.secret_saved = !a.client_secret.is_empty();
+            s.app_source = Some(a.origin(&o.app_env));
+            s.state = "app_saved".into();
+            s.summary = format!("App credentials saved. Press Connect to sign in to {} in your browser.", p.display);
+        }
+    }
+    if waiting {
+        s.state = "needs_code".into();
+        s.summary = format!("{} sent a one-time code: type it below.", p.display);
     }
     let store = match token_store() {
         Ok(t) => t,
@@ -110,13 +141,24 @@ pub fn state_of(p: &'static ProviderSpec) -> ProviderState {
         Ok(Some(t)) => {
             s.state = "connected".into();
             s.scopes = t.scopes.clone();
-            s.expires_at = t.expires_at.and_then(|x| jiff::Timestamp::from_second(x).ok()).map(|x| x.to_string());
-            let renew = if t.refresh.is_some() { " and renews on its own" } else { "; connect again then" };
+            s.expires_at = rfc3339(t.expires_at);
+            s.key_expires_at = rfc3339(t.key_expires_at);
+            let renew = match (&p.connection, t.refresh.is_some()) {
+                (Connection::ApiKey(_), _) => " and is renewed from the key",
+                (_, true) => " and renews on its own",
+                (_, false) => "; connect again then",
+            };
             s.summary = match &s.expires_at {
                 Some(at) => format!("Connected. Access expires {at}{renew}."),
                 None => "Connected.".into(),
             };
-            if app.is_none() {
+            if let Some(at) = &s.key_expires_at {
+                s.summary.push_str(&format!(" The key itself expires {at}: create a new one before then."));
+            }
+            if let Some(step) = &t.setup_pending {
+                s.summary.push_str(&format!(" Not ready yet: {step} has not succeeded; it is tried again on the next read."));
+            }
+            if app_missing {
                 s.summary.push_str(" The app credentials are missing, so access cannot be renewed: save them again.");
             }
         }
@@ -128,37 +170,89 @@ pub fn state_of(p: &'static ProviderSpec) -> ProviderState {
 
 /// Every provider's state.
 #[tauri::command]
-pub fn providers() -> Vec<ProviderState> {
-    specs().into_iter().map(state_of).collect()
+pub fn providers(state: tauri::State<'_, AppState>) -> Vec<ProviderState> {
+    state.providers.iter().map(|p| state_of(&state, p)).collect()
 }
 
-/// Save the client ID and, when given, the secret. An empty secret keeps the saved one.
+/// Save the client ID and, when given, the secret (OAuth). An empty secret keeps the saved one.
 #[tauri::command]
-pub fn save_app(provider: String, client_id: String, client_secret: Option<String>) -> Result<Done, String> {
-    let p = spec(&provider)?;
-    let portal = p.oauth.map(|o| o.portal).unwrap_or_default();
+pub fn save_app(state: tauri::State<'_, AppState>, provider: String, client_id: String, client_secret: Option<String>) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    let o = p.connection.oauth().ok_or_else(|| format!("{} has no app credentials: it connects another way.", p.display))?;
     let id = client_id.trim();
     if id.is_empty() {
-        return Err(format!("The client ID is empty. Paste the client ID of your app at {portal}."));
+        return Err(format!("The client ID is empty. Paste the client ID of your app at {}.", o.portal));
     }
     let st = settings()?;
-    let env = p.app_env.expect("an OAuth provider names its app variables");
     let typed = client_secret.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     let secret = match typed {
         Some(s) => Secret::new(s),
-        None => match st.app_credentials(p.name, &env).map_err(|e| e.to_string())? {
+        None => match st.app_credentials(p.name, &o.app_env).map_err(|e| e.to_string())? {
             Some(saved) if !saved.client_secret.is_empty() => saved.client_secret,
-            _ => return Err(format!("The client secret is empty. Paste the client secret of the same app at {portal}.")),
+            _ => return Err(format!("The client secret is empty. Paste the client secret of the same app at {}.", o.portal)),
         },
     };
     st.save(p.name, id, &secret).map_err(|e| e.to_string())?;
-    Ok(Done { message: format!("Saved the {} client ID and secret ({} characters; it is not shown again).", p.display, secret.len()), state: state_of(p) })
+    Ok(Done {
+        message: format!("Saved the {} client ID and secret ({} characters; it is not shown again).", p.display, secret.len()),
+        state: state_of(&state, p),
+    })
+}
+
+/// Save a pasted key: exchanged once at the provider now, so a refused key is said at once.
+#[tauri::command]
+pub async fn save_key(state: tauri::State<'_, AppState>, provider: String, key: String, days: Option<u32>) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    let c = grant::save_key(p, Secret::new(key.trim()), days, "the settings app").await?;
+    Ok(Done { message: c.summary(), state: state_of(&state, p) })
+}
+
+/// Sign in with email and password (never stored). When the provider sends a one-time code, the
+/// form waits in memory for [`session_code`].
+#[tauri::command]
+pub async fn session_login(state: tauri::State<'_, AppState>, provider: String, email: String, password: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    let form = SessionForm { email: email.trim().to_string(), password: Secret::new(password), code: None };
+    submit(&state, p, form).await
+}
+
+/// The one-time code for the login waiting in memory.
+#[tauri::command]
+pub async fn session_code(state: tauri::State<'_, AppState>, provider: String, code: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    let waiting = state.waiting.lock().expect("waiting lock").remove(p.name);
+    let mut form = waiting.ok_or_else(|| format!("No {} sign-in is waiting for a code; sign in again.", p.display))?;
+    if code.trim().is_empty() {
+        state.waiting.lock().expect("waiting lock").insert(p.name, form);
+        return Err("The code is empty. Type the code the provider sent you.".into());
+    }
+    form.code = Some(Secret::new(code.trim()));
+    submit(&state, p, form).await
+}
+
+async fn submit(state: &AppState, p: &'static ProviderSpec, form: SessionForm) -> Result<Done, String> {
+    match grant::submit(p, form.clone(), "the settings app").await? {
+        Submitted::Connected(c) => Ok(Done { message: c.summary(), state: state_of(state, p) }),
+        Submitted::NeedsCode(words) => {
+            state.waiting.lock().expect("waiting lock").insert(p.name, form);
+            Ok(Done { message: words, state: state_of(state, p) })
+        }
+    }
+}
+
+/// Import the tokens another tool saved, from `folder` or that tool's own folder.
+#[tauri::command]
+pub async fn import(state: tauri::State<'_, AppState>, provider: String, folder: Option<String>) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    let dir = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).map(std::path::PathBuf::from);
+    let c = grant::import(p, dir).await?;
+    Ok(Done { message: c.summary(), state: state_of(&state, p) })
 }
 
 /// Start the browser login (or join the one under way) and open the browser on it.
 #[tauri::command]
-pub async fn connect_start(state: tauri::State<'_, crate::AppState>, provider: String) -> Result<Started, String> {
-    let p = spec(&provider)?;
+pub async fn connect_start(state: tauri::State<'_, AppState>, provider: String) -> Result<Started, String> {
+    let p = spec(&state, &provider)?;
     let l = state.links.start(p).map_err(|e| e.to_string())?;
     let browser_opened = webbrowser::open(&l.url).is_ok();
     Ok(Started { url: l.url.clone(), browser_opened })
@@ -166,28 +260,28 @@ pub async fn connect_start(state: tauri::State<'_, crate::AppState>, provider: S
 
 /// Wait for the login started by [`connect_start`] to land (up to its 10 minutes).
 #[tauri::command]
-pub async fn connect_wait(state: tauri::State<'_, crate::AppState>, provider: String) -> Result<Done, String> {
-    let p = spec(&provider)?;
+pub async fn connect_wait(state: tauri::State<'_, AppState>, provider: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
     let l = state.links.current(p.name).ok_or_else(|| format!("No {} login was started; press Connect.", p.display))?;
     match l.wait(link::CALLBACK_WAIT + std::time::Duration::from_secs(5)).await {
-        Some(Ok(c)) => Ok(Done { message: c.summary(), state: state_of(p) }),
+        Some(Ok(c)) => Ok(Done { message: c.summary(), state: state_of(&state, p) }),
         Some(Err(e)) => Err(format!("Not connected: {e}")),
         None => Err("No browser came back in time; press Connect again.".into()),
     }
 }
 
-/// Revoke the login at the provider where it has a revoke endpoint, and delete the local tokens.
+/// End access at the provider the way it allows (or say where to), and delete the local credential.
 #[tauri::command]
-pub async fn revoke(provider: String) -> Result<Done, String> {
-    let p = spec(&provider)?;
+pub async fn revoke(state: tauri::State<'_, AppState>, provider: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
     let f = forget::forget(p).await?;
-    Ok(Done { message: f.message, state: state_of(p) })
+    Ok(Done { message: f.message, state: state_of(&state, p) })
 }
 
 /// Delete the saved client ID and secret.
 #[tauri::command]
-pub fn forget_app(provider: String) -> Result<Done, String> {
-    let p = spec(&provider)?;
+pub fn forget_app(state: tauri::State<'_, AppState>, provider: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
     let st = settings()?;
     let had = st.remove(p.name).map_err(|e| e.to_string())?;
     let message = if had {
@@ -195,13 +289,14 @@ pub fn forget_app(provider: String) -> Result<Done, String> {
     } else {
         format!("No {} app credentials were saved in {}.", p.display, st.path().display())
     };
-    Ok(Done { message, state: state_of(p) })
+    Ok(Done { message, state: state_of(&state, p) })
 }
 
-/// Open the provider's developer portal in the system browser (a link in the window would
-/// navigate the window itself).
+/// Open the provider's portal (developer portal, key page) in the system browser (a link in the
+/// window would navigate the window itself).
 #[tauri::command]
-pub fn open_portal(provider: String) -> Result<(), String> {
-    let p = spec(&provider)?;
-    webbrowser::open(p.oauth.map(|o| o.portal).unwrap_or_default()).map_err(|e| format!("No browser could be opened: {e}"))
+pub fn open_portal(state: tauri::State<'_, AppState>, provider: String) -> Result<(), String> {
+    let p = spec(&state, &provider)?;
+    let portal = p.connection.portal().ok_or_else(|| format!("{} has no page to open.", p.display))?;
+    webbrowser::open(portal).map_err(|e| format!("No browser could be opened: {e}"))
 }

@@ -1,20 +1,41 @@
-//! `vitals-settings`: one window to give a provider's app credentials, connect, see the state of
-//! each login and revoke it. Everything it does is the server library's (`vitals::accounts`): the
-//! same settings file, token store and browser login as `vitals-mcp`, so the server sees a change
-//! on its next request.
+//! `vitals-settings`: one window to connect each provider the way it connects (an OAuth app and a
+//! browser login, a pasted key, a session login, an import), see the state of each login and
+//! revoke it. Everything it does is the server library's (`vitals::accounts`): the same settings
+//! file, token store and logins as `vitals-mcp`, so the server sees a change on its next request.
 pub mod commands;
 
-/// What the window's commands share: the logins under way.
-#[derive(Default)]
+use vitals::catalog::ProviderSpec;
+
+/// What the window's commands share.
 pub struct AppState {
+    /// The providers shown, in the server's order: every one that can be connected.
+    pub providers: Vec<&'static ProviderSpec>,
+    /// The browser logins under way.
     pub links: vitals::accounts::link::Links,
+    /// A session login waiting for its one-time code, per provider (memory only).
+    pub waiting: std::sync::Mutex<std::collections::HashMap<&'static str, vitals::connection::SessionForm>>,
 }
 
-/// The app's commands and state on a builder (the real runtime, or the mock one in tests).
+impl AppState {
+    pub fn new(providers: Vec<&'static ProviderSpec>) -> AppState {
+        AppState { providers: providers.into_iter().filter(|p| p.connection.connects()).collect(), links: Default::default(), waiting: Default::default() }
+    }
+}
+
+/// The app's commands and the server's providers on a builder (the real runtime, or the mock one in tests).
 pub fn configure<R: tauri::Runtime>(b: tauri::Builder<R>) -> tauri::Builder<R> {
-    b.manage(AppState::default()).invoke_handler(tauri::generate_handler![
+    configure_with(b, vitals::providers::all_from_env().iter().map(|p| p.spec()).collect())
+}
+
+/// The same with these providers (a test's own, with every connection kind).
+pub fn configure_with<R: tauri::Runtime>(b: tauri::Builder<R>, providers: Vec<&'static ProviderSpec>) -> tauri::Builder<R> {
+    b.manage(AppState::new(providers)).invoke_handler(tauri::generate_handler![
         commands::providers,
         commands::save_app,
+        commands::save_key,
+        commands::session_login,
+        commands::session_code,
+        commands::import,
         commands::connect_start,
         commands::connect_wait,
         commands::revoke,

@@ -2,7 +2,7 @@
 // commands return (states and sentences, never a token or a saved secret).
 const { invoke } = window.__TAURI__.core;
 
-const STATE_WORDS = { not_set_up: 'not set up', app_saved: 'app credentials saved', connected: 'connected', error: 'error' };
+const STATE_WORDS = { not_set_up: 'not set up', app_saved: 'app credentials saved', needs_code: 'code needed', connected: 'connected', error: 'error' };
 
 function el(tag, attrs = {}, ...children) {
   const e = document.createElement(tag);
@@ -82,52 +82,130 @@ function fallbackCopy(p, text, done) {
   if (ok) done(); else say(p, 'Copy did not work here: select the address and copy it by hand.', 'bad');
 }
 
+// The card of one provider: a header and the state, the fields its connection kind needs
+// (`s.connection`), and Revoke. The window knows kinds, never providers.
 function card(s) {
   const p = s.provider;
   const details = [];
-  if (s.state === 'connected') {
-    details.push(el('p', { class: 'details', id: `${p}-scopes` }, `Access granted: ${s.scopes.join(', ') || '(not said)'}`));
+  if (s.state === 'connected' && s.scopes.length) {
+    details.push(el('p', { class: 'details', id: `${p}-scopes` }, `Access granted: ${s.scopes.join(', ')}`));
   }
+  if (s.key_expires_at) details.push(el('p', { class: 'details', id: `${p}-key-expiry` }, `The key expires ${s.key_expires_at}.`));
   if (s.app_source) details.push(el('p', { class: 'details' }, `App credentials from: ${s.app_source}`));
   if (s.token_store) details.push(el('p', { class: 'details' }, `Login kept in: ${s.token_store}`));
-
-  const secretHint = s.secret_saved ? 'saved, hidden: type a new one to replace it' : 'paste the client secret';
+  if (s.caution) details.push(el('p', { class: 'details', id: `${p}-caution` }, s.caution));
+  const body = (KINDS[s.connection] || (() => []))(s);
   const revokeWords = s.revokes_at_provider
     ? `Revoke vitals' access at ${s.display} and delete the saved login?`
-    : `Delete the saved ${s.display} login? (${s.display} has no revoke we can call: remove the app in your ${s.display} account as well.)`;
+    : `Delete the saved ${s.display} login? (${s.display} has no revoke we can call: remove vitals' access in your ${s.display} account as well.)`;
   return el('section', { class: 'card', id: `provider-${p}`, 'aria-labelledby': `${p}-title` },
     el('h2', { id: `${p}-title` }, s.display, el('span', { class: `badge ${s.state}`, id: `${p}-state` }, STATE_WORDS[s.state] || s.state)),
     el('p', { class: 'summary', id: `${p}-summary` }, s.summary),
     ...details,
-    el('div', { class: 'row redirect' },
-      el('span', {}, 'Redirect URL to register:'),
-      el('code', { id: `${p}-redirect` }, s.redirect),
-      el('button', { id: `${p}-copy`, onclick: () => copy(p, s.redirect) }, 'Copy'),
-      el('button', { class: 'linklike', id: `${p}-portal`, onclick: () => invoke('open_portal', { provider: p }).catch((e) => say(p, String(e), 'bad')) }, `Open ${s.portal}`)),
-    el('form', { class: 'fields', id: `${p}-form`, onsubmit: (ev) => {
-      ev.preventDefault();
-      const id = document.getElementById(`${p}-client-id`).value;
-      const secretInput = document.getElementById(`${p}-client-secret`);
-      const secret = secretInput.value;
-      secretInput.value = '';
-      run(p, () => invoke('save_app', { provider: p, clientId: id, clientSecret: secret || null }), 'Saving…');
-    } },
-      el('label', { for: `${p}-client-id` }, 'Client ID'),
-      Object.assign(el('input', { id: `${p}-client-id`, autocomplete: 'off', spellcheck: 'false' }), { value: s.client_id || '' }),
-      el('label', { for: `${p}-client-secret` }, 'Client secret'),
-      el('input', { id: `${p}-client-secret`, type: 'password', autocomplete: 'off', placeholder: secretHint, 'aria-describedby': `${p}-secret-note` }),
-      el('span', {}),
-      el('span', { class: 'details', id: `${p}-secret-note` }, 'The secret is kept on this computer and never shown again.')),
+    ...body,
     el('div', { class: 'row' },
-      el('button', { type: 'submit', form: `${p}-form`, id: `${p}-save`, class: 'primary' }, 'Save'),
-      el('button', { id: `${p}-connect`, onclick: () => connect(s) }, s.state === 'connected' ? 'Connect again' : 'Connect'),
       el('button', { id: `${p}-revoke`, class: 'danger', onclick: () => confirmThen(p, revokeWords, 'Yes, revoke',
         () => run(p, () => invoke('revoke', { provider: p }), 'Revoking…')) }, 'Revoke'),
-      el('button', { id: `${p}-forget`, class: 'danger', onclick: () => confirmThen(p, `Delete the saved ${s.display} client ID and secret?`, 'Yes, delete',
-        () => run(p, () => invoke('forget_app', { provider: p }), 'Deleting…')) }, 'Forget app credentials')),
+      ...(s.connection === 'oauth' ? [el('button', { id: `${p}-forget`, class: 'danger', onclick: () => confirmThen(p, `Delete the saved ${s.display} client ID and secret?`, 'Yes, delete',
+        () => run(p, () => invoke('forget_app', { provider: p }), 'Deleting…')) }, 'Forget app credentials')] : [])),
     el('div', { class: 'confirm hidden', id: `${p}-confirm`, role: 'alertdialog', 'aria-live': 'assertive' }),
     el('p', { class: 'message', id: `${p}-message`, role: 'status', 'aria-live': 'polite' }));
 }
+
+// A form whose inputs are read, then cleared, when it is sent.
+function form(p, id, fields, submit, label) {
+  return [
+    el('form', { class: 'fields', id, onsubmit: (ev) => { ev.preventDefault(); submit(); } }, ...fields),
+    el('div', { class: 'row' }, el('button', { type: 'submit', form: id, id: `${id}-send`, class: 'primary' }, label)),
+  ];
+}
+
+function take(id) {
+  const input = document.getElementById(id);
+  const v = input.value;
+  if (input.type === 'password') input.value = '';
+  return v;
+}
+
+function portalButton(s) {
+  return s.portal
+    ? [el('button', { class: 'linklike', id: `${s.provider}-portal`, onclick: () => invoke('open_portal', { provider: s.provider }).catch((e) => say(s.provider, String(e), 'bad')) }, `Open ${s.portal}`)]
+    : [];
+}
+
+function importForm(s) {
+  const p = s.provider;
+  if (!s.import_from) return [];
+  return form(p, `${p}-import`, [
+    el('label', { for: `${p}-folder` }, 'Folder to import from'),
+    el('input', { id: `${p}-folder`, autocomplete: 'off', spellcheck: 'false', placeholder: s.import_from }),
+  ], () => run(p, () => invoke('import', { provider: p, folder: take(`${p}-folder`) || null }), 'Importing…'), 'Import');
+}
+
+const KINDS = {
+  oauth(s) {
+    const p = s.provider;
+    const secretHint = s.secret_saved ? 'saved, hidden: type a new one to replace it' : 'paste the client secret';
+    return [
+      el('div', { class: 'row redirect' },
+        el('span', {}, 'Redirect URL to register:'),
+        el('code', { id: `${p}-redirect` }, s.redirect),
+        el('button', { id: `${p}-copy`, onclick: () => copy(p, s.redirect) }, 'Copy'),
+        ...portalButton(s)),
+      el('form', { class: 'fields', id: `${p}-form`, onsubmit: (ev) => {
+        ev.preventDefault();
+        const id = document.getElementById(`${p}-client-id`).value;
+        const secret = take(`${p}-client-secret`);
+        run(p, () => invoke('save_app', { provider: p, clientId: id, clientSecret: secret || null }), 'Saving…');
+      } },
+        el('label', { for: `${p}-client-id` }, 'Client ID'),
+        Object.assign(el('input', { id: `${p}-client-id`, autocomplete: 'off', spellcheck: 'false' }), { value: s.client_id || '' }),
+        el('label', { for: `${p}-client-secret` }, 'Client secret'),
+        el('input', { id: `${p}-client-secret`, type: 'password', autocomplete: 'off', placeholder: secretHint, 'aria-describedby': `${p}-secret-note` }),
+        el('span', {}),
+        el('span', { class: 'details', id: `${p}-secret-note` }, 'The secret is kept on this computer and never shown again.')),
+      el('div', { class: 'row' },
+        el('button', { type: 'submit', form: `${p}-form`, id: `${p}-save`, class: 'primary' }, 'Save'),
+        el('button', { id: `${p}-connect`, onclick: () => connect(s) }, s.state === 'connected' ? 'Connect again' : 'Connect')),
+    ];
+  },
+  api_key(s) {
+    const p = s.provider;
+    const days = el('select', { id: `${p}-days` },
+      el('option', { value: '' }, 'not said'), el('option', { value: '30' }, '30 days'), el('option', { value: '90' }, '90 days'),
+      el('option', { value: '180' }, '180 days'), el('option', { value: '365' }, '1 year'));
+    return [
+      el('div', { class: 'row' }, ...portalButton(s)),
+      ...form(p, `${p}-keyform`, [
+        el('label', { for: `${p}-key` }, 'Key'),
+        el('input', { id: `${p}-key`, type: 'password', autocomplete: 'off', placeholder: s.state === 'connected' ? 'saved, hidden: paste a new one to replace it' : 'paste the key' }),
+        el('label', { for: `${p}-days` }, 'Expires in'),
+        days,
+      ], () => {
+        const d = document.getElementById(`${p}-days`).value;
+        run(p, () => invoke('save_key', { provider: p, key: take(`${p}-key`), days: d ? Number(d) : null }), 'Checking the key…');
+      }, 'Save'),
+    ];
+  },
+  session(s) {
+    const p = s.provider;
+    const signIn = s.state === 'needs_code'
+      ? form(p, `${p}-codeform`, [
+        el('label', { for: `${p}-code` }, 'One-time code'),
+        el('input', { id: `${p}-code`, autocomplete: 'one-time-code', inputmode: 'numeric' }),
+      ], () => run(p, () => invoke('session_code', { provider: p, code: take(`${p}-code`) }), 'Signing in…'), 'Send code')
+      : form(p, `${p}-signin`, [
+        el('label', { for: `${p}-email` }, 'Email'),
+        el('input', { id: `${p}-email`, type: 'email', autocomplete: 'off' }),
+        el('label', { for: `${p}-password` }, 'Password'),
+        el('input', { id: `${p}-password`, type: 'password', autocomplete: 'off', placeholder: 'used once, never stored' }),
+      ], () => run(p, () => invoke('session_login', { provider: p, email: document.getElementById(`${p}-email`).value, password: take(`${p}-password`) }), 'Signing in…'), 'Connect');
+    return [...signIn, ...importForm(s)];
+  },
+  import(s) {
+    return importForm(s);
+  },
+};
 
 // Replace one provider's card (keeping its last message), or add it.
 function render(s) {

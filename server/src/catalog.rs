@@ -177,10 +177,8 @@ pub struct ProviderSpec {
     /// The longest range one query may ask for, in days, where the provider sets one.
     pub max_days: Option<u32>,
     pub rate_budget: RateBudget,
-    /// Environment variables of its OAuth app credentials, if it uses OAuth.
-    pub app_env: Option<crate::accounts::AppEnv>,
-    /// Its OAuth endpoints, if it uses OAuth.
-    pub oauth: Option<crate::accounts::oauth::OAuthSpec>,
+    /// How it is connected: a browser login, a pasted key, a session, or nothing (sample data only).
+    pub connection: crate::connection::Connection,
 }
 
 impl ProviderSpec {

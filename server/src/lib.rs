@@ -2,11 +2,13 @@
 //!
 //! The crate is layered so that each behaviour has one home:
 //! - [`catalog`]: provider-neutral descriptions of collections (what the engine reads);
+//! - [`connection`]: how a provider is connected (OAuth, API key, session, import, none), as data;
 //! - [`providers`]: one folder per provider (its catalog, its wire format, its credentials);
 //! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
 //! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
 pub mod accounts;
 pub mod catalog;
+pub mod connection;
 pub mod engine;
 pub mod env;
 pub mod http;

@@ -23,7 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Connect an account: opens the browser and waits for the login (up to 10 minutes).
+    /// Connect an account, as the provider connects: opens the browser and waits for the login (up
+    /// to 10 minutes), or prompts for a key, or for email, password and one-time code.
     Auth {
         /// The provider, e.g. `oura`.
         provider: String,
@@ -31,40 +32,56 @@ enum Command {
         /// (for SSH sessions and machines without a browser).
         #[arg(long)]
         manual: bool,
+        /// Import the tokens another tool saved, from this folder (default: that tool's own folder).
+        #[arg(long, num_args = 0..=1, value_name = "FOLDER")]
+        import: Option<Option<std::path::PathBuf>>,
     },
     /// Disconnect: revoke the login at the provider (where it has a revoke endpoint) and delete the
     /// local tokens. Without a provider, every connected one.
     Forget { provider: Option<String> },
     /// Open the settings window (`vitals-settings`), where it is installed.
     Settings,
-    /// Save a provider's OAuth app credentials; the client secret is read from standard input.
+    /// Save what a provider needs: its OAuth app credentials (`--client-id`; the client secret is
+    /// read from standard input), or its API key (`--api-key -`: read from standard input).
     App {
         provider: String,
         #[arg(long)]
-        client_id: String,
+        client_id: Option<String>,
+        /// `-`: read the key from standard input (never as an argument: it would stay in the shell's history).
+        #[arg(long, value_name = "-")]
+        api_key: Option<String>,
+        /// How many days the key is valid, as chosen when it was created (shown by vitals_check).
+        #[arg(long, requires = "api_key")]
+        key_days: Option<u32>,
     },
 }
 
-fn oauth_provider(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
-    let all: Vec<_> = vitals::providers::all_from_env();
-    let names: Vec<&str> = all.iter().filter(|p| p.spec().oauth.is_some()).map(|p| p.spec().name).collect();
-    all.iter()
-        .map(|p| p.spec())
-        .find(|s| s.name == name && s.oauth.is_some())
-        .ok_or_else(|| format!("`provider`: {name:?} is not a provider that connects with OAuth; send one of: {}", names.join(", ")))
+/// A provider that can be connected, by name.
+fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
+    let all: Vec<_> = vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect();
+    let names: Vec<&str> = all.iter().map(|s| s.name).collect();
+    all.into_iter()
+        .find(|s| s.name == name)
+        .ok_or_else(|| format!("`provider`: {name:?} is not a provider that can be connected; send one of: {}", names.join(", ")))
 }
 
 async fn run_command(c: Command) -> Result<String, String> {
+    use vitals::accounts::login::{login, How};
     match c {
-        Command::Auth { provider, manual } => {
-            let p = oauth_provider(&provider)?;
-            let c = vitals::accounts::login::login(p, manual).await?;
+        Command::Auth { provider, manual, import } => {
+            let p = connectable(&provider)?;
+            let how = match (import, manual) {
+                (Some(dir), _) => How::Import(dir),
+                (None, true) => How::Manual,
+                (None, false) => How::Interactive,
+            };
+            let c = login(p, how).await?;
             Ok(format!("{} Claude picks this up on its next request.", c.summary()))
         }
         Command::Forget { provider } => {
             let targets: Vec<&'static vitals::catalog::ProviderSpec> = match provider {
-                Some(name) => vec![oauth_provider(&name)?],
-                None => vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.oauth.is_some()).collect(),
+                Some(name) => vec![connectable(&name)?],
+                None => vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect(),
             };
             let mut lines = Vec::new();
             for p in targets {
@@ -82,25 +99,45 @@ async fn run_command(c: Command) -> Result<String, String> {
             std::process::Command::new(&app).spawn().map_err(|e| format!("{} could not be started: {e}", app.display()))?;
             Ok(format!("Opened the vitals settings window ({}).", app.display()))
         }
-        Command::App { provider, client_id } => {
-            let p = oauth_provider(&provider)?;
-            let id = client_id.trim();
-            if id.is_empty() {
-                return Err("`--client-id` is empty; send the client ID from the developer portal".into());
+        Command::App { provider, client_id, api_key, key_days } => {
+            let p = connectable(&provider)?;
+            match (p.connection, client_id, api_key) {
+                (vitals::connection::Connection::ApiKey(_), None, Some(dash)) => {
+                    if dash != "-" {
+                        return Err("`--api-key` takes `-` and reads the key from standard input: a key given as an argument stays in the \
+                                    shell's history. Run `vitals-mcp app <provider> --api-key -` and paste the key."
+                            .into());
+                    }
+                    let key = vitals::accounts::login::secret(&format!("Paste the {} key and press Enter (it is not shown again): ", p.display))?;
+                    let c = vitals::accounts::grant::save_key(p, key, key_days, "vitals-mcp app").await?;
+                    Ok(c.summary())
+                }
+                (vitals::connection::Connection::ApiKey(k), _, _) => {
+                    Err(format!("{} connects with a key: run `vitals-mcp app {} --api-key -` and paste it. {}", p.display, p.name, k.create_help))
+                }
+                (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id),
+                (vitals::connection::Connection::OAuth(_), _, _) => {
+                    Err(format!("{} connects with an OAuth app: send `--client-id <ID>` (the secret is read from standard input).", p.display))
+                }
+                _ => Err(format!("{} has no app credentials or key to save; connect it with `vitals-mcp auth {}`.", p.display, p.name)),
             }
-            eprintln!("Paste the {} client secret and press Enter (it is not shown again):", p.display);
-            let mut secret = String::new();
-            std::io::stdin().read_line(&mut secret).map_err(|e| format!("reading the secret failed: {e}"))?;
-            let secret = vitals::secret::Secret::new(secret.trim());
-            if secret.is_empty() {
-                return Err("the client secret is empty; paste the secret from the developer portal".into());
-            }
-            let dir = vitals::accounts::default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
-            let s = vitals::accounts::Settings::at(dir);
-            s.save(p.name, id, &secret).map_err(|e| e.to_string())?;
-            Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))
         }
     }
+}
+
+fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str) -> Result<String, String> {
+    let id = client_id.trim();
+    if id.is_empty() {
+        return Err("`--client-id` is empty; send the client ID from the developer portal".into());
+    }
+    let secret = vitals::accounts::login::secret(&format!("Paste the {} client secret and press Enter (it is not shown again): ", p.display))?;
+    if secret.is_empty() {
+        return Err("the client secret is empty; paste the secret from the developer portal".into());
+    }
+    let dir = vitals::accounts::default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+    let s = vitals::accounts::Settings::at(dir);
+    s.save(p.name, id, &secret).map_err(|e| e.to_string())?;
+    Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))
 }
 
 /// `vitals-settings` beside this binary (an install puts them together), else on PATH.

@@ -3,7 +3,8 @@ use std::fmt;
 
 /// A secret value. Formatting it prints `[redacted N chars]`; the value is reachable only
 /// through [`Secret::expose`], which is called exactly where the value goes on the wire.
-#[derive(Clone, PartialEq, Eq)]
+/// The default is empty (a grant not filled in yet).
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct Secret(String);
 
 impl Secret {

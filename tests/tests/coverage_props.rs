@@ -17,9 +17,10 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 use vitals::catalog::{CollectionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split};
+use vitals::connection::Connection;
 use vitals::engine::{Engine, Limits, QueryRequest};
 use vitals::http::Reply;
-use vitals::providers::{CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
+use vitals::providers::{Credential, CredentialKind, CredentialSource, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
 use vitals::secret::Secret;
 
 /// Documents dated by local day, fetched in windows of 3 days (padded upstream by the engine).
@@ -85,8 +86,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     today: &[],
     max_days: None,
     rate_budget: RateBudget { requests: 1_000_000, per: Duration::from_secs(1) },
-    app_env: None,
-    oauth: None,
+    connection: Connection::None,
 };
 
 /// The first day records may be on; asked ranges start a few days later, so windows' padding
@@ -258,14 +258,8 @@ impl SampleApi for World {
 struct Anyone;
 
 impl CredentialSource for Anyone {
-    fn kind(&self) -> &'static str {
-        "sandbox"
-    }
-    fn origin(&self) -> String {
-        "the property test".into()
-    }
-    fn bearer(&self) -> Option<Secret> {
-        Some(Secret::new("sandbox"))
+    fn current(&self) -> Credential {
+        Credential { bearer: Some(Secret::new("sandbox")), ..Credential::bare(CredentialKind::Sandbox, "the property test".into()) }
     }
 }
 
@@ -277,13 +271,10 @@ impl Provider for Prop {
     fn spec(&self) -> &'static ProviderSpec {
         &SPEC
     }
-    fn mode(&self) -> Mode {
-        Mode::Sandbox
-    }
     fn credential(&self) -> &dyn CredentialSource {
         &Anyone
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next_token: Option<&str>) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next_token: Option<&str>, _cred: &Credential) -> Request {
         let mut params: Vec<(String, String)> = match w {
             Window::Dates { start, end } => vec![("start_date".into(), start.to_string()), ("end_date".into(), end.to_string())],
             Window::Instants { start, end } => vec![("start_datetime".into(), start.clone()), ("end_datetime".into(), end.clone())],
@@ -299,10 +290,10 @@ impl Provider for Prop {
         let records = v["data"].as_array().cloned().ok_or_else(|| PageError::Transient("no data".into()))?;
         Ok(Page { records, next_token: v["next_token"].as_str().map(str::to_string) })
     }
-    fn auth_help(&self, _status: u16) -> String {
+    fn auth_help(&self, _status: u16, _cred: &Credential) -> String {
         "no login here".into()
     }
-    fn unavailable(&self, _c: &CollectionSpec) -> Option<String> {
+    fn unavailable(&self, _c: &CollectionSpec, _cred: &Credential) -> Option<String> {
         None
     }
     fn synthetic_notice(&self) -> String {

@@ -42,8 +42,12 @@ fn the_manifest_matches_the_workspace_and_the_server() {
         assert!(settings.contains_key(key), "{var} names the unknown setting {key}");
     }
     // Every provider that connects with OAuth gets its app credentials as settings.
-    for p in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().app_env) {
+    for p in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().connection.oauth().map(|o| o.app_env)) {
         assert!(env.contains_key(p.client_id) && env.contains_key(p.client_secret), "the extension passes {} and {}", p.client_id, p.client_secret);
+    }
+    // Every provider that connects with a key gets it as a setting.
+    for k in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().connection.api_key()) {
+        assert!(env.contains_key(k.env), "the extension passes {}", k.env);
     }
     assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
     for k in ["oura_client_id", "oura_client_secret", "withings_client_id", "withings_client_secret"] {

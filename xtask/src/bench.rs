@@ -176,6 +176,7 @@ fn withings_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms:
         expires_at: Some(now.as_second() + 10_800),
         scopes: vec!["user.info".into(), "user.metrics".into(), "user.activity".into()],
         login: Some("bench".into()),
+        ..Default::default()
     };
     vitals::accounts::TokenStore::file(&dir).save("withings", &tokens).expect("the bench's token folder is writable");
     // The environment outlives the call: leak the two strings (one bench run, once).

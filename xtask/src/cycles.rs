@@ -275,10 +275,8 @@ pub fn report(src: &Path) -> Result<Vec<String>, String> {
         .into_iter()
         .map(|scc| {
             let inside: BTreeSet<&Module> = scc.iter().collect();
-            let arrows: Vec<String> = scc
-                .iter()
-                .flat_map(|a| edges[a].iter().filter(|b| inside.contains(b)).map(move |b| format!("{} → {}", name(a), name(b))))
-                .collect();
+            let arrows: Vec<String> =
+                scc.iter().flat_map(|a| edges[a].iter().filter(|b| inside.contains(b)).map(move |b| format!("{} → {}", name(a), name(b)))).collect();
             format!("{}: {}", scc.iter().map(name).collect::<Vec<_>>().join(", "), arrows.join("; "))
         })
         .collect())

@@ -1,18 +1,15 @@
 //! App credentials (an OAuth client ID and secret) per provider, from the environment first (a
 //! `.mcpb` install passes the extension settings this way), then the settings file the CLI and the
 //! settings app write. Read on every call, so a change shows up without a restart.
+use super::default_dir;
+use super::error::LinkError;
 use super::store::StoreError;
+use crate::catalog::ProviderSpec;
+use crate::connection::{AppEnv, OAuthSpec};
 use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-
-/// The environment variables one provider's app credentials are read from.
-#[derive(Debug, Clone, Copy)]
-pub struct AppEnv {
-    pub client_id: &'static str,
-    pub client_secret: &'static str,
-}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AppSource {
@@ -98,6 +95,27 @@ impl Settings {
         }
         Ok(had)
     }
+}
+
+/// Where to get app credentials and the three ways to give them, for a provider that has none.
+pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
+    let env = oauth.app_env;
+    let (redirect, _) = oauth.redirect();
+    format!(
+        "No {} app credentials are set. Create an app at {} with the redirect URI {redirect} (exactly), then give its client ID \
+         and secret in one of three ways: the extension's settings in Claude Desktop; the vitals settings app; or \
+         `vitals-mcp app {}` (reads the secret from standard input), or the variables {} and {}.",
+        p.display, oauth.portal, p.name, env.client_id, env.client_secret
+    )
+}
+
+/// The provider's OAuth endpoints and the app credentials to use now (re-read on every call).
+pub fn app_for(p: &ProviderSpec) -> Result<(OAuthSpec, AppCredentials), LinkError> {
+    let oauth = *p.connection.oauth().ok_or_else(|| LinkError::Setup(format!("{} does not connect with OAuth", p.display)))?;
+    let env = oauth.app_env;
+    let dir = default_dir().ok_or_else(|| LinkError::Setup("this machine has no configuration folder; set VITALS_CONFIG_DIR".into()))?;
+    let app = Settings::at(&dir).app_credentials(p.name, &env).map_err(|e| LinkError::Setup(e.to_string()))?;
+    Ok((oauth, app.ok_or_else(|| LinkError::NoApp(missing_app_help(p, &oauth)))?))
 }
 
 #[cfg(test)]

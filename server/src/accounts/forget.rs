@@ -1,7 +1,9 @@
-//! Disconnecting: revoke the grant at the provider where it has a revoke endpoint, then delete the
-//! local tokens. The local deletion happens whatever the provider answers, and both are reported.
+//! Disconnecting: end the grant at the provider the way it allows (a revoke endpoint), or say where
+//! the user ends it themselves; then delete the local credential. The local deletion happens
+//! whatever the provider answers, and both are reported.
 use super::token_store;
 use crate::catalog::ProviderSpec;
+use crate::connection::Revoke;
 
 /// What `forget` did for one provider, in words (no token).
 pub struct Forgotten {
@@ -14,17 +16,22 @@ pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
         return Ok(Forgotten { provider: p.name, message: format!("{}: no login was stored ({}); nothing to forget.", p.display, store.describe()) });
     };
-    let revoked = match p.oauth.and_then(|o| o.revoke) {
-        None => format!("{} has no revoke endpoint: end the app's access in your {} account settings if you want it gone there too", p.display, p.display),
-        Some(r) => match crate::http::revoke(&r.url(), r.param, &tokens.access).await {
-            Ok(s) if (200..300).contains(&s) => format!("access revoked at {} (HTTP {s})", p.display),
-            Ok(s) => format!(
-                "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
-                p.display, p.display
-            ),
-            Err(e) => format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display),
-        },
+    let what = if tokens.key.is_some() { "key and token" } else { "tokens" };
+    let revoked = match p.connection.revoke() {
+        Revoke::Nothing => "nothing was granted at the provider".to_string(),
+        Revoke::InAccount(place) => format!("{} has no revoke endpoint: end the app's access {place} if you want it gone there too", p.display),
+        Revoke::Endpoint { url, env, param } => {
+            let url = super::oauth::env_or(env, url);
+            match crate::http::revoke(&url, param, &tokens.access).await {
+                Ok(s) if (200..300).contains(&s) => format!("access revoked at {} (HTTP {s})", p.display),
+                Ok(s) => format!(
+                    "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
+                    p.display, p.display
+                ),
+                Err(e) => format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display),
+            }
+        }
     };
     store.remove(p.name).map_err(|e| e.to_string())?;
-    Ok(Forgotten { provider: p.name, message: format!("{}: {revoked}; the local tokens were deleted from the {}.", p.display, store.describe()) })
+    Ok(Forgotten { provider: p.name, message: format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe()) })
 }

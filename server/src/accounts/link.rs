@@ -1,85 +1,30 @@
-//! One login in flight: the authorize URL for the user, a one-use loopback listener at the
-//! registered redirect, and the exchange that finishes it. The terminal login and the in-chat
-//! login (`vitals_connect`) both run this; the chat keeps a [`Links`] registry so a retry or a
-//! second call finds the login already under way instead of starting a rival one.
-use super::oauth::{begin, OAuthSpec, Pending};
-use super::{default_dir, token_store, AppCredentials, Settings};
+//! One login in flight, whatever the provider's connection: for OAuth the authorize URL and a
+//! one-use loopback listener at the registered redirect; for a pasted key or a session login a
+//! page of ours on loopback with the fields to fill ([`super::page`]). The terminal login, the
+//! in-chat login (`vitals_connect`) and the settings app all run this; the chat keeps a [`Links`]
+//! registry so a retry or a second call finds the login already under way instead of starting a
+//! rival one.
+pub use super::app::{app_for, missing_app_help};
+use super::browser::outcome_page;
+pub use super::browser::CALLBACK_WAIT;
+pub use super::error::LinkError;
+pub use super::grant::Connected;
+use super::oauth::{begin, Pending};
+use super::AppCredentials;
 use crate::catalog::ProviderSpec;
+use crate::connection::{Connection, OAuthSpec};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
-/// How long the loopback listener waits for the browser.
-pub const CALLBACK_WAIT: Duration = Duration::from_secs(600);
-
-/// A login that finished: what the user granted, never a token.
-#[derive(Debug, Clone)]
-pub struct Connected {
-    pub provider: &'static str,
-    pub display: &'static str,
-    pub scopes: Vec<String>,
-    /// When access expires, RFC 3339.
-    pub expires_at: Option<String>,
-    /// Where the tokens went (keyring or file).
-    pub saved_in: String,
-}
-
-impl Connected {
-    pub fn summary(&self) -> String {
-        format!(
-            "Connected {}: scopes {}; access expires {}; tokens saved in the {}.",
-            self.display,
-            self.scopes.join(" "),
-            self.expires_at.as_deref().unwrap_or("(not said)"),
-            self.saved_in
-        )
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum LinkError {
-    /// No client ID/secret: the text says where to get them and the three ways to give them.
-    #[error("{0}")]
-    NoApp(String),
-    #[error("{0}")]
-    Setup(String),
-}
-
-/// Where to get app credentials and the three ways to give them, for a provider that has none.
-pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
-    let env = p.app_env.expect("an OAuth provider names its app variables");
-    let (redirect, _) = oauth.redirect();
-    format!(
-        "No {} app credentials are set. Create an app at {} with the redirect URI {redirect} (exactly), then give its client ID \
-         and secret in one of three ways: the extension's settings in Claude Desktop; the vitals settings app; or \
-         `vitals-mcp app {}` (reads the secret from standard input), or the variables {} and {}.",
-        p.display, oauth.portal, p.name, env.client_id, env.client_secret
-    )
-}
-
-/// The provider's OAuth endpoints and the app credentials to use now (re-read on every call).
-pub fn app_for(p: &ProviderSpec) -> Result<(OAuthSpec, AppCredentials), LinkError> {
-    let oauth = p.oauth.ok_or_else(|| LinkError::Setup(format!("{} does not connect with OAuth", p.display)))?;
-    let env = p.app_env.expect("an OAuth provider names its app variables");
-    let dir = default_dir().ok_or_else(|| LinkError::Setup("this machine has no configuration folder; set VITALS_CONFIG_DIR".into()))?;
-    let app = Settings::at(&dir).app_credentials(p.name, &env).map_err(|e| LinkError::Setup(e.to_string()))?;
-    Ok((oauth, app.ok_or_else(|| LinkError::NoApp(missing_app_help(p, &oauth)))?))
-}
-
-/// Turn the address the browser landed on into saved tokens.
+/// Turn the address the browser landed on into saved tokens, then run the provider's step after
+/// the exchange, if it has one.
 pub async fn complete(p: &'static ProviderSpec, oauth: &OAuthSpec, app: &AppCredentials, pending: Pending, landed: &str) -> Result<Connected, String> {
     let code = pending.code_from(landed).map_err(|e| e.to_string())?;
-    let tokens = pending.finish(oauth, app, &code).await.map_err(|e| e.to_string())?;
-    let store = token_store()?;
-    store.save(p.name, &tokens).map_err(|e| e.to_string())?;
-    Ok(Connected {
-        provider: p.name,
-        display: p.display,
-        scopes: tokens.scopes.clone(),
-        expires_at: tokens.expires_at.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string()),
-        saved_in: store.describe(),
-    })
+    let mut tokens = pending.finish(oauth, app, &code).await.map_err(|e| e.to_string())?;
+    tokens.setup_pending = oauth.after_exchange.map(|a| a.what.to_string());
+    super::grant::save_new(p, tokens).await
 }
 
 /// A login in flight.
@@ -87,21 +32,33 @@ pub struct Link {
     pub provider: &'static ProviderSpec,
     /// The authorize URL to open.
     pub url: String,
-    /// Random, unguessable: the elicitation id and the 2026 `requestState` handle.
+    /// Random, unguessable: the elicitation id, the 2026 `requestState` handle, and the path of our own page.
     pub id: String,
-    pub redirect: String,
     done: watch::Receiver<Option<Result<Connected, String>>>,
 }
 
 impl Link {
-    /// Start a login: app credentials, a fresh state and PKCE pair, and the listener on the
-    /// redirect's port, which then waits (up to [`CALLBACK_WAIT`]) and finishes on its own.
+    /// Start a login as the provider's connection asks: for OAuth the app credentials, a fresh
+    /// state and PKCE pair, and the listener on the redirect's port; for a key or a session our
+    /// own page on loopback. Either then waits (up to [`CALLBACK_WAIT`]) and finishes on its own.
     pub fn start(p: &'static ProviderSpec) -> Result<Link, LinkError> {
+        let (tx, done) = watch::channel(None);
+        let id = oauth2::CsrfToken::new_random().secret().clone();
+        let url = match p.connection {
+            Connection::OAuth(_) => Self::oauth(p, tx)?,
+            Connection::ApiKey(_) | Connection::Session(crate::connection::SessionSpec { login: Some(_), .. }) => {
+                super::page::serve(p, &id, tx).map_err(LinkError::Setup)?
+            }
+            Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
+            Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
+        };
+        Ok(Link { provider: p, url, id, done })
+    }
+
+    fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Option<Result<Connected, String>>>) -> Result<String, LinkError> {
         let (oauth, app) = app_for(p)?;
         let pending = begin(&oauth, &app).map_err(|e| LinkError::Setup(e.to_string()))?;
-        let redirect = pending.redirect().to_string();
-        let listener = Listener::bind(&redirect).map_err(LinkError::Setup)?;
-        let (tx, done) = watch::channel(None);
+        let listener = Listener::bind(pending.redirect()).map_err(LinkError::Setup)?;
         let url = pending.url.clone();
         let handle = tokio::runtime::Handle::current();
         tokio::task::spawn_blocking(move || {
@@ -118,7 +75,7 @@ impl Link {
             }
             let _ = tx.send(Some(outcome));
         });
-        Ok(Link { provider: p, url, id: oauth2::CsrfToken::new_random().secret().clone(), redirect, done })
+        Ok(url)
     }
 
     /// The outcome if the login has finished, one way or the other.
@@ -210,19 +167,6 @@ impl Listener {
 impl Arrival {
     /// Tell the browser how it went, in a small page. The listener closes when this returns.
     pub fn answer(self, outcome: &Result<Connected, String>) {
-        let body = match outcome {
-            Ok(c) => format!("<h1>Connected</h1><p>{} is connected. You can close this tab and go back to Claude.</p>", c.display),
-            Err(e) => format!("<h1>Not connected</h1><p>{}</p><p>Start the login again from Claude or with <code>vitals-mcp auth</code>.</p>", escape(e)),
-        };
-        let page = format!(
-            "<!doctype html><meta charset=\"utf-8\"><title>vitals</title><body style=\"font-family:sans-serif;max-width:36em;margin:4em auto\">{body}</body>"
-        );
-        let header = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8").expect("a valid header");
-        let status = if outcome.is_ok() { 200 } else { 400 };
-        let _ = self.request.respond(tiny_http::Response::from_string(page).with_header(header).with_status_code(status));
+        let _ = self.request.respond(outcome_page(outcome));
     }
-}
-
-fn escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }

@@ -1,25 +1,79 @@
-//! A login from a terminal: `vitals-mcp auth <provider>` (browser and loopback callback) or
-//! `--manual` (print the URL, read the pasted redirect: for SSH and headless machines).
+//! A login from a terminal, as the provider's connection asks: `vitals-mcp auth <provider>` opens
+//! the browser (OAuth) or prompts for a key or for email, password and one-time code (typed without
+//! echo, never stored but the tokens they yield); `--manual` prints the OAuth address and reads the
+//! pasted redirect (SSH, headless machines); `--import [FOLDER]` reads tokens another tool saved.
+use super::grant::{import, save_key, submit, Submitted};
 use super::link::{app_for, complete, Connected, Link, CALLBACK_WAIT};
 use super::oauth::begin;
 use crate::catalog::ProviderSpec;
+use crate::connection::{Connection, SessionForm};
+use crate::secret::Secret;
 use std::io::BufRead;
+use std::path::PathBuf;
 
-/// Run the whole login and save the tokens. `manual` reads the redirect from standard input.
-pub async fn login(p: &'static ProviderSpec, manual: bool) -> Result<Connected, String> {
-    if manual {
-        let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
-        let pending = begin(&oauth, &app).map_err(|e| e.to_string())?;
-        println!("{}", pending.url);
-        eprintln!(
-            "Open the address above in a browser, sign in to {}, and paste here the whole address the browser is sent to (it starts with {}):",
-            p.display,
-            pending.redirect()
-        );
-        let mut line = String::new();
-        std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("reading the pasted address failed: {e}"))?;
-        return complete(p, &oauth, &app, pending, &line).await;
+/// How the terminal login goes.
+pub enum How {
+    /// Open the browser (OAuth) or prompt here (key, session).
+    Interactive,
+    /// OAuth: print the address, read the address the browser lands on from standard input.
+    Manual,
+    /// Read the tokens another tool saved, from this folder or the provider's default.
+    Import(Option<PathBuf>),
+}
+
+/// Said wherever a credential was typed into the terminal.
+const SOURCE: &str = "the terminal (vitals-mcp auth)";
+
+/// Run the whole login and save the credential.
+pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, String> {
+    match (p.connection, how) {
+        (_, How::Import(dir)) => import(p, dir).await,
+        (Connection::OAuth(_), How::Manual) => {
+            let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
+            let pending = begin(&oauth, &app).map_err(|e| e.to_string())?;
+            println!("{}", pending.url);
+            eprintln!(
+                "Open the address above in a browser, sign in to {}, and paste here the whole address the browser is sent to (it starts with {}):",
+                p.display,
+                pending.redirect()
+            );
+            let line = read_line()?;
+            complete(p, &oauth, &app, pending, &line).await
+        }
+        (Connection::OAuth(_), How::Interactive) => browser(p).await,
+        (Connection::ApiKey(k), _) => {
+            eprintln!("{}", k.create_help);
+            let key = secret(&format!("Paste your {} key (it is not shown): ", p.display))?;
+            eprintln!("How many days until the key expires, as you chose when you created it (30, 90, 180, 365; Enter to skip)?");
+            let days = read_line()?;
+            let days = match days.trim() {
+                "" => None,
+                d => Some(d.parse::<u32>().map_err(|_| format!("{d:?} is not a whole number of days; run the command again and send e.g. 90, or nothing"))?),
+            };
+            save_key(p, key, days, SOURCE).await
+        }
+        (Connection::Session(s), _) if s.login.is_some() => {
+            eprintln!("{}", s.caution);
+            eprintln!("{} email:", p.display);
+            let email = read_line()?.trim().to_string();
+            let password = secret("Password (it is not shown, and never stored): ")?;
+            let mut form = SessionForm { email, password, code: None };
+            loop {
+                match submit(p, form.clone(), SOURCE).await? {
+                    Submitted::Connected(c) => return Ok(c),
+                    Submitted::NeedsCode(words) => {
+                        eprintln!("{words}");
+                        form.code = Some(secret("One-time code: ")?);
+                    }
+                }
+            }
+        }
+        (Connection::Session(s), _) => Err(super::grant::import_help(p, s.import)),
+        (Connection::None, _) => Err(format!("{} serves sample data only: there is no account to connect.", p.display)),
     }
+}
+
+async fn browser(p: &'static ProviderSpec) -> Result<Connected, String> {
     let link = Link::start(p).map_err(|e| e.to_string())?;
     if webbrowser::open(&link.url).is_err() {
         eprintln!("No browser could be opened here. Open this address yourself (or run again with --manual):");
@@ -31,4 +85,22 @@ pub async fn login(p: &'static ProviderSpec, manual: bool) -> Result<Connected, 
         Some(r) => r,
         None => Err("no browser came back in time; run the login again".into()),
     }
+}
+
+fn read_line() -> Result<String, String> {
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("reading standard input failed: {e}"))?;
+    Ok(line)
+}
+
+/// A secret typed without echo at a terminal; from a pipe, one line.
+pub fn secret(prompt: &str) -> Result<Secret, String> {
+    use std::io::IsTerminal;
+    let text = if std::io::stdin().is_terminal() {
+        rpassword::prompt_password(prompt).map_err(|e| format!("reading the secret failed: {e}"))?
+    } else {
+        eprint!("{prompt}");
+        read_line()?
+    };
+    Ok(Secret::new(text.trim()))
 }

@@ -1,11 +1,16 @@
 //! Accounts: where credentials live and how they are replaced. Only credentials are ever written
 //! to disk; health data never is.
 pub mod app;
+pub mod browser;
+pub mod error;
 pub mod forget;
+pub mod grant;
 pub mod link;
 pub mod login;
 pub mod oauth;
+pub mod page;
 pub mod store;
 
-pub use app::{AppCredentials, AppEnv, AppSource, Settings};
+pub use crate::connection::AppEnv;
+pub use app::{AppCredentials, AppSource, Settings};
 pub use store::{default_dir, token_store, Backend, StoreError, TokenStore, Tokens};

@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// One provider's tokens. Debug redacts (the fields are [`Secret`]s).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tokens {
     pub access: Secret,
     pub refresh: Option<Secret>,
@@ -21,6 +21,48 @@ pub struct Tokens {
     /// Names one login (random, set when the account was connected, kept across refreshes): when it
     /// changes, the account may have changed, and the engine empties that provider's cache.
     pub login: Option<String>,
+    /// Non-secret fields the provider sent with the tokens and its routes need (a user id).
+    pub extra: BTreeMap<String, String>,
+    /// The API key the access token is exchanged from, for a provider connected by key.
+    pub key: Option<Secret>,
+    /// When the key itself expires (Unix seconds), when the user said.
+    pub key_expires_at: Option<i64>,
+    /// A step after the login that has not succeeded yet (its name): run before the next read.
+    pub setup_pending: Option<String>,
+    /// How this credential arrived, in words (`the settings app`, `imported from ~/.garminconnect`).
+    pub source: Option<String>,
+}
+
+impl Tokens {
+    /// Tokens from a provider's grant; `login` is set by whoever saves a new login.
+    pub fn from_grant(g: crate::connection::Grant) -> Tokens {
+        Tokens { access: g.access, refresh: g.refresh, expires_at: g.expires_at, scopes: g.scopes, extra: g.extra, ..Default::default() }
+    }
+    /// The grant these tokens hold (what a provider's hook is given).
+    pub fn grant(&self) -> crate::connection::Grant {
+        crate::connection::Grant {
+            access: self.access.clone(),
+            refresh: self.refresh.clone(),
+            expires_at: self.expires_at,
+            scopes: self.scopes.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+    /// Replace the grant, keeping what belongs to the connection (login, key, pending step, source).
+    /// A provider that sends no new refresh token keeps the old one valid.
+    pub fn renewed(&self, g: crate::connection::Grant) -> Tokens {
+        let mut out = Tokens::from_grant(g);
+        out.refresh = out.refresh.or_else(|| self.refresh.clone());
+        for (k, v) in &self.extra {
+            out.extra.entry(k.clone()).or_insert_with(|| v.clone());
+        }
+        out.login = self.login.clone();
+        out.key = self.key.clone();
+        out.key_expires_at = self.key_expires_at;
+        out.setup_pending = self.setup_pending.clone();
+        out.source = self.source.clone();
+        out
+    }
 }
 
 /// The stored shape. Private: the only place a secret is turned into text for the store.
@@ -35,6 +77,16 @@ struct OnDisk {
     scopes: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     login: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    extra: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    api_key: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key_expires_at: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    setup_pending: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    source: Option<String>,
 }
 
 impl From<&Tokens> for OnDisk {
@@ -45,13 +97,29 @@ impl From<&Tokens> for OnDisk {
             expires_at: t.expires_at,
             scopes: t.scopes.clone(),
             login: t.login.clone(),
+            extra: t.extra.clone(),
+            api_key: t.key.as_ref().map(|k| k.expose().to_string()),
+            key_expires_at: t.key_expires_at,
+            setup_pending: t.setup_pending.clone(),
+            source: t.source.clone(),
         }
     }
 }
 
 impl From<OnDisk> for Tokens {
     fn from(d: OnDisk) -> Tokens {
-        Tokens { access: Secret::new(d.access_token), refresh: d.refresh_token.map(Secret::new), expires_at: d.expires_at, scopes: d.scopes, login: d.login }
+        Tokens {
+            access: Secret::new(d.access_token),
+            refresh: d.refresh_token.map(Secret::new),
+            expires_at: d.expires_at,
+            scopes: d.scopes,
+            login: d.login,
+            extra: d.extra,
+            key: d.api_key.map(Secret::new),
+            key_expires_at: d.key_expires_at,
+            setup_pending: d.setup_pending,
+            source: d.source,
+        }
     }
 }
 
@@ -315,6 +383,7 @@ mod tests {
             expires_at: Some(1_800_000_000),
             scopes: vec!["daily".into()],
             login: Some("L1".into()),
+            ..Default::default()
         }
     }
 
@@ -371,7 +440,8 @@ mod tests {
     #[test]
     fn debug_of_tokens_shows_no_secret() {
         let t = tokens("ACCESS-SECRET-1", "REFRESH-SECRET-1");
+        let t = Tokens { key: Some(Secret::new("KEY-SECRET-1")), ..t };
         let d = format!("{t:?}");
-        assert!(!d.contains("ACCESS-SECRET") && !d.contains("REFRESH-SECRET"), "{d}");
+        assert!(!d.contains("ACCESS-SECRET") && !d.contains("REFRESH-SECRET") && !d.contains("KEY-SECRET"), "{d}");
     }
 }

@@ -9,7 +9,7 @@ use super::kept::{Keeper, Kept};
 use super::plan::Plan;
 use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
-use crate::providers::PageError;
+use crate::providers::{Mode, PageError};
 use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::Value;
@@ -60,8 +60,6 @@ pub struct Fetched {
     pub undated_kept: usize,
     /// An expired access token was refreshed on the way.
     pub credential_refreshed: bool,
-    /// The access token was about to expire and was refreshed before the first request.
-    pub refreshed_early: bool,
 }
 
 #[derive(Default)]
@@ -103,22 +101,12 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let pieces = split(plan);
     let shared = Shared { gate: Gate::new(engine.limits.concurrency, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
     let today = plan.zone.today();
-    // An access token about to expire is refreshed once, before the windows start, rather than
-    // having every window meet a 401 at the same moment.
-    let mut refreshed_early = false;
-    if plan.provider.credential().expiring() {
-        if let Some(refresh) = plan.provider.refresh(None) {
-            let p = &plan.provider;
-            refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
-            refreshed_early = true;
-        }
-    }
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
     let windows = pieces.iter().enumerate().map(|(i, piece)| fetch_window(engine, source, plan, i, piece, &shared, today));
     let outs = futures::future::try_join_all(windows).await?;
 
-    let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, refreshed_early, ..Default::default() };
+    let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, ..Default::default() };
     let mut ended = false;
     for (w, kept) in outs {
         // Every window's requests count, the ones after the gap too: they were sent.
@@ -162,9 +150,9 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
     format!(
         "{}{}|{}|{}|{}|{}|{}|{:?}",
         cache_prefix(p.spec().name),
-        p.mode().as_str(),
-        p.credential().kind(),
-        p.credential().account().unwrap_or_default(),
+        plan.cred.mode().as_str(),
+        plan.cred.kind.as_str(),
+        plan.cred.account.as_deref().unwrap_or_default(),
         plan.collection.name,
         plan.zone.name,
         piece.label(),
@@ -318,7 +306,7 @@ async fn judge(
             Err(e) => Err(PageError::Transient(format!("the answer body broke off ({e})"))),
         },
         401 => Err(PageError::Unauthorized),
-        403 => Err(PageError::Forbidden(p.auth_help(403))),
+        403 => Err(PageError::Forbidden(p.auth_help(403, &plan.cred))),
         429 => Err(PageError::RateLimited { wait: reply.retry_after, detail: format!("HTTP 429 from {display}") }),
         s if s >= 500 => Err(PageError::Transient(format!("HTTP {s} from {display}"))),
         s @ (400 | 404 | 422) => {
@@ -341,8 +329,10 @@ async fn fetch_page(
     out: &mut WindowOut,
 ) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
-    let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token);
-    let mut bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
+    let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred);
+    let refused = || QueryError::Auth(p.auth_help(401, &plan.cred));
+    let mut bearer = plan.cred.bearer.clone().ok_or_else(refused)?;
+    let offline = p.offline().filter(|_| plan.cred.mode() == Mode::Sandbox);
     let lim = &engine.limits;
     let mut transient = 0u32;
     let mut refreshed = false;
@@ -354,7 +344,7 @@ async fn fetch_page(
             return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
         };
         attempt += 1;
-        let sent = match p.offline() {
+        let sent = match offline {
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
@@ -367,16 +357,16 @@ async fn fetch_page(
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),
                 // Refused token with a refreshable credential: refresh once, then ask for this page again.
                 Err(PageError::Unauthorized) if !refreshed => {
-                    let Some(refresh) = p.refresh(Some(bearer.clone())) else {
-                        return Err(QueryError::Auth(p.auth_help(401)));
+                    let Some(renew) = p.renew(Some(bearer.clone())) else {
+                        return Err(refused());
                     };
                     refreshed = true;
-                    refresh.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401))))?;
-                    bearer = p.credential().bearer().ok_or_else(|| QueryError::Auth(p.auth_help(401)))?;
+                    renew.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401, &plan.cred))))?;
+                    bearer = p.credential().current().bearer.ok_or_else(refused)?;
                     out.credential_refreshed = true;
                     continue;
                 }
-                Err(PageError::Unauthorized) => return Err(QueryError::Auth(p.auth_help(401))),
+                Err(PageError::Unauthorized) => return Err(refused()),
                 Err(PageError::Forbidden(why)) => return Err(QueryError::Auth(why)),
                 Err(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
                 Err(PageError::RateLimited { wait, detail }) => {
@@ -389,7 +379,7 @@ async fn fetch_page(
                     out.rate_limit_waited += wait;
                     source.limiter.pause(wait);
                     // Offline answers skip the limiter, so wait here too.
-                    if p.offline().is_some() {
+                    if offline.is_some() {
                         tokio::time::sleep(wait).await;
                     }
                     continue;

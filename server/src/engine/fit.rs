@@ -5,9 +5,9 @@
 use super::answer::{Compacted, ResolutionAuto, ResolutionOut};
 use super::kept::{Kept, Series};
 use super::plan::Plan;
+use super::record::record_day;
 use super::render::{costs, render, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
-use super::record::record_day;
 use super::QueryError;
 use crate::catalog::SeriesSpec;
 use jiff::civil::Date;

@@ -6,9 +6,9 @@
 //! records that have long left the CPU's caches.
 use super::coverage::Pos;
 use super::plan::Plan;
+use super::record::{project_one, record_day};
 use super::render::{Format, Tally};
 use super::resolution::{Readings, Stamp, Stamper};
-use super::record::{project_one, record_day};
 use super::window::record_instant;
 use crate::catalog::SeriesSpec;
 use crate::time::Zone;

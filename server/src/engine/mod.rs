@@ -20,7 +20,7 @@ pub use answer::{Answer, Notices};
 pub use plan::QueryRequest;
 
 use crate::http::Http;
-use crate::providers::Provider;
+use crate::providers::{self, Provider};
 use cache::Cache;
 use limiter::Limiter;
 use std::sync::Arc;
@@ -117,7 +117,7 @@ impl Engine {
     /// that provider's cache. Returns what was dropped, if anything was.
     fn account_switch(&self, plan: &plan::Plan) -> Option<(usize, usize)> {
         let source = self.source(plan.provider.spec().name)?;
-        let now = plan.provider.credential().account();
+        let now = plan.cred.account.clone();
         let mut seen = source.account.lock().expect("account lock");
         let changed = seen.as_ref().is_some_and(|before| *before != now);
         *seen = Some(now);
@@ -125,8 +125,28 @@ impl Engine {
         (dropped.0 > 0).then_some(dropped)
     }
 
+    /// Work the credential needs before the first request (a token about to expire, a key not
+    /// exchanged yet, a step after the login still owed), done once here rather than by every
+    /// window meeting a 401 at the same moment; then the credential is read again.
+    async fn prepare(&self, plan: &mut plan::Plan) -> Result<(), QueryError> {
+        let Some(due) = plan.cred.due.clone() else {
+            return Ok(());
+        };
+        let p = plan.provider.clone();
+        if let Some(renew) = p.renew(None) {
+            renew.await.map_err(|e| match &due {
+                providers::Due::Setup(step) => QueryError::Auth(format!("{} is connected, but {step} has not succeeded yet: {e}", p.spec().display)),
+                _ => QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401, &plan.cred))),
+            })?;
+            plan.cred = p.credential().current();
+            plan.prepared = Some(due);
+        }
+        Ok(())
+    }
+
     pub async fn query(&self, req: QueryRequest) -> Result<Answer, QueryError> {
-        let plan = plan::plan(self, req)?;
+        let mut plan = plan::plan(self, req)?;
+        self.prepare(&mut plan).await?;
         let switched = self.account_switch(&plan);
         let forgotten = plan.forget.then(|| self.cache.clear());
         let started = std::time::Instant::now();

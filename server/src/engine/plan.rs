@@ -3,7 +3,7 @@ use super::render::Format;
 use super::resolution::Resolution;
 use super::{Engine, QueryError};
 use crate::catalog::{CollectionSpec, RangeKind};
-use crate::providers::{Options, Provider};
+use crate::providers::{Credential, Due, Mode, Options, Provider};
 use crate::time::{parse_date, Zone};
 use jiff::civil::Date;
 use jiff::ToSpan;
@@ -67,6 +67,10 @@ pub struct Plan {
     /// Every option of the collection, set or defaulted.
     pub options: Options,
     pub keep_last: Option<usize>,
+    /// The provider's credential, read once for this query (again only after renewing it).
+    pub cred: Credential,
+    /// What was done to the credential before the first request, if anything was due.
+    pub prepared: Option<Due>,
 }
 
 fn bad(s: String) -> QueryError {
@@ -87,7 +91,19 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let collection =
         provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {:?} is not a collection. Available: {}.", req.collection, names())))?;
     let qualified = format!("{pname}.{cname}");
-    if let Some(why) = provider.unavailable(collection) {
+    let cred = provider.credential().current();
+    if cred.mode() == Mode::NeedsCredentials {
+        let p = provider.spec();
+        return Err(QueryError::NeedsAccount {
+            provider: p.name,
+            why: format!(
+                "{qualified} needs the user's {} account connected: {} has no sample data. Connect it with vitals_connect \
+                 (provider={}) or `vitals-mcp auth {}`.",
+                p.display, p.display, p.name, p.name
+            ),
+        });
+    }
+    if let Some(why) = provider.unavailable(collection, &cred) {
         return Err(QueryError::NeedsAccount { provider: provider.spec().name, why });
     }
     let zone = match req.tz.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
@@ -246,6 +262,8 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         forget: req.forget,
         options,
         keep_last: req.keep_last,
+        cred,
+        prepared: None,
     })
 }
 

@@ -8,7 +8,7 @@ use super::kept::Kept;
 use super::plan::Plan;
 use super::record::{dedup, project};
 use super::QueryError;
-use crate::providers::Mode;
+use crate::providers::{Due, Mode};
 use jiff::ToSpan;
 use serde_json::Value;
 
@@ -32,7 +32,7 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
 pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
     let mut n = Notices::default();
     let c = plan.collection;
-    let synthetic = plan.provider.mode() == Mode::Sandbox;
+    let synthetic = plan.cred.mode() == Mode::Sandbox;
     if synthetic {
         n.synthetic = Some(plan.provider.synthetic_notice());
     }
@@ -150,12 +150,16 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
             "{} said the access token had expired; it was refreshed, saved, and the request was sent again. Nothing is missing.",
             plan.provider.spec().display
         ));
-    } else if f.refreshed_early {
-        n.credential_refreshed = Some(format!(
-            "The {} access token was about to expire (within {} s); it was refreshed and saved before the first request.",
-            plan.provider.spec().display,
-            crate::providers::EXPIRY_MARGIN_S
-        ));
+    } else if let Some(due) = &plan.prepared {
+        let display = plan.provider.spec().display;
+        n.credential_refreshed = Some(match due {
+            Due::Expiring => format!(
+                "The {display} access token was about to expire (within {} s); it was refreshed and saved before the first request.",
+                crate::providers::EXPIRY_MARGIN_S
+            ),
+            Due::Exchange => format!("The {display} key was exchanged for an access token before the first request."),
+            Due::Setup(step) => format!("{step} had not succeeded after the {display} login; it did now, before the first request."),
+        });
     }
     if f.paced.as_millis() > 0 {
         let b = plan.provider.spec().rate_budget;

@@ -1,5 +1,6 @@
 //! `vitals_check` and `vitals-mcp --check`: credentials and reachability, never a secret or a health value.
 use crate::engine::{Engine, QueryRequest};
+use crate::providers::{rfc3339, CredentialKind};
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -13,7 +14,9 @@ pub struct CheckReport {
 pub struct ProviderCheck {
     pub provider: String,
     pub state: String,
-    /// `none`, `sandbox`, `personal_token` or `oauth`.
+    /// How this provider is connected: `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
+    pub connection: String,
+    /// `none`, `sandbox`, `personal_token`, `oauth`, `api_key` or `session`.
     pub credential: String,
     pub credential_source: String,
     /// Length of the token in characters (never the token).
@@ -23,6 +26,9 @@ pub struct ProviderCheck {
     pub scopes: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// When a pasted key itself expires, when the user said (the provider then needs a new key).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_expires_at: Option<String>,
     /// Which OAuth app credentials would be used and where they came from (never the secret).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_credentials: Option<String>,
@@ -40,13 +46,13 @@ pub struct ProviderCheck {
 pub async fn check_report(engine: &Engine) -> CheckReport {
     let mut providers = Vec::new();
     for p in engine.providers() {
-        let cred = p.credential();
+        let cred = p.credential().current();
         let spec = p.spec();
         // `fresh`: the check is about the API answering now, not about what memory holds.
         let probe = QueryRequest { collection: format!("{}.{}", spec.name, spec.probe), fresh: true, ..Default::default() };
         let (ok, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
             // Built-in sample data answers in process: say that no request left this computer.
-            Ok(a) if a.notices.truncated.is_none() && p.offline().is_some() => (
+            Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
                 true,
                 format!(
                     "not contacted: no {} account is connected, so the built-in sample data answered in process ({}.{}: {} record(s)); no request left this computer",
@@ -59,15 +65,17 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
         };
         providers.push(ProviderCheck {
             provider: spec.name.into(),
-            state: p.mode().as_str().into(),
-            credential: cred.kind().into(),
-            credential_source: cred.origin(),
-            token_length: (cred.kind() != "sandbox").then(|| cred.bearer().map(|b| b.len())).flatten(),
-            scopes: cred.scopes(),
-            expires_at: cred.expires_at(),
-            app_credentials: spec.app_env.map(|env| app_report(spec.name, &env)),
+            state: cred.mode().as_str().into(),
+            connection: spec.connection.kind().as_str().into(),
+            credential: cred.kind.as_str().into(),
+            token_length: cred.bearer.as_ref().filter(|_| cred.kind != CredentialKind::Sandbox).map(|b| b.len()),
+            scopes: cred.scopes.clone(),
+            expires_at: rfc3339(cred.expires_at),
+            key_expires_at: rfc3339(cred.key_expires_at),
+            credential_source: cred.origin,
+            app_credentials: spec.connection.oauth().map(|o| app_report(spec.name, &o.app_env)),
             token_store: crate::accounts::token_store().map(|s| s.describe()).unwrap_or_else(|e| format!("none: {e}")),
-            redirect: spec.oauth.map(|o| {
+            redirect: spec.connection.oauth().map(|o| {
                 let (url, from) = o.redirect();
                 format!("{url} ({from})")
             }),

@@ -9,6 +9,7 @@
 //! its 10 minutes even when this call stops waiting, so a late sign-in still connects.
 use crate::accounts::link::{Connected, Link, LinkError, Links};
 use crate::catalog::ProviderSpec;
+use crate::connection::Connection as Way;
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -55,7 +56,19 @@ pub enum Connection {
 }
 
 fn cli_command(p: &ProviderSpec) -> String {
-    format!("vitals-mcp auth {}   (or, on a machine without a browser: vitals-mcp auth {} --manual)", p.name, p.name)
+    match p.connection {
+        Way::OAuth(_) => format!("vitals-mcp auth {}   (or, on a machine without a browser: vitals-mcp auth {} --manual)", p.name, p.name),
+        _ => format!("vitals-mcp auth {}   (prompts in the terminal; nothing is echoed)", p.name),
+    }
+}
+
+/// What the user does on the page, in words.
+fn task(p: &ProviderSpec) -> String {
+    match p.connection {
+        Way::ApiKey(_) => format!("paste your {} key into vitals' own page on this computer", p.display),
+        Way::Session(_) => format!("sign in to {} on vitals' own page on this computer (the password is used once, never stored)", p.display),
+        _ => format!("sign in to {}", p.display),
+    }
 }
 
 fn waiting(link: &Link, why: &str) -> Connection {
@@ -64,9 +77,9 @@ fn waiting(link: &Link, why: &str) -> Connection {
         provider: p.name.into(),
         state: "waiting_for_browser".into(),
         message: format!(
-            "{why} Open the address in `url` in a browser on this computer and sign in to {}; the login stays open for 10 minutes \
-             and is saved as soon as the browser comes back. Then ask again. From a terminal, `cli` does the same.",
-            p.display
+            "{why} Open the address in `url` in a browser on this computer and {}; the login stays open for 10 minutes \
+             and is saved as soon as it is done. Then ask again. From a terminal, `cli` does the same.",
+            task(p)
         ),
         url: Some(link.url.clone()),
         cli: Some(cli_command(p)),
@@ -84,7 +97,9 @@ fn url_elicitation(ctx: &RequestContext<RoleServer>) -> bool {
 }
 
 fn message(p: &ProviderSpec) -> String {
-    format!("Sign in to {} to let vitals read your data (read-only).", p.display)
+    let mut t = task(p);
+    t[..1].make_ascii_uppercase();
+    format!("{t} to let vitals read your data (read-only).")
 }
 
 /// Connect `p`. `state` and `answers` are a 2026 retry's `requestState` and `inputResponses`.
@@ -100,7 +115,7 @@ pub async fn connect(
     }
     let link = match links.start(p) {
         Ok(l) => l,
-        Err(LinkError::NoApp(help)) => return Connection::Failed(help),
+        Err(LinkError::NoApp(help) | LinkError::NoPage(help)) => return Connection::Failed(help),
         Err(e) => return Connection::Failed(format!("The {} login could not start: {e}", p.display)),
     };
     if url_elicitation(ctx) && is_modern(ctx) {

@@ -1,5 +1,6 @@
 //! `vitals_sources` and the `vitals://sources` resource: what can be asked, as data.
 use crate::engine::Engine;
+use crate::providers::Mode;
 use schemars::JsonSchema;
 use serde::Serialize;
 
@@ -13,6 +14,8 @@ pub struct ProviderOut {
     pub provider: String,
     /// `sandbox`, `connected` or `needs_credentials`.
     pub state: String,
+    /// How it is connected: `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
+    pub connection: String,
     pub collections: Vec<CollectionOut>,
 }
 
@@ -38,15 +41,20 @@ pub struct CollectionOut {
 pub fn sources_report(engine: &Engine) -> SourcesReport {
     let providers = engine
         .providers()
-        .map(|p| ProviderOut {
+        .map(|p| (p, p.credential().current()))
+        .map(|(p, cred)| ProviderOut {
             provider: p.spec().name.into(),
-            state: p.mode().as_str().into(),
+            state: cred.mode().as_str().into(),
+            connection: p.spec().connection.kind().as_str().into(),
             collections: p
                 .spec()
                 .collections
                 .iter()
                 .map(|c| {
-                    let why = p.unavailable(c);
+                    let why = match cred.mode() {
+                        Mode::NeedsCredentials => Some(format!("needs the user's {} account connected (vitals_connect)", p.spec().display)),
+                        _ => p.unavailable(c, &cred),
+                    };
                     CollectionOut {
                         name: format!("{}.{}", p.spec().name, c.name),
                         summary: c.summary.into(),

@@ -203,7 +203,7 @@ with a range. Unknown fields are listed, not silently dropped.",
         };
         let pname = needs.as_ref().map(|(p, _)| *p).unwrap_or_else(|| req.collection.split('.').next().unwrap_or_default());
         let why = needs.map(|(_, w)| w).unwrap_or_default();
-        let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.oauth.is_some()) else {
+        let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.connection.connects()) else {
             return Err(if why.is_empty() { "`collection`: this retry belongs to no login under way; send the query again.".into() } else { why });
         };
         match connect(&self.links, spec, &ctx, state, answers).await {
@@ -223,10 +223,11 @@ with a range. Unknown fields are listed, not silently dropped.",
     #[tool(
         name = "vitals_connect",
         title = "Connect a wearable account",
-        description = "Connects the user's own account at a provider (e.g. `oura`) through the provider's login page in a browser, so \
-queries read real data instead of the sample data. When the client can show links, the user gets one to open; otherwise this server \
+        description = "Connects the user's own account at a provider (e.g. `oura`) so queries read real data instead of the sample \
+data: through the provider's login page in a browser, or, for a provider connected by a key or a password, through a page this server \
+serves on this computer. When the client can show links, the user gets one to open; otherwise this server \
 opens the browser on this computer, and if it cannot, returns the address (`url`) and the terminal command (`cli`) to give the user. \
-Never ask the user for a password or secret in the chat. `state`: `connected`, `already_connected` (send again=true to sign in \
+Never ask the user for a password, key or secret in the chat. `state`: `connected`, `already_connected` (send again=true to sign in \
 anew, e.g. to switch accounts), or `waiting_for_browser` (give the user `url`; the login stays open 10 minutes). If app \
 credentials are missing, the error says where to get them.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
@@ -239,20 +240,20 @@ credentials are missing, the error says where to get them.",
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
-        let oauth: Vec<&str> = self.engine.providers().filter(|p| p.spec().oauth.is_some()).map(|p| p.spec().name).collect();
+        let connectable: Vec<&str> = self.engine.providers().filter(|p| p.spec().connection.connects()).map(|p| p.spec().name).collect();
         let name = a.provider.trim().to_ascii_lowercase();
-        let Some(p) = self.engine.provider(&name).filter(|p| p.spec().oauth.is_some()) else {
-            return Err(format!("`provider`: {:?} is not a provider that connects with a login; send one of: {}.", a.provider, oauth.join(", ")));
+        let Some(p) = self.engine.provider(&name).filter(|p| p.spec().connection.connects()) else {
+            return Err(format!("`provider`: {:?} is not a provider that can be connected; send one of: {}.", a.provider, connectable.join(", ")));
         };
-        let cred = p.credential();
-        if state.is_none() && !a.again.unwrap_or(false) && p.mode() == crate::providers::Mode::Connected {
-            let how = match cred.kind() {
-                "personal_token" => format!(
+        let cred = p.credential().current();
+        if state.is_none() && !a.again.unwrap_or(false) && cred.mode() == crate::providers::Mode::Connected {
+            let how = match cred.kind {
+                crate::providers::CredentialKind::PersonalToken => format!(
                     "{} is connected with a personal access token ({}); it takes precedence over a login. Unset it to use a login instead.",
                     p.spec().display,
-                    cred.origin()
+                    cred.origin
                 ),
-                _ => format!("{} is already connected ({}). Send again=true to sign in anew.", p.spec().display, cred.origin()),
+                _ => format!("{} is already connected ({}). Send again=true to sign in anew.", p.spec().display, cred.origin),
             };
             return Ok(structured(&ConnectReport {
                 provider: name,
@@ -260,8 +261,8 @@ credentials are missing, the error says where to get them.",
                 message: how,
                 url: None,
                 cli: None,
-                scopes: cred.scopes(),
-                expires_at: cred.expires_at(),
+                scopes: cred.scopes,
+                expires_at: crate::providers::rfc3339(cred.expires_at),
             }));
         }
         match connect(&self.links, p.spec(), &ctx, state, answers).await {
@@ -321,7 +322,7 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
             .providers()
             .map(|p| TodayProvider {
                 provider: p.spec().name.into(),
-                synthetic: p.mode() == crate::providers::Mode::Sandbox,
+                synthetic: p.credential().current().mode() == crate::providers::Mode::Sandbox,
                 sections: vec![],
                 missing: vec![],
                 errors: vec![],
@@ -354,8 +355,9 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
     #[tool(
         name = "vitals_check",
         title = "Check credentials and connectivity",
-        description = "Per provider: the credential kind (none, sandbox, personal_token, oauth) and where it came from, scopes, the token's \
-length (never the token), expiry, and whether the API answered one cheap request. Shows no secret and no health value.",
+        description = "Per provider: how it connects (oauth, api_key, session, import, none), the credential kind (none, sandbox, \
+personal_token, oauth, api_key, session) and where it came from, scopes, the token's length (never the token), its expiry and a \
+pasted key's own expiry, and whether the API answered one cheap request. Shows no secret and no health value.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_check(&self) -> Result<Json<CheckReport>, String> {

@@ -1,74 +1,104 @@
-//! The credential every OAuth provider uses: a personal token from the environment where the
-//! provider still issues them (Oura's `OURA_PAT`), else the login saved in the token store (re-read
-//! on every request, so a login shows up without a restart), else the sandbox.
-use super::CredentialSource;
+//! The credential a provider reads with, whatever its connection: `VITALS_SANDBOX` forces sample
+//! data; else a personal token from the environment where the provider still issues them
+//! (`OURA_PAT`); else an API key from the environment (exchanged in memory); else what the token
+//! store holds (an OAuth login, a pasted key and its token, a session), re-read at the start of
+//! every query, so a login shows up without a restart; else sample data where the provider has
+//! some, and nothing where it has none. Provider-neutral: each provider builds one from its spec.
+use super::{Credential, CredentialKind, CredentialSource, Due, EXPIRY_MARGIN_S};
 use crate::accounts::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
+use crate::connection::Connection;
 use crate::secret::Secret;
 
 pub struct StoredCredential {
     spec: &'static ProviderSpec,
     /// The variable a personal token is read from, where the provider has them, and the token.
     personal_env: Option<&'static str>,
-    personal: Option<Secret>,
+    personal: Option<(&'static str, Secret)>,
+    /// An API key from the environment, and the token it was exchanged for (memory only).
+    env_key: Option<(&'static str, Secret)>,
+    exchanged: std::sync::Mutex<Option<Tokens>>,
+    /// One exchange at a time per key.
+    exchanging: tokio::sync::Mutex<()>,
     sandbox_forced: bool,
     /// The token store, or why there is none (no config folder, a bad VITALS_TOKEN_STORE).
     store: Result<TokenStore, String>,
-    /// What the sandbox is, in words (`Oura's sandbox`, `built-in sample data`).
-    sandbox_is: &'static str,
+    /// What the sample data is, in words (`Oura's sandbox`, `built-in sample data`); None: there is none.
+    sandbox_is: Option<&'static str>,
 }
 
 impl StoredCredential {
-    /// Read from the environment: `personal_env` (if the provider has personal tokens) and `VITALS_SANDBOX`.
-    pub fn from_env(spec: &'static ProviderSpec, personal_env: Option<&'static str>, sandbox_is: &'static str) -> StoredCredential {
-        let personal = personal_env.and_then(crate::env::var).map(Secret::new);
-        StoredCredential { spec, personal_env, personal, sandbox_forced: crate::env::flag("VITALS_SANDBOX"), store: crate::accounts::token_store(), sandbox_is }
+    /// Read from the environment: `personal_env` (if the provider has personal tokens), its API key
+    /// variable (if it connects by key) and `VITALS_SANDBOX`.
+    pub fn from_env(spec: &'static ProviderSpec, personal_env: Option<&'static str>, sandbox_is: Option<&'static str>) -> StoredCredential {
+        let from = |var: &'static str| crate::env::var(var).map(|v| (var, Secret::new(v)));
+        StoredCredential {
+            spec,
+            personal_env,
+            personal: personal_env.and_then(from),
+            env_key: spec.connection.api_key().and_then(|k| from(k.env)),
+            exchanged: Default::default(),
+            exchanging: Default::default(),
+            sandbox_forced: crate::env::flag("VITALS_SANDBOX"),
+            store: crate::accounts::token_store(),
+            sandbox_is,
+        }
     }
 
     pub fn stored(&self) -> Option<Tokens> {
         self.store.as_ref().ok().and_then(|s| s.load(self.spec.name).ok().flatten())
     }
 
-    fn oauth(&self) -> bool {
-        self.kind() == "oauth"
-    }
-
-    /// Sandbox until a token or a login is there.
-    pub fn mode(&self) -> super::Mode {
-        if self.kind() == "sandbox" {
-            super::Mode::Sandbox
-        } else {
-            super::Mode::Connected
+    /// The kind a saved login has, from the provider's connection.
+    fn stored_kind(&self) -> CredentialKind {
+        match self.spec.connection {
+            Connection::OAuth(_) => CredentialKind::OAuth,
+            Connection::ApiKey(_) => CredentialKind::ApiKey,
+            Connection::Session(_) | Connection::None => CredentialKind::Session,
         }
     }
 
-    /// The refresh a provider offers the engine: only a saved login can be refreshed.
-    pub fn refresher(&self, refused: Option<Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        self.oauth().then(|| Box::pin(self.refresh(refused)) as super::BoxFuture<'_, Result<(), String>>)
+    /// A provider that cannot be renewed here has nothing to do: then `renew` is None.
+    pub fn renewer(&self, refused: Option<Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        let kind = self.current().kind;
+        matches!(kind, CredentialKind::OAuth | CredentialKind::ApiKey | CredentialKind::Session)
+            .then(|| Box::pin(self.renew(refused)) as super::BoxFuture<'_, Result<(), String>>)
     }
 
-    /// Refresh the saved login under the store's lock. `refused` is the access token the provider
-    /// turned away: when the store already holds another one, some process (this one or another)
-    /// refreshed since that request was sent, and its pair is used instead of rotating again.
-    pub async fn refresh(&self, refused: Option<Secret>) -> Result<(), String> {
-        let store = self.store.clone()?;
-        let mut seen = self.stored().ok_or("no OAuth tokens are stored")?;
-        if let Some(r) = refused {
-            if seen.access != r {
-                return Ok(());
+    /// Do what the credential needs. An environment key is exchanged in memory, one exchange at a
+    /// time. A saved login first finishes a step still owed, then is renewed under the store's lock;
+    /// `refused` is the access token the provider turned away: when the store already holds another
+    /// one, some process (this one or another) renewed since that request was sent, and its
+    /// credential is used instead of renewing again.
+    pub async fn renew(&self, refused: Option<Secret>) -> Result<(), String> {
+        if let Some((_, key)) = &self.env_key {
+            let _one = self.exchanging.lock().await;
+            let now = self.exchanged.lock().expect("exchanged lock").clone();
+            let fresh = now
+                .as_ref()
+                .is_some_and(|t| refused.as_ref() != Some(&t.access) && credential_of(t.clone(), CredentialKind::ApiKey, String::new()).due.is_none());
+            if !fresh {
+                let base = Tokens { key: Some(key.clone()), ..Default::default() };
+                let t = crate::accounts::grant::renew(self.spec, &base).await?;
+                *self.exchanged.lock().expect("exchanged lock") = Some(t);
             }
-            seen.access = r;
+            return Ok(());
         }
-        let (oauth, app) = crate::accounts::link::app_for(self.spec).map_err(|e| e.to_string())?;
-        let name = self.spec.name;
+        let store = self.store.clone()?;
+        crate::accounts::grant::setup(self.spec, &store).await?;
+        let seen = self.stored().ok_or("no login is stored")?;
+        let due = credential_of(seen.clone(), self.stored_kind(), String::new()).due;
+        match refused {
+            Some(r) if seen.access != r => return Ok(()),
+            None if due.is_none() => return Ok(()),
+            _ => {}
+        }
+        let spec = self.spec;
         let handle = tokio::runtime::Handle::current();
         // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
-        // refresh request from there.
+        // renewal from there.
         tokio::task::spawn_blocking(move || {
-            store
-                .refresh_with(name, &seen, |t| handle.block_on(crate::accounts::oauth::refresh(&oauth, &app, t)).map_err(|e| e.to_string()))
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            store.refresh_with(spec.name, &seen, |t| handle.block_on(crate::accounts::grant::renew(spec, t))).map(|_| ()).map_err(|e| e.to_string())
         })
         .await
         .map_err(|e| e.to_string())?
@@ -76,46 +106,67 @@ impl StoredCredential {
 }
 
 impl CredentialSource for StoredCredential {
-    fn kind(&self) -> &'static str {
-        match (&self.personal, self.sandbox_forced) {
-            (_, true) => "sandbox",
-            (Some(_), false) => "personal_token",
-            (None, false) if self.stored().is_some() => "oauth",
-            (None, false) => "sandbox",
+    fn current(&self) -> Credential {
+        if self.sandbox_forced && self.sandbox_is.is_some() {
+            return sandbox("VITALS_SANDBOX=1 (sandbox forced)".into());
+        }
+        if let Some((var, token)) = &self.personal {
+            return Credential { bearer: Some(token.clone()), ..Credential::bare(CredentialKind::PersonalToken, format!("environment {var}")) };
+        }
+        if let Some((var, _)) = &self.env_key {
+            let origin = format!("environment {var} (the key's token is kept in memory only)");
+            return match self.exchanged.lock().expect("exchanged lock").clone() {
+                Some(t) => credential_of(t, CredentialKind::ApiKey, origin),
+                None => Credential { due: Some(Due::Exchange), ..Credential::bare(CredentialKind::ApiKey, origin) },
+            };
+        }
+        if let Some(t) = self.stored() {
+            let store = self.store.as_ref().map(|s| s.describe()).unwrap_or_default();
+            let kind = self.stored_kind();
+            let what = match kind {
+                CredentialKind::OAuth => "OAuth login".to_string(),
+                CredentialKind::ApiKey => "API key and its token".to_string(),
+                _ => "session".to_string(),
+            };
+            let from = t.source.as_deref().map(|s| format!(" (from {s})")).unwrap_or_default();
+            return credential_of(t, kind, format!("{what}{from} in the {store}"));
+        }
+        let none = format!(
+            "none: {}no {} account is connected (vitals-mcp auth {})",
+            self.personal_env.map(|v| format!("{v} is not set and ")).unwrap_or_default(),
+            self.spec.display,
+            self.spec.name,
+        );
+        match self.sandbox_is {
+            Some(sample) => sandbox(format!("{none}, so {sample} is used")),
+            None => Credential::bare(CredentialKind::None, format!("{none}, and it has no sample data")),
         }
     }
-    fn origin(&self) -> String {
-        match self.kind() {
-            "personal_token" => format!("environment {}", self.personal_env.unwrap_or_default()),
-            "oauth" => format!("OAuth login in the {}", self.store.as_ref().map(|s| s.describe()).unwrap_or_default()),
-            _ if self.sandbox_forced => "VITALS_SANDBOX=1 (sandbox forced)".into(),
-            _ => format!(
-                "none: {}no {} account is connected (vitals-mcp auth {}), so {} is used",
-                self.personal_env.map(|v| format!("{v} is not set and ")).unwrap_or_default(),
-                self.spec.display,
-                self.spec.name,
-                self.sandbox_is
-            ),
-        }
-    }
-    fn bearer(&self) -> Option<Secret> {
-        match self.kind() {
-            // A sandbox accepts any bearer; send a fixed, harmless one.
-            "sandbox" => Some(Secret::new("sandbox")),
-            "oauth" => self.stored().map(|t| t.access),
-            _ => self.personal.clone(),
-        }
-    }
-    fn scopes(&self) -> Option<Vec<String>> {
-        self.oauth().then(|| self.stored().map(|t| t.scopes)).flatten()
-    }
-    fn account(&self) -> Option<String> {
-        self.oauth().then(|| self.stored().and_then(|t| t.login)).flatten()
-    }
-    fn expiring(&self) -> bool {
-        self.oauth() && self.stored().and_then(|t| t.expires_at).is_some_and(|at| at - jiff::Timestamp::now().as_second() <= super::EXPIRY_MARGIN_S)
-    }
-    fn expires_at(&self) -> Option<String> {
-        self.oauth().then(|| self.stored().and_then(|t| t.expires_at)).flatten().and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
+}
+
+/// A sandbox accepts any bearer: send a fixed, harmless one.
+fn sandbox(origin: String) -> Credential {
+    Credential { bearer: Some(Secret::new("sandbox")), ..Credential::bare(CredentialKind::Sandbox, origin) }
+}
+
+/// The credential saved tokens make, and what is due before they are used.
+fn credential_of(t: Tokens, kind: CredentialKind, origin: String) -> Credential {
+    let expiring = t.expires_at.is_some_and(|at| at - jiff::Timestamp::now().as_second() <= EXPIRY_MARGIN_S);
+    let due = match (&t.setup_pending, expiring, t.access.is_empty()) {
+        (Some(step), _, _) => Some(Due::Setup(step.clone())),
+        (None, _, true) => Some(Due::Exchange),
+        (None, true, false) => Some(Due::Expiring),
+        (None, false, false) => None,
+    };
+    Credential {
+        kind,
+        origin,
+        bearer: (!t.access.is_empty()).then_some(t.access),
+        scopes: (!t.scopes.is_empty() || kind == CredentialKind::OAuth).then_some(t.scopes),
+        expires_at: t.expires_at,
+        key_expires_at: t.key_expires_at,
+        account: t.login,
+        extra: t.extra,
+        due,
     }
 }

@@ -10,7 +10,7 @@ pub use crate::http::{ReadMethod, Request};
 use crate::secret::Secret;
 use serde_json::Value;
 
-pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+pub use crate::connection::{BoxFuture, CredentialKind};
 
 /// Where a provider stands for this process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +18,7 @@ pub enum Mode {
     /// Synthetic data from the provider's sandbox: never the user's.
     Sandbox,
     Connected,
+    /// No credential and no sample data: nothing can be read until the account is connected.
     NeedsCredentials,
 }
 
@@ -31,27 +32,59 @@ impl Mode {
     }
 }
 
-/// What the engine asks of a credential, whatever its kind (personal token now, OAuth later).
-pub trait CredentialSource: Send + Sync {
-    /// `none`, `sandbox`, `personal_token`, `oauth`.
-    fn kind(&self) -> &'static str;
-    /// Where the credential came from, in words (`environment OURA_PAT`).
-    fn origin(&self) -> String;
-    fn bearer(&self) -> Option<Secret>;
-    fn scopes(&self) -> Option<Vec<String>> {
-        None
-    }
-    fn expires_at(&self) -> Option<String> {
-        None
-    }
+/// Work a credential needs before its first request of a query.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Due {
+    /// The access token expires within [`EXPIRY_MARGIN_S`]: renewed now rather than after a 401.
+    Expiring,
+    /// There is a key but no access token yet (an environment key, exchanged in memory).
+    Exchange,
+    /// A step after the login has not succeeded yet (its name): run before reading.
+    Setup(String),
+}
+
+/// A provider's credential as it stands: read once per query (and again only after renewing it).
+#[derive(Debug, Clone)]
+pub struct Credential {
+    pub kind: CredentialKind,
+    /// Where it came from, in words (`environment OURA_PAT`, `OAuth login in the file …`).
+    pub origin: String,
+    pub bearer: Option<Secret>,
+    pub scopes: Option<Vec<String>>,
+    /// Unix seconds.
+    pub expires_at: Option<i64>,
+    /// When a pasted key itself expires, Unix seconds, when the user said.
+    pub key_expires_at: Option<i64>,
     /// Which login this is (changes when another account may have been connected). None: no login.
-    fn account(&self) -> Option<String> {
-        None
+    pub account: Option<String>,
+    /// Non-secret fields kept with the login that a provider's routes need (a user id).
+    pub extra: std::collections::BTreeMap<String, String>,
+    pub due: Option<Due>,
+}
+
+impl Credential {
+    pub fn mode(&self) -> Mode {
+        match self.kind {
+            CredentialKind::Sandbox => Mode::Sandbox,
+            CredentialKind::None => Mode::NeedsCredentials,
+            _ => Mode::Connected,
+        }
     }
-    /// The access token expires within [`EXPIRY_MARGIN_S`]: refresh before asking, not after a 401.
-    fn expiring(&self) -> bool {
-        false
+    /// A credential of `kind` with nothing but its origin.
+    pub fn bare(kind: CredentialKind, origin: String) -> Credential {
+        Credential { kind, origin, bearer: None, scopes: None, expires_at: None, key_expires_at: None, account: None, extra: Default::default(), due: None }
     }
+}
+
+/// Unix seconds as RFC 3339, for reports.
+pub fn rfc3339(s: Option<i64>) -> Option<String> {
+    s.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
+}
+
+/// Where a provider's credential comes from, whatever its kind.
+pub trait CredentialSource: Send + Sync {
+    /// The credential now: one read of the environment and the token store.
+    fn current(&self) -> Credential;
 }
 
 /// How close to its expiry an access token is refreshed before use.
@@ -108,10 +141,9 @@ pub trait SampleApi: Send + Sync {
 /// The provider-specific half of a query.
 pub trait Provider: Send + Sync {
     fn spec(&self) -> &'static ProviderSpec;
-    fn mode(&self) -> Mode;
     fn credential(&self) -> &dyn CredentialSource;
-    /// The request for one page of a collection over one window, in the current mode.
-    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Request;
+    /// The request for one page of a collection over one window, with the query's credential.
+    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request;
     /// Decode one page body.
     fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, PageError>;
     /// The provider's rules over all merged records of a query (Withings merges the groups of one
@@ -121,22 +153,23 @@ pub trait Provider: Send + Sync {
         Finished { records, notes: vec![] }
     }
     /// What to tell the user when the credential is missing or refused (401/403).
-    fn auth_help(&self, status: u16) -> String;
-    /// Why a collection cannot be served in the current mode, if it cannot.
-    fn unavailable(&self, c: &CollectionSpec) -> Option<String>;
+    fn auth_help(&self, status: u16, cred: &Credential) -> String;
+    /// Why a collection cannot be served with this credential, if it cannot.
+    fn unavailable(&self, c: &CollectionSpec, cred: &Credential) -> Option<String>;
     /// Words that every sandbox answer carries.
     fn synthetic_notice(&self) -> String;
     /// What an empty answer of this collection means, when the provider knows better than "nothing synced".
     fn empty_hint(&self, _c: &CollectionSpec) -> Option<String> {
         None
     }
-    /// The in-process sample API, when this provider is in sandbox mode and has no official sandbox.
+    /// The in-process sample API that answers in sandbox mode, when this provider has no official sandbox.
     fn offline(&self) -> Option<&dyn SampleApi> {
         None
     }
-    /// Refresh a credential that can be refreshed (OAuth). `refused` is the access token the
-    /// provider turned away (None: refreshing ahead of expiry). None: nothing to refresh.
-    fn refresh(&self, _refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), String>>> {
+    /// Do what the credential needs: renew it (an OAuth refresh, a key exchanged again, a session
+    /// refreshed) or finish a step after the login. `refused` is the access token the provider
+    /// turned away (None: work that was due before the first request). None: nothing can be done.
+    fn renew(&self, _refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), String>>> {
         None
     }
 }

@@ -16,7 +16,7 @@ fn main() {
     eprintln!("backend {:?}", store.backend());
     match label.as_str() {
         "seed" => {
-            let t = Tokens { access: Secret::new("A0"), refresh: Some(Secret::new("R0")), expires_at: None, scopes: vec![], login: None };
+            let t = Tokens { access: Secret::new("A0"), refresh: Some(Secret::new("R0")), expires_at: None, ..Default::default() };
             store.save("oura", &t).expect("saved");
             return;
         }
@@ -40,13 +40,7 @@ fn main() {
             .open(provider.join(format!("spent-{r}")))
             .map_err(|_| format!("refresh token {r} was already used: the login is lost"))?;
         std::thread::sleep(std::time::Duration::from_millis(150));
-        Ok(Tokens {
-            access: Secret::new(format!("A-{label}")),
-            refresh: Some(Secret::new(format!("R-{label}"))),
-            expires_at: None,
-            scopes: vec![],
-            login: None,
-        })
+        Ok(Tokens { access: Secret::new(format!("A-{label}")), refresh: Some(Secret::new(format!("R-{label}"))), ..Default::default() })
     });
     match out {
         Ok(t) => println!("{}", t.access.expose()),

@@ -200,6 +200,7 @@ impl WithingsLogin {
             expires_at: Some(now.as_second() + 10_800),
             scopes: WITHINGS_SCOPES.split(',').map(str::to_string).collect(),
             login: Some("login-1".into()),
+            ..Default::default()
         };
         vitals::accounts::TokenStore::file(&dir).save("withings", &tokens).unwrap();
         let b = twin.base_url();

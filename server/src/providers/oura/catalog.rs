@@ -1,7 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::accounts::oauth::{OAuthSpec, RevokeSpec, TokenStyle};
-use crate::accounts::AppEnv;
 use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
 /// "Results come oldest first" (reference: stated, and seen on the real API), for every listing.
@@ -65,8 +64,8 @@ pub static OURA: ProviderSpec = ProviderSpec {
     max_days: Option::None,
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
-    app_env: Some(AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" }),
-    oauth: Some(OAuthSpec {
+    connection: Connection::OAuth(OAuthSpec {
+        app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",
         authorize_env: "VITALS_OURA_AUTHORIZE_URL",
         // The new identity provider first: the legacy endpoint refuses new-portal apps and a refused
@@ -78,12 +77,19 @@ pub static OURA: ProviderSpec = ProviderSpec {
         redirect: "http://localhost:9876/callback/",
         redirect_env: "VITALS_OURA_REDIRECT_URI",
         scopes: &["email", "personal", "daily", "heartrate", "workout", "tag", "session", "spo2", "heart_health"],
+        // RFC 6749 with PKCE (S256), the client in the form body as Oura documents.
+        scope_separator: " ",
         scope_prefix: "extapi:",
+        client_auth: ClientAuth::Body,
+        pkce: true,
+        token_params: &[],
+        reply: Option::None,
+        keep: &[],
+        after_exchange: Option::None,
         portal: "https://developer.ouraring.com",
         // Not in Oura's spec; third-party guides send the access token as a query parameter
         // (reference §8.2, inferred), so all three parts are data that can be corrected here.
-        revoke: Some(RevokeSpec { url: "https://api.ouraring.com/oauth/revoke", env: "VITALS_OURA_REVOKE_URL", param: "access_token" }),
-        style: TokenStyle::Standard,
+        revoke: Revoke::Endpoint { url: "https://api.ouraring.com/oauth/revoke", env: "VITALS_OURA_REVOKE_URL", param: "access_token" },
     }),
 };
 

@@ -2,7 +2,7 @@
 pub mod catalog;
 
 use super::credential::StoredCredential;
-use super::{CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, Window};
+use super::{Credential, CredentialKind, CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
 use serde_json::Value;
 
@@ -17,7 +17,7 @@ pub struct Oura {
 impl Oura {
     pub fn from_env() -> Oura {
         let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::from_env(&catalog::OURA, Some("OURA_PAT"), "Oura's sandbox");
+        let cred = StoredCredential::from_env(&catalog::OURA, Some("OURA_PAT"), Some("Oura's sandbox"));
         Oura { base: base.trim_end_matches('/').to_string(), cred }
     }
 }
@@ -26,14 +26,11 @@ impl Provider for Oura {
     fn spec(&self) -> &'static ProviderSpec {
         &catalog::OURA
     }
-    fn mode(&self) -> Mode {
-        self.cred.mode()
-    }
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>) -> Request {
-        let prefix = if self.mode() == Mode::Sandbox { "v2/sandbox/usercollection" } else { "v2/usercollection" };
+    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request {
+        let prefix = if cred.mode() == Mode::Sandbox { "v2/sandbox/usercollection" } else { "v2/usercollection" };
         let mut p: Vec<(String, String)> = Vec::new();
         match (w, c.range) {
             (Window::Dates { start, end }, _) => {
@@ -68,12 +65,12 @@ impl Provider for Oura {
         let next_token = v.get("next_token").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
         Ok(Page { records, next_token })
     }
-    fn auth_help(&self, status: u16) -> String {
-        match (status, self.mode()) {
-            (401, _) if self.cred.kind() == "oauth" => "Oura rejected the connected account's token (HTTP 401) even after a refresh: the login \
+    fn auth_help(&self, status: u16, cred: &Credential) -> String {
+        match status {
+            401 if cred.kind == CredentialKind::OAuth => "Oura rejected the connected account's token (HTTP 401) even after a refresh: the login \
                 was revoked or expired. Connect again: vitals_connect with provider=oura and again=true, or `vitals-mcp auth oura`."
                 .into(),
-            (401, _) => "Oura rejected the credential (HTTP 401: expired, malformed or revoked). Create a new personal access token \
+            401 => "Oura rejected the credential (HTTP 401: expired, malformed or revoked). Create a new personal access token \
                 at https://cloud.ouraring.com/personal-access-tokens and set it as OURA_PAT, or unset OURA_PAT to use the sandbox."
                 .into(),
             _ => "Oura refused the request (HTTP 403). Oura uses 403 for three causes it does not tell apart: the Oura membership has \
@@ -82,8 +79,8 @@ impl Provider for Oura {
                 .into(),
         }
     }
-    fn unavailable(&self, c: &CollectionSpec) -> Option<String> {
-        (self.mode() == Mode::Sandbox && !c.in_sandbox).then(|| {
+    fn unavailable(&self, c: &CollectionSpec, cred: &Credential) -> Option<String> {
+        (cred.mode() == Mode::Sandbox && !c.in_sandbox).then(|| {
             format!(
                 "oura.{} is not available in sandbox mode: Oura's sandbox has no synthetic profile. It needs the user's Oura \
                  account connected (vitals_connect with provider=oura, or `vitals-mcp auth oura`).",
@@ -91,8 +88,8 @@ impl Provider for Oura {
             )
         })
     }
-    fn refresh(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        self.cred.refresher(refused)
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        self.cred.renewer(refused)
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \

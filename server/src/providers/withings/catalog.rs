@@ -1,9 +1,8 @@
 //! Withings' seven collections as data (reference `withings/README.md` §4–§8). Field names carry
 //! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
 //! that says the unit is one mistake a model cannot make.
-use crate::accounts::oauth::{OAuthSpec, TokenStyle};
-use crate::accounts::AppEnv;
 use crate::catalog::{CollectionSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
 /// Days per window of the document collections: at one to four measure groups a day, 60 days
@@ -73,8 +72,8 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     max_days: Some(366),
     // 120 requests per minute per application (reference §3).
     rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
-    app_env: Some(AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" }),
-    oauth: Some(OAuthSpec {
+    connection: Connection::OAuth(OAuthSpec {
+        app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
         authorize_env: "VITALS_WITHINGS_AUTHORIZE_URL",
         token_urls: &[("https://wbsapi.withings.net/v2/oauth2", "VITALS_WITHINGS_TOKEN_URL")],
@@ -82,11 +81,20 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         redirect_env: "VITALS_WITHINGS_REDIRECT_URI",
         // What working clients ask for; sleep is read under user.activity (reference §2.4).
         scopes: &["user.info", "user.metrics", "user.activity"],
+        // Withings departs from RFC 6749 (reference §2): comma-separated scopes, no PKCE, the
+        // client in the form body, `action=requesttoken` in every token request, and the reply
+        // wrapped in `{status, body}` on HTTP 200 whatever happened (super::auth).
+        scope_separator: ",",
         scope_prefix: "",
+        client_auth: ClientAuth::Body,
+        pkce: false,
+        token_params: &[("action", "requesttoken")],
+        reply: Some(super::auth::reply),
+        keep: &["userid"],
+        after_exchange: None,
         portal: "https://developer.withings.com/dashboard/",
         // Withings has a revoke action, but it needs a signed nonce; the user ends access in the Withings app.
-        revoke: None,
-        style: TokenStyle::WithingsEnvelope,
+        revoke: Revoke::InAccount("in your Withings account settings"),
     }),
 };
 

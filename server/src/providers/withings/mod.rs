@@ -1,12 +1,13 @@
 //! Withings: form-encoded POST reads with `action`, the `{status, body}` envelope, `more`/`offset`
 //! paging, and built-in sample data instead of a sandbox. The collections are in [`catalog`], the
 //! wire format in [`decode`], the sample person and the in-process API in [`sample`].
+pub mod auth;
 pub mod catalog;
 pub mod decode;
 pub mod sample;
 
 use super::credential::StoredCredential;
-use super::{CredentialSource, Finished, Mode, Options, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
+use super::{Credential, CredentialSource, Finished, Options, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec};
 use serde_json::Value;
 
@@ -57,7 +58,7 @@ fn iana_name(z: &crate::time::Zone) -> String {
 impl Withings {
     pub fn from_env() -> Withings {
         let base = crate::env::var("VITALS_WITHINGS_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::from_env(&catalog::WITHINGS, None, "built-in sample data");
+        let cred = StoredCredential::from_env(&catalog::WITHINGS, None, Some("built-in sample data"));
         let person = sample::Person::new(&iana_name(&crate::time::Zone::default_zone()), true);
         Withings { base: base.trim_end_matches('/').to_string(), cred, sample: Sample { person } }
     }
@@ -77,13 +78,10 @@ impl Provider for Withings {
     fn spec(&self) -> &'static ProviderSpec {
         &catalog::WITHINGS
     }
-    fn mode(&self) -> Mode {
-        self.cred.mode()
-    }
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential) -> Request {
         let mut p: Vec<(String, String)> = vec![];
         let mut add = |k: &str, v: String| p.push((k.to_string(), v));
         let action = match c.name {
@@ -154,7 +152,7 @@ impl Provider for Withings {
         };
         Finished { records, notes }
     }
-    fn auth_help(&self, status: u16) -> String {
+    fn auth_help(&self, status: u16, _cred: &Credential) -> String {
         match status {
             401 => "Withings rejected the connected account's token even after a refresh: the login was revoked or has expired. \
                     Connect again: vitals_connect with provider=withings and again=true, or `vitals-mcp auth withings`."
@@ -164,7 +162,7 @@ impl Provider for Withings {
                 .into(),
         }
     }
-    fn unavailable(&self, _c: &CollectionSpec) -> Option<String> {
+    fn unavailable(&self, _c: &CollectionSpec, _cred: &Credential) -> Option<String> {
         None
     }
     fn synthetic_notice(&self) -> String {
@@ -180,9 +178,9 @@ impl Provider for Withings {
         })
     }
     fn offline(&self) -> Option<&dyn SampleApi> {
-        (self.mode() == Mode::Sandbox).then_some(&self.sample as &dyn SampleApi)
+        Some(&self.sample)
     }
-    fn refresh(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
-        self.cred.refresher(refused)
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+        self.cred.renewer(refused)
     }
 }

@@ -1,0 +1,182 @@
+//! A credential from any way in (a browser login, a pasted key, a session login, an import), saved
+//! the same way: a fresh login id, saved before anything uses it, then the provider's step after
+//! the exchange where it has one. And renewing a credential, whatever its kind.
+use super::app::app_for;
+use super::{token_store, TokenStore, Tokens};
+use crate::catalog::ProviderSpec;
+use crate::connection::{Connection, ConnectionKind, ImportSpec, KeyError, SessionForm, SessionStep};
+use crate::secret::Secret;
+
+/// A login that finished: what the user granted, never a token.
+#[derive(Debug, Clone)]
+pub struct Connected {
+    pub provider: &'static str,
+    pub display: &'static str,
+    pub kind: ConnectionKind,
+    pub scopes: Vec<String>,
+    /// When access expires, RFC 3339.
+    pub expires_at: Option<String>,
+    /// When the key itself expires, RFC 3339 (a pasted key whose expiry the user gave).
+    pub key_expires_at: Option<String>,
+    /// Where the tokens went (keyring or file).
+    pub saved_in: String,
+    /// A step after the login that did not succeed yet, in words: the login is kept and the step
+    /// runs again before the next read.
+    pub pending: Option<String>,
+}
+
+impl Connected {
+    pub fn summary(&self) -> String {
+        let scopes = if self.scopes.is_empty() { String::new() } else { format!("scopes {}; ", self.scopes.join(" ")) };
+        let key = self.key_expires_at.as_deref().map(|k| format!("; the key itself expires {k}")).unwrap_or_default();
+        let mut s = format!(
+            "Connected {}: {scopes}access expires {}{key}; {} saved in the {}.",
+            self.display,
+            self.expires_at.as_deref().unwrap_or("(not said)"),
+            if self.kind == ConnectionKind::ApiKey { "key and token" } else { "tokens" },
+            self.saved_in
+        );
+        if let Some(p) = &self.pending {
+            s.push_str(&format!(" Not ready yet: {p}"));
+        }
+        s
+    }
+
+    /// What saving `t` for `p` amounts to, in words.
+    pub fn of(p: &'static ProviderSpec, t: &Tokens, saved_in: String, pending: Option<String>) -> Connected {
+        let at = |s: Option<i64>| s.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string());
+        Connected {
+            provider: p.name,
+            display: p.display,
+            kind: p.connection.kind(),
+            scopes: t.scopes.clone(),
+            expires_at: at(t.expires_at),
+            key_expires_at: at(t.key_expires_at),
+            saved_in,
+            pending,
+        }
+    }
+}
+
+/// Save a new login for `p` (a new login id: the engine empties the provider's cache, since the
+/// account may have changed), then run the step after the exchange if one is pending. A failed step
+/// keeps the login: it runs again before the next read, and the words say what to do meanwhile.
+pub async fn save_new(p: &'static ProviderSpec, mut tokens: Tokens) -> Result<Connected, String> {
+    tokens.login = Some(oauth2::CsrfToken::new_random().secret().clone());
+    let store = token_store()?;
+    store.save(p.name, &tokens).map_err(|e| e.to_string())?;
+    let pending = setup(p, &store).await.err();
+    let saved = store.load(p.name).map_err(|e| e.to_string())?.unwrap_or(tokens);
+    Ok(Connected::of(p, &saved, store.describe(), pending))
+}
+
+/// Run the step after the exchange if the saved login still owes it. Ok: nothing is owed (any more).
+pub async fn setup(p: &ProviderSpec, store: &TokenStore) -> Result<(), String> {
+    let Some(step) = p.connection.oauth().and_then(|o| o.after_exchange) else {
+        return Ok(());
+    };
+    let Some(t) = store.load(p.name).map_err(|e| e.to_string())?.filter(|t| t.setup_pending.is_some()) else {
+        return Ok(());
+    };
+    (step.run)(t.grant()).await.map_err(|e| format!("{} did not succeed: {e}", step.what))?;
+    let (store, name) = (store.clone(), p.name);
+    tokio::task::spawn_blocking(move || store.refresh_with(name, &t, |t| Ok(Tokens { setup_pending: None, ..t.clone() })))
+        .await
+        .map_err(|e| e.to_string())?
+        .map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+/// A key the user pasted: exchanged once now (so a refused key is said at once, and never saved),
+/// then saved with its token. `key_days`: the key's own lifetime, when the user gave it.
+pub async fn save_key(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str) -> Result<Connected, String> {
+    let spec = p.connection.api_key().ok_or_else(|| format!("{} does not connect with a key", p.display))?;
+    if key.is_empty() {
+        return Err(format!("The key is empty. {}", spec.create_help));
+    }
+    let grant = (spec.exchange)(key.clone()).await.map_err(|e| match e {
+        KeyError::Refused(w) => format!("{} refused the key ({w}); nothing was saved. {}", p.display, spec.create_help),
+        KeyError::Failed(w) => format!("The key could not be checked with {} ({w}); nothing was saved. Try again in a moment.", p.display),
+    })?;
+    let mut t = Tokens::from_grant(grant);
+    t.key = Some(key);
+    t.key_expires_at = key_days.map(|d| jiff::Timestamp::now().as_second() + i64::from(d) * 86_400);
+    t.source = Some(source.to_string());
+    save_new(p, t).await
+}
+
+/// Where a session login stands after one submission.
+pub enum Submitted {
+    Connected(Connected),
+    /// The provider sent a one-time code: the words say where; submit again with it.
+    NeedsCode(String),
+}
+
+/// One submission of a session login. The form (the password) is never stored.
+pub async fn submit(p: &'static ProviderSpec, form: SessionForm, source: &str) -> Result<Submitted, String> {
+    let login = p.connection.session().and_then(|s| s.login).ok_or_else(|| format!("{} has no login this server offers", p.display))?;
+    if form.email.trim().is_empty() || form.password.is_empty() {
+        return Err("Both the email and the password are needed.".into());
+    }
+    match login(form).await? {
+        SessionStep::NeedsCode(words) => Ok(Submitted::NeedsCode(words)),
+        SessionStep::Done(grant) => {
+            let mut t = Tokens::from_grant(grant);
+            t.source = Some(source.to_string());
+            save_new(p, t).await.map(Submitted::Connected)
+        }
+    }
+}
+
+/// Import the tokens another tool saved, from `dir` or the provider's default folder.
+pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>) -> Result<Connected, String> {
+    let spec = p.connection.session().and_then(|s| s.import).ok_or_else(|| format!("{} has nothing to import", p.display))?;
+    let dir = dir.unwrap_or_else(|| expand_home(spec.default_dir));
+    let grant = (spec.read)(&dir).map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
+    let mut t = Tokens::from_grant(grant);
+    t.source = Some(format!("imported from {}", dir.display()));
+    save_new(p, t).await
+}
+
+fn expand_home(path: &str) -> std::path::PathBuf {
+    match (path.strip_prefix("~/"), dirs::home_dir()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => std::path::PathBuf::from(path),
+    }
+}
+
+/// What to do for a connection that has no page to open: import from the terminal or the settings app.
+pub fn import_help(p: &ProviderSpec, import: Option<ImportSpec>) -> String {
+    match import {
+        Some(i) => format!(
+            "{} is connected by importing the tokens {} saved (default folder {}): run `vitals-mcp auth {} --import [FOLDER]` in a \
+             terminal, or use Import in the vitals settings app.",
+            p.display, i.from, i.default_dir, p.name
+        ),
+        None => format!("{} has no way to connect from here.", p.display),
+    }
+}
+
+/// A fresh credential for `t`, as the provider's connection renews one: an OAuth refresh, the key
+/// exchanged again, the session refreshed. The caller saves it (under the store's lock).
+pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, String> {
+    match p.connection {
+        Connection::OAuth(_) => {
+            let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
+            super::oauth::refresh(&oauth, &app, t).await.map_err(|e| e.to_string())
+        }
+        Connection::ApiKey(k) => {
+            let key = t.key.clone().ok_or("no key is stored; paste the key again")?;
+            let grant = (k.exchange)(key).await.map_err(|e| match e {
+                KeyError::Refused(w) => format!("{} refused the key ({w}). {}", p.display, k.create_help),
+                KeyError::Failed(w) => w,
+            })?;
+            Ok(t.renewed(grant))
+        }
+        Connection::Session(s) => match s.refresh {
+            Some(refresh) => Ok(t.renewed(refresh(t.grant()).await?)),
+            None => Err(format!("this {} session cannot be renewed from here; connect again", p.display)),
+        },
+        Connection::None => Err(format!("{} has nothing to renew", p.display)),
+    }
+}
