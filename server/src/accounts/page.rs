@@ -50,16 +50,16 @@ pub fn serve(p: &'static ProviderSpec, id: &str, tx: watch::Sender<Option<Result
             let _ = req.as_reader().take(MAX_BODY).read_to_string(&mut body);
             let fields: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
             match handle.block_on(post(p, &fields, &mut held)) {
-                Ok(Some(c)) => {
+                Ok(Posted::Done(c)) => {
                     let done = Ok(c);
                     let _ = req.respond(outcome_page(&done));
                     break done;
                 }
-                Ok(None) => {
-                    let _ = req.respond(html(200, &form(p, None, true)));
+                Ok(Posted::Code(words)) => {
+                    let _ = req.respond(html(200, &form(p, Some(Note::Said(&words)), true)));
                 }
                 Err(e) => {
-                    let _ = req.respond(html(400, &form(p, Some(&e), held.is_some())));
+                    let _ = req.respond(html(400, &form(p, Some(Note::Refused(&e)), held.is_some())));
                 }
             }
         };
@@ -71,8 +71,20 @@ pub fn serve(p: &'static ProviderSpec, id: &str, tx: watch::Sender<Option<Result
     Ok(url)
 }
 
-/// One posted form. Ok(None): the provider asked for a one-time code (the form is held for it).
-async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>) -> Result<Option<Connected>, String> {
+/// Where one posted form left the login.
+enum Posted {
+    Done(Connected),
+    /// The provider sent a one-time code (its words say where); the form is held for it.
+    Code(String),
+}
+
+/// What the page says above its fields.
+enum Note<'a> {
+    Said(&'a str),
+    Refused(&'a str),
+}
+
+async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>) -> Result<Posted, String> {
     let get = |k: &str| f.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
     match p.connection {
         Connection::ApiKey(_) => {
@@ -80,7 +92,7 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                 "" => None,
                 d => Some(d.parse::<u32>().map_err(|_| format!("`days` must be a whole number of days; got {d:?}"))?),
             };
-            save_key(p, Secret::new(get("key")), days, SOURCE).await.map(Some)
+            save_key(p, Secret::new(get("key")), days, SOURCE).await.map(Posted::Done)
         }
         Connection::Session(_) => {
             let form = match held.take() {
@@ -91,10 +103,10 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                 _ => SessionForm { email: get("email"), password: Secret::new(f.get("password").cloned().unwrap_or_default()), code: None },
             };
             match submit(p, form.clone(), SOURCE).await {
-                Ok(Submitted::Connected(c)) => Ok(Some(c)),
-                Ok(Submitted::NeedsCode(_)) => {
+                Ok(Submitted::Connected(c)) => Ok(Posted::Done(c)),
+                Ok(Submitted::NeedsCode(words)) => {
                     *held = Some(form);
-                    Ok(None)
+                    Ok(Posted::Code(words))
                 }
                 Err(e) => Err(e),
             }
@@ -103,9 +115,13 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
     }
 }
 
-/// The form for `p`'s connection, with an error above it when the last entry was refused.
-fn form(p: &ProviderSpec, error: Option<&str>, needs_code: bool) -> String {
-    let error = error.map(|e| format!("<p style=\"color:#a00\">{}</p>", escape(e))).unwrap_or_default();
+/// The form for `p`'s connection, with what the provider said, or why the last entry was refused, above it.
+fn form(p: &ProviderSpec, note: Option<Note>, needs_code: bool) -> String {
+    let error = match note {
+        Some(Note::Said(w)) => format!("<p>{}</p>", escape(w)),
+        Some(Note::Refused(e)) => format!("<p style=\"color:#a00\">{}</p>", escape(e)),
+        None => String::new(),
+    };
     let input = |label: &str, name: &str, kind: &str| {
         format!("<p><label>{label}<br><input name=\"{name}\" type=\"{kind}\" autocomplete=\"off\" style=\"width:100%\" required></label></p>")
     };

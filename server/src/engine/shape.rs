@@ -158,7 +158,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Result<Answer, QueryError> {
                 crate::providers::EXPIRY_MARGIN_S
             ),
             Due::Exchange => format!("The {display} key was exchanged for an access token before the first request."),
-            Due::Setup(step) => format!("{step} had not succeeded after the {display} login; it did now, before the first request."),
+            Due::Setup(step) => format!("The step after the {display} login ({step}) had not succeeded; it did now, before the first request."),
         });
     }
     if f.paced.as_millis() > 0 {
