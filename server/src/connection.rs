@@ -37,6 +37,9 @@ pub enum ConnectionKind {
 }
 
 impl ConnectionKind {
+    /// Every kind, for documentation and its test.
+    pub const ALL: [ConnectionKind; 5] = [ConnectionKind::OAuth, ConnectionKind::ApiKey, ConnectionKind::Session, ConnectionKind::Import, ConnectionKind::None];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ConnectionKind::None => "none",

@@ -76,6 +76,20 @@ fn paths_named_in_architecture_exist() {
 }
 
 #[test]
+fn connection_and_credential_kinds_in_the_readme_are_the_code_s() {
+    let readme = doc("README.md");
+    let section = &readme[readme.find("## How a provider connects").unwrap()..readme.find("## Connecting Oura").unwrap()];
+    let table: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).map(|l| l.split('`').nth(1).unwrap()).collect();
+    let kinds: Vec<&str> = vitals::connection::ConnectionKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(table, kinds, "README's table of connections is the code's list, in order");
+    let para = &section[section.find("The credential in use is one of").unwrap()..];
+    let para = &para[..para.find(", read once per query").unwrap()];
+    let named: Vec<&str> = para.split('`').skip(1).step_by(2).collect();
+    let creds: Vec<&str> = vitals::connection::CredentialKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(named, creds, "README's credential kinds are the code's");
+}
+
+#[test]
 fn readme_test_command_is_what_ci_runs() {
     let ci = doc(".ci/run");
     assert!(doc("README.md").contains("cargo test --workspace --locked"));
