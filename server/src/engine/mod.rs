@@ -105,6 +105,13 @@ impl Engine {
         self.providers().flat_map(|p| p.spec().collections.iter().map(move |c| format!("{}.{}", p.spec().name, c.name))).collect()
     }
 
+    /// Qualified names of the collections that pass `test` (for errors that say where a parameter applies).
+    pub fn collections_where(&self, test: impl Fn(&crate::catalog::CollectionSpec) -> bool) -> Vec<String> {
+        self.providers()
+            .flat_map(|p| p.spec().collections.iter().filter(|c| test(c)).map(move |c| format!("{}.{}", p.spec().name, c.name)).collect::<Vec<_>>())
+            .collect()
+    }
+
     pub fn provider(&self, name: &str) -> Option<&Arc<dyn Provider>> {
         self.source(name).map(|s| &s.provider)
     }

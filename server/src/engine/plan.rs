@@ -81,168 +81,18 @@ fn date_param(name: &str, v: &str) -> Result<Date, QueryError> {
     parse_date(v.trim()).ok_or_else(|| bad(format!("`{name}` must be a calendar date as YYYY-MM-DD (for example 2026-11-30); got {v:?}.")))
 }
 
+/// Check every parameter, one function each, into a plan; the first bad one is an error naming it.
 pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
-    let names = || engine.collection_names().join(", ");
-    let (pname, cname) = req
-        .collection
-        .split_once('.')
-        .ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {:?}. Available: {}.", req.collection, names())))?;
-    let provider = engine.provider(pname).ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?.clone();
-    let collection =
-        provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {:?} is not a collection. Available: {}.", req.collection, names())))?;
-    let qualified = format!("{pname}.{cname}");
-    let cred = provider.credential().current();
-    if cred.mode() == Mode::NeedsCredentials {
-        let p = provider.spec();
-        return Err(QueryError::NeedsAccount {
-            provider: p.name,
-            why: format!(
-                "{qualified} needs the user's {} account connected: {} has no sample data. Connect it with vitals_connect \
-                 (provider={}) or `vitals-mcp auth {}`.",
-                p.display, p.display, p.name, p.name
-            ),
-        });
-    }
-    if let Some(why) = provider.unavailable(collection, &cred) {
-        return Err(QueryError::NeedsAccount { provider: provider.spec().name, why });
-    }
-    let zone = match req.tz.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. Send an IANA name such as Europe/Paris or an offset such as -06:00.")))?,
-        None => Zone::default_zone(),
-    };
-    let format = match req.format.as_deref().map(str::trim) {
-        None | Some("") | Some("columns") | Some("json") => Format::Columns,
-        Some("records") => Format::Records,
-        Some("csv") => Format::Csv,
-        Some(f) => {
-            return Err(bad(format!(
-                "`format`: {f:?} is not a format. Send `columns` (the default: {{\"columns\": [...], \"rows\": [[...]]}}), `records` (one object per record) or `csv`."
-            )))
-        }
-    };
-    let resolution = match req.resolution.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
-        None => None,
-        Some(r) => {
-            let res = Resolution::parse(r).ok_or_else(|| bad(format!("`resolution`: {r:?} is not a resolution. Send one of {}.", Resolution::names())))?;
-            if !collection.has_resolution() {
-                let with: Vec<String> = engine
-                    .providers()
-                    .flat_map(|p| p.spec().collections.iter().filter(|c| c.has_resolution()).map(move |c| format!("{}.{}", p.spec().name, c.name)))
-                    .collect();
-                return Err(bad(format!("`resolution`: {qualified} has no time series to resample. It applies to {}; leave it out here.", with.join(", "))));
-            }
-            Some(res)
-        }
-    };
-    let max_chars = match req.max_chars {
-        None => DEFAULT_MAX_CHARS,
-        Some(n) if (MIN_MAX_CHARS as i64..=MAX_MAX_CHARS as i64).contains(&n) => n as usize,
-        Some(n) => {
-            return Err(bad(format!(
-                "`max_chars`: {n} is out of range. Send a number of characters from {MIN_MAX_CHARS} to {MAX_MAX_CHARS} (default {DEFAULT_MAX_CHARS})."
-            )))
-        }
-    };
-
-    let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
-    if req.latest {
-        if !collection.latest {
-            let honour: Vec<String> = engine
-                .providers()
-                .flat_map(|p| p.spec().collections.iter().filter(|c| c.latest).map(move |c| format!("{}.{}", p.spec().name, c.name)))
-                .collect();
-            return Err(bad(format!(
-                "`latest`: {qualified} does not honour latest=true (upstream would silently return the whole range). \
-                 Collections that honour it: {}. For the most recent record here, ask for a recent range (for example `day` = today or the last 7 days) and take the last record.",
-                honour.join(", ")
-            )));
-        }
-        if has_range {
-            return Err(bad(
-                "`latest`: latest=true returns the single most recent record and cannot be combined with `start`, `end` or `day`. Send one or the other."
-                    .into(),
-            ));
-        }
-    }
-    if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
-        return Err(bad("`day` is shorthand for start=end=day; send either `day` or `start`/`end`, not both.".into()));
-    }
-
-    let mut range_note = None;
-    let range = if req.latest {
-        None
-    } else if collection.range == RangeKind::None {
-        if has_range {
-            range_note = Some(format!("{qualified} is not filtered by time: `start`/`end`/`day` were not used, and every record is returned."));
-        }
-        None
-    } else {
-        let today = zone.today();
-        let (s, e) = match (&req.day, &req.start, &req.end) {
-            (Some(d), _, _) => {
-                let d = date_param("day", d)?;
-                (d, d)
-            }
-            (None, Some(s), Some(e)) => (date_param("start", s)?, date_param("end", e)?),
-            (None, Some(s), None) => {
-                let s = date_param("start", s)?;
-                range_note = Some(format!("`end` was not given: the range ends today ({today})."));
-                (s, today.max(s))
-            }
-            (None, None, Some(e)) => {
-                let e = date_param("end", e)?;
-                let s = e.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(e);
-                range_note = Some(format!("`start` was not given: the range starts {DEFAULT_DAYS} days before `end`, on {s}."));
-                (s, e)
-            }
-            (None, None, None) => {
-                let s = today.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(today);
-                range_note = Some(format!("No range was given: the last {DEFAULT_DAYS} local days ({s} to {today}) were used."));
-                (s, today)
-            }
-        };
-        if e < s {
-            return Err(bad(format!("`end` ({e}) is before `start` ({s}). Send a range with start ≤ end; both ends are inclusive.")));
-        }
-        if let Some(max) = provider.spec().max_days {
-            let days = (e - s).get_days() + 1;
-            if days > max as i32 {
-                let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
-                return Err(bad(format!(
-                    "`start`/`end`: {days} days asked, but {} allows at most {max} days per query. Send at most {max} days                      (for example {s} to {last}) and ask for the rest in a second call.",
-                    provider.spec().display
-                )));
-            }
-        }
-        Some((s, e))
-    };
-
-    let (fields, upstream_fields, ignored_fields) = match &req.fields {
-        None => (None, None, vec![]),
-        Some(asked) => {
-            let asked: Vec<String> = asked.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
-            let (known, unknown): (Vec<String>, Vec<String>) = asked.into_iter().partition(|f| collection.knows_field(f));
-            if known.is_empty() {
-                return Err(bad(format!("`fields`: none of {:?} is a field of {qualified}. Available fields: {}.", unknown, collection.fields.join(", "))));
-            }
-            let mut keep: Vec<String> = collection.always.iter().map(|s| s.to_string()).collect();
-            for f in known {
-                if !keep.contains(&f) {
-                    keep.push(f);
-                }
-            }
-            let mut up = keep.clone();
-            for k in collection.day_keys {
-                if !up.iter().any(|f| f == k) {
-                    up.push(k.to_string());
-                }
-            }
-            (Some(keep), Some(up), unknown)
-        }
-    };
-
+    let (provider, collection, qualified) = target(engine, &req.collection)?;
+    let cred = usable(&provider, collection, &qualified)?;
+    let zone = zone(req.tz.as_deref())?;
+    let format = format(req.format.as_deref())?;
+    let resolution = resolution(engine, req.resolution.as_deref(), collection, &qualified)?;
+    let max_chars = max_chars(req.max_chars)?;
+    latest(engine, &req, collection, &qualified)?;
+    let (range, range_note) = range(&req, &provider, collection, &qualified, &zone)?;
+    let (fields, upstream_fields, ignored_fields) = fields(req.fields.as_deref(), collection, &qualified)?;
     let options = plan_options(collection, &qualified, req.options.as_ref())?;
-
     Ok(Plan {
         provider,
         collection,
@@ -265,6 +115,184 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         cred,
         prepared: None,
     })
+}
+
+/// `collection`: a qualified name of a provider this engine has.
+fn target(engine: &Engine, name: &str) -> Result<(Arc<dyn Provider>, &'static CollectionSpec, String), QueryError> {
+    let names = || engine.collection_names().join(", ");
+    let (pname, cname) =
+        name.split_once('.').ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {name:?}. Available: {}.", names())))?;
+    let provider = engine.provider(pname).ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?.clone();
+    let collection = provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
+    Ok((provider, collection, format!("{pname}.{cname}")))
+}
+
+/// The provider's credential, read once for the query, and whether it can serve the collection.
+fn usable(provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: &str) -> Result<Credential, QueryError> {
+    let cred = provider.credential().current();
+    let p = provider.spec();
+    if cred.mode() == Mode::NeedsCredentials {
+        return Err(QueryError::NeedsAccount {
+            provider: p.name,
+            why: format!(
+                "{qualified} needs the user's {} account connected: {} has no sample data. Connect it with vitals_connect \
+                 (provider={}) or `vitals-mcp auth {}`.",
+                p.display, p.display, p.name, p.name
+            ),
+        });
+    }
+    match provider.unavailable(collection, &cred) {
+        Some(why) => Err(QueryError::NeedsAccount { provider: p.name, why }),
+        None => Ok(cred),
+    }
+}
+
+/// `tz`: an IANA name or an offset; this machine's zone when absent.
+fn zone(tz: Option<&str>) -> Result<Zone, QueryError> {
+    match tz.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. Send an IANA name such as Europe/Paris or an offset such as -06:00."))),
+        None => Ok(Zone::default_zone()),
+    }
+}
+
+/// `format`: columns (default), records or csv.
+fn format(f: Option<&str>) -> Result<Format, QueryError> {
+    match f.map(str::trim) {
+        None | Some("") | Some("columns") | Some("json") => Ok(Format::Columns),
+        Some("records") => Ok(Format::Records),
+        Some("csv") => Ok(Format::Csv),
+        Some(f) => Err(bad(format!(
+            "`format`: {f:?} is not a format. Send `columns` (the default: {{\"columns\": [...], \"rows\": [[...]]}}), `records` (one object per record) or `csv`."
+        ))),
+    }
+}
+
+/// `resolution`: a known one, and only where the collection has a series to resample.
+fn resolution(engine: &Engine, r: Option<&str>, collection: &CollectionSpec, qualified: &str) -> Result<Option<Resolution>, QueryError> {
+    let Some(r) = r.map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(None);
+    };
+    let res = Resolution::parse(r).ok_or_else(|| bad(format!("`resolution`: {r:?} is not a resolution. Send one of {}.", Resolution::names())))?;
+    if !collection.has_resolution() {
+        let with = engine.collections_where(CollectionSpec::has_resolution);
+        return Err(bad(format!("`resolution`: {qualified} has no time series to resample. It applies to {}; leave it out here.", with.join(", "))));
+    }
+    Ok(Some(res))
+}
+
+/// `max_chars`: within the bounds, or the default.
+fn max_chars(n: Option<i64>) -> Result<usize, QueryError> {
+    match n {
+        None => Ok(DEFAULT_MAX_CHARS),
+        Some(n) if (MIN_MAX_CHARS as i64..=MAX_MAX_CHARS as i64).contains(&n) => Ok(n as usize),
+        Some(n) => Err(bad(format!(
+            "`max_chars`: {n} is out of range. Send a number of characters from {MIN_MAX_CHARS} to {MAX_MAX_CHARS} (default {DEFAULT_MAX_CHARS})."
+        ))),
+    }
+}
+
+/// `latest`: only where the provider honours it, and never with a range; `day` never with `start`/`end`.
+fn latest(engine: &Engine, req: &QueryRequest, collection: &CollectionSpec, qualified: &str) -> Result<(), QueryError> {
+    let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
+    if req.latest && !collection.latest {
+        let honour = engine.collections_where(|c| c.latest);
+        return Err(bad(format!(
+            "`latest`: {qualified} does not honour latest=true (upstream would silently return the whole range). \
+             Collections that honour it: {}. For the most recent record here, ask for a recent range (for example `day` = today or the last 7 days) and take the last record.",
+            honour.join(", ")
+        )));
+    }
+    if req.latest && has_range {
+        return Err(bad(
+            "`latest`: latest=true returns the single most recent record and cannot be combined with `start`, `end` or `day`. Send one or the other.".into(),
+        ));
+    }
+    if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
+        return Err(bad("`day` is shorthand for start=end=day; send either `day` or `start`/`end`, not both.".into()));
+    }
+    Ok(())
+}
+
+/// `start`, `end`, `day`: inclusive local days, defaults said, within the provider's longest range.
+type Range = (Option<(Date, Date)>, Option<String>);
+
+fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: &str, zone: &Zone) -> Result<Range, QueryError> {
+    let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
+    if req.latest {
+        return Ok((None, None));
+    }
+    if collection.range == RangeKind::None {
+        let note = has_range.then(|| format!("{qualified} is not filtered by time: `start`/`end`/`day` were not used, and every record is returned."));
+        return Ok((None, note));
+    }
+    let today = zone.today();
+    let mut note = None;
+    let (s, e) = match (&req.day, &req.start, &req.end) {
+        (Some(d), _, _) => {
+            let d = date_param("day", d)?;
+            (d, d)
+        }
+        (None, Some(s), Some(e)) => (date_param("start", s)?, date_param("end", e)?),
+        (None, Some(s), None) => {
+            let s = date_param("start", s)?;
+            note = Some(format!("`end` was not given: the range ends today ({today})."));
+            (s, today.max(s))
+        }
+        (None, None, Some(e)) => {
+            let e = date_param("end", e)?;
+            let s = e.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(e);
+            note = Some(format!("`start` was not given: the range starts {DEFAULT_DAYS} days before `end`, on {s}."));
+            (s, e)
+        }
+        (None, None, None) => {
+            let s = today.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(today);
+            note = Some(format!("No range was given: the last {DEFAULT_DAYS} local days ({s} to {today}) were used."));
+            (s, today)
+        }
+    };
+    if e < s {
+        return Err(bad(format!("`end` ({e}) is before `start` ({s}). Send a range with start ≤ end; both ends are inclusive.")));
+    }
+    if let Some(max) = provider.spec().max_days {
+        let days = (e - s).get_days() + 1;
+        if days > max as i32 {
+            let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
+            return Err(bad(format!(
+                "`start`/`end`: {days} days asked, but {} allows at most {max} days per query. Send at most {max} days \
+                 (for example {s} to {last}) and ask for the rest in a second call.",
+                provider.spec().display
+            )));
+        }
+    }
+    Ok((Some((s, e)), note))
+}
+
+/// `fields`: the known ones plus the always-returned keys (and, upstream, the day keys the cut
+/// needs); unknown ones are named in the answer; none known is an error.
+type Fields = (Option<Vec<String>>, Option<Vec<String>>, Vec<String>);
+
+fn fields(asked: Option<&[String]>, collection: &CollectionSpec, qualified: &str) -> Result<Fields, QueryError> {
+    let Some(asked) = asked else {
+        return Ok((None, None, vec![]));
+    };
+    let asked: Vec<String> = asked.iter().map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).collect();
+    let (known, unknown): (Vec<String>, Vec<String>) = asked.into_iter().partition(|f| collection.knows_field(f));
+    if known.is_empty() {
+        return Err(bad(format!("`fields`: none of {:?} is a field of {qualified}. Available fields: {}.", unknown, collection.fields.join(", "))));
+    }
+    let mut keep: Vec<String> = collection.always.iter().map(|s| s.to_string()).collect();
+    for f in known {
+        if !keep.contains(&f) {
+            keep.push(f);
+        }
+    }
+    let mut up = keep.clone();
+    for k in collection.day_keys {
+        if !up.iter().any(|f| f == k) {
+            up.push(k.to_string());
+        }
+    }
+    Ok((Some(keep), Some(up), unknown))
 }
 
 /// The collection's options with what the caller set; an unknown name or a non-boolean is an error.
