@@ -177,6 +177,9 @@ pub struct ProviderSpec {
     /// The longest range one query may ask for, in days, where the provider sets one.
     pub max_days: Option<u32>,
     pub rate_budget: RateBudget,
+    /// Why recent days may still change, in the provider's terms (`a ring can sync late`): said when
+    /// an answer comes from the memory cache.
+    pub late_sync: &'static str,
     /// How it is connected: a browser login, a pasted key, a session, or nothing (sample data only).
     pub connection: crate::connection::Connection,
 }

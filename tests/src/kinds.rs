@@ -340,6 +340,7 @@ macro_rules! spec {
             today: &[],
             max_days: None,
             rate_budget: RateBudget { requests: 1000, per: std::time::Duration::from_secs(60) },
+            late_sync: "the kinds API can sync late",
             connection: $connection,
         }
     };

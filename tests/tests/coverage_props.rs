@@ -86,6 +86,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     today: &[],
     max_days: None,
     rate_budget: RateBudget { requests: 1_000_000, per: Duration::from_secs(1) },
+    late_sync: "the property test can sync late",
     connection: Connection::None,
 };
 

@@ -7,6 +7,7 @@ use super::coverage::{first_gap, Coverage, Pos};
 use super::gate::Gate;
 use super::kept::{Keeper, Kept};
 use super::plan::Plan;
+use super::stats::Stats;
 use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
 use crate::providers::{Mode, PageError};
@@ -32,53 +33,20 @@ pub enum StopReason {
 #[derive(Debug, Default)]
 pub struct Fetched {
     pub kept: Kept,
-    /// Pages fetched from the provider by this query (cached windows fetch none).
-    pub pages: u32,
-    pub requests: u32,
     pub windows: u32,
-    pub cached_windows: u32,
-    /// Pages the cached windows took when they were fetched.
-    pub cached_pages: u32,
-    /// Age of the oldest cached window used.
-    pub cache_age: Option<Duration>,
-    pub cycle: bool,
+    pub stats: Stats,
     /// Why the first window that did not finish stopped.
     pub stopped: Option<StopReason>,
     /// The first asked day that not every record of was fetched (None: every asked day was).
     pub gap: Option<Date>,
-    /// Windows whose pages came in another order than the catalog says.
-    pub order_disagreed: u32,
-    pub rate_limit_retries: u32,
-    /// Longest time one window waited on 429s (windows wait together, so this is the wall time).
-    pub rate_limit_waited: Duration,
-    pub transient_retries: u32,
-    /// Longest time one window waited to stay inside the provider's request budget.
-    pub paced: Duration,
-    /// Records upstream sent from outside the asked days (the padding), dropped.
-    pub discarded_out_of_range: usize,
-    /// Records kept although their day cannot be told.
-    pub undated_kept: usize,
-    /// An expired access token was refreshed on the way.
-    pub credential_refreshed: bool,
 }
 
 #[derive(Default)]
 struct WindowOut {
-    pages: u32,
-    requests: u32,
-    cycle: bool,
+    stats: Stats,
     stopped: Option<StopReason>,
     /// The first day of this window's span its pages do not vouch for.
     gap: Option<Date>,
-    order_disagreed: bool,
-    rate_limit_retries: u32,
-    rate_limit_waited: Duration,
-    transient_retries: u32,
-    paced: Duration,
-    cached: Option<(Duration, u32)>,
-    credential_refreshed: bool,
-    discarded_out_of_range: usize,
-    undated_kept: usize,
 }
 
 enum Outcome {
@@ -109,26 +77,11 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, ..Default::default() };
     let mut ended = false;
     for (w, kept) in outs {
-        // Every window's requests count, the ones after the gap too: they were sent.
-        f.pages += w.pages;
-        f.requests += w.requests;
-        f.rate_limit_retries += w.rate_limit_retries;
-        f.rate_limit_waited = f.rate_limit_waited.max(w.rate_limit_waited);
-        f.transient_retries += w.transient_retries;
-        f.paced = f.paced.max(w.paced);
-        f.credential_refreshed |= w.credential_refreshed;
+        f.stats.add_sent(&w.stats);
         if ended {
             continue;
         }
-        f.cycle |= w.cycle;
-        f.order_disagreed += u32::from(w.order_disagreed);
-        f.discarded_out_of_range += w.discarded_out_of_range;
-        f.undated_kept += w.undated_kept;
-        if let Some((age, pages)) = w.cached {
-            f.cached_windows += 1;
-            f.cached_pages += pages;
-            f.cache_age = Some(f.cache_age.unwrap_or_default().max(age));
-        }
+        f.stats.add_kept(&w.stats);
         f.kept.append(kept);
         if w.gap.is_some() || (w.stopped.is_some() && plan.range.is_none()) {
             // The answer can only claim days up to here: what later windows hold would follow a hole.
@@ -175,10 +128,10 @@ fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Ke
             }
             Place::MineUndated => {
                 if keeper.keep(r, pos, plan) {
-                    out.undated_kept += 1;
+                    out.stats.undated_kept += 1;
                 }
             }
-            Place::Elsewhere if outside(plan, &r) => out.discarded_out_of_range += 1,
+            Place::Elsewhere if outside(plan, &r) => out.stats.discarded_out_of_range += 1,
             Place::Elsewhere => {}
         }
     }
@@ -213,7 +166,8 @@ async fn fetch_window(
     if let (Some(k), false) = (&key, plan.fresh) {
         if let Some(hit) = engine.cache.get(k) {
             tracing::debug!(window = %piece.label(), "served from the memory cache");
-            let mut out = WindowOut { cached: Some((hit.age, hit.bodies.len() as u32)), ..Default::default() };
+            let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
+            let mut out = WindowOut { stats: cached, ..Default::default() };
             for body in hit.bodies.iter() {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
                 let page = plan.provider.parse_page(plan.collection, body).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
@@ -243,7 +197,7 @@ async fn fetch_window(
                     // while this page's records are placed.
                     running.take();
                 }
-                out.pages += 1;
+                out.stats.pages += 1;
                 if key.is_some() {
                     bodies.push(body);
                 }
@@ -254,7 +208,7 @@ async fn fetch_window(
                         break;
                     }
                     Some(t) if !seen.insert(t.clone()) => {
-                        out.cycle = true;
+                        out.stats.cycle = true;
                         out.stopped = Some(StopReason::Cycle);
                         break;
                     }
@@ -263,7 +217,7 @@ async fn fetch_window(
             }
         }
     }
-    out.order_disagreed = coverage.disagreed();
+    out.stats.order_disagreed = u32::from(coverage.disagreed());
     let covered = coverage.covered();
     out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
     if out.gap.is_some() {
@@ -338,7 +292,7 @@ async fn fetch_page(
     let mut refreshed = false;
     let mut attempt = 0u32;
     loop {
-        out.requests += 1;
+        out.stats.requests += 1;
         // The first request of a page spends a page of the cap; retries of it do not.
         let Ok(()) = shared.gate.acquire(index, attempt == 0).await else {
             return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
@@ -348,7 +302,7 @@ async fn fetch_page(
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                out.paced += source.limiter.acquire().await;
+                out.stats.paced += source.limiter.acquire().await;
                 source.http.read(&req, &bearer).await
             }
         };
@@ -363,7 +317,7 @@ async fn fetch_page(
                     refreshed = true;
                     renew.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401, &plan.cred))))?;
                     bearer = p.credential().current().bearer.ok_or_else(refused)?;
-                    out.credential_refreshed = true;
+                    out.stats.credential_refreshed = true;
                     continue;
                 }
                 Err(PageError::Unauthorized) => return Err(refused()),
@@ -371,12 +325,12 @@ async fn fetch_page(
                 Err(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
                 Err(PageError::RateLimited { wait, detail }) => {
                     let wait = wait.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
-                    if out.rate_limit_waited + wait > lim.rate_wait_budget {
-                        return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.rate_limit_waited)));
+                    if out.stats.rate_limit_waited + wait > lim.rate_wait_budget {
+                        return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.stats.rate_limit_waited)));
                     }
                     tracing::info!(wait_s = wait.as_secs_f64(), "rate limited by {} ({detail}); every window waits", p.spec().display);
-                    out.rate_limit_retries += 1;
-                    out.rate_limit_waited += wait;
+                    out.stats.rate_limit_retries += 1;
+                    out.stats.rate_limit_waited += wait;
                     source.limiter.pause(wait);
                     // Offline answers skip the limiter, so wait here too.
                     if offline.is_some() {
@@ -392,7 +346,7 @@ async fn fetch_page(
             return Ok(Outcome::Stop(StopReason::Transient(format!("{failure} (after {transient} retries)"))));
         }
         transient += 1;
-        out.transient_retries += 1;
+        out.stats.transient_retries += 1;
         let wait = lim.backoff_base * 2u32.pow(transient - 1);
         tracing::warn!(%failure, attempt = transient, "transient failure; retrying after {:?}", wait);
         tokio::time::sleep(wait).await;

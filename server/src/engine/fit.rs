@@ -2,15 +2,17 @@
 //! raw is bucketed at the finest resolution that fits, embedded document series are compacted,
 //! and only when that is not enough (or the caller fixed the resolution) is the answer cut at a
 //! day boundary, with `truncated` and `continue_from`.
-use super::answer::{Compacted, ResolutionAuto, ResolutionOut};
+use super::answer::*;
 use super::kept::{Kept, Series};
 use super::plan::Plan;
 use super::record::record_day;
 use super::render::{costs, render, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
+use super::shape::Shaped;
 use super::QueryError;
 use crate::catalog::SeriesSpec;
 use jiff::civil::Date;
+use jiff::ToSpan;
 use serde_json::Value;
 
 /// Characters kept for everything around `data` (notices, range, counts).
@@ -57,6 +59,75 @@ pub fn fit(plan: &Plan, kept: Kept) -> Result<Fitted, QueryError> {
     out.data = render(&rows, plan.format);
     out.rows = rows;
     Ok(out)
+}
+
+/// Past this many characters of data an answer says `large_response`.
+pub const LARGE_CHARS: usize = 100_000;
+
+fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
+    let mut by: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in records {
+        if let Value::Object(m) = r {
+            for (k, v) in m {
+                *by.entry(k.clone()).or_default() += k.len() + 3 + v.to_string().len();
+            }
+        }
+    }
+    let mut v: Vec<_> = by.into_iter().collect();
+    v.sort_by_key(|x| std::cmp::Reverse(x.1));
+    v.into_iter().take(3).map(|(field, n)| FieldWeight { field, percent: ((n * 100) / total.max(1)) as u32 }).collect()
+}
+
+/// The answer: `shaped` fitted into `max_chars` (resampled, compacted, and only then cut at a day
+/// boundary, with `truncated`), rendered, and said when large.
+pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
+    let Shaped { kept, mut range, notices: mut n, synthetic, pages } = shaped;
+    let fitted = fit(plan, kept)?;
+    if let Some((from, whole)) = fitted.cut {
+        let start = range.map(|(s, _)| s).unwrap_or(from);
+        range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
+        let why = format!(
+            "INCOMPLETE: the whole answer would take about {whole} characters, over max_chars = {}. Every day in `range` is complete; \
+             call again with `start` = `continue_from` for the rest{}.",
+            plan.max_chars,
+            if plan.collection.has_resolution() {
+                ", or a coarser `resolution`, or a larger max_chars"
+            } else {
+                ", or ask for fewer `fields`, or a larger max_chars"
+            }
+        );
+        let missing = plan.range.map(|(_, e)| DaysOut { start: from.to_string(), end: e.to_string() });
+        n.truncated = Some(Truncated {
+            reason: match n.truncated.take() {
+                Some(t) => format!("{why} Also: {}", t.reason),
+                None => why,
+            },
+            cause: super::cut::MAX_CHARS.into(),
+            continue_from: Some(from.to_string()),
+            missing,
+        });
+    }
+    n.resolution_auto = fitted.resolution_auto;
+    n.compacted = fitted.compacted;
+    let chars = fitted.data.to_string().len();
+    if chars > LARGE_CHARS {
+        n.large_response = Some(LargeResponse {
+            characters: chars,
+            heaviest_fields: weights(&fitted.rows, chars),
+            advice: "Large answer: ask for fewer `fields`, a shorter range, a coarser `resolution`, or a smaller max_chars.".into(),
+        });
+    }
+    Ok(Answer {
+        collection: plan.qualified.clone(),
+        synthetic,
+        range: range.map(|(s, e)| RangeOut { start: s.to_string(), end: e.to_string(), tz: plan.zone.name.clone() }),
+        count: fitted.rows.len(),
+        pages,
+        format: plan.format.name().into(),
+        resolution: fitted.resolution,
+        data: fitted.data,
+        notices: n,
+    })
 }
 
 /// A series: raw when it fits (or is asked for), else buckets at the asked or the finest fitting resolution.

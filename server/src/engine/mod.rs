@@ -14,6 +14,7 @@ pub mod record;
 pub mod render;
 pub mod resolution;
 pub mod shape;
+pub mod stats;
 pub mod window;
 
 pub use answer::{Answer, Notices};
@@ -160,7 +161,7 @@ impl Engine {
         let fetched = fetch::fetch_all(self, &plan).await?;
         let fetched_at = started.elapsed();
         let records = fetched.kept.len();
-        let mut answer = shape::shape(&plan, fetched)?;
+        let mut answer = fit::answer(&plan, shape::shape(&plan, fetched))?;
         tracing::debug!(
             collection = %plan.qualified,
             records,

@@ -120,8 +120,9 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
 /// `collection`: a qualified name of a provider this engine has.
 fn target(engine: &Engine, name: &str) -> Result<(Arc<dyn Provider>, &'static CollectionSpec, String), QueryError> {
     let names = || engine.collection_names().join(", ");
-    let (pname, cname) =
-        name.split_once('.').ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {name:?}. Available: {}.", names())))?;
+    let (pname, cname) = name
+        .split_once('.')
+        .ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {name:?}. Available: {}.", names())))?;
     let provider = engine.provider(pname).ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?.clone();
     let collection = provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
     Ok((provider, collection, format!("{pname}.{cname}")))

@@ -64,6 +64,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
     max_days: Option::None,
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
+    late_sync: "a ring can sync late",
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",

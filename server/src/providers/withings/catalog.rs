@@ -72,6 +72,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     max_days: Some(366),
     // 120 requests per minute per application (reference §3).
     rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
+    late_sync: "a scale, a watch or a sleep mat can sync late",
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",

@@ -1,0 +1,77 @@
+//! The counts of what fetching did, one type for a window and for a whole query: a window fills
+//! one, the query merges them, and the notices are said from the merged one.
+use std::time::Duration;
+
+/// What one window did, or a run of windows merged.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    /// Pages fetched from the provider (cached windows fetch none).
+    pub pages: u32,
+    pub requests: u32,
+    pub rate_limit_retries: u32,
+    /// Time spent waiting on 429s; merged as the longest, since windows wait together.
+    pub rate_limit_waited: Duration,
+    pub transient_retries: u32,
+    /// Time spent staying inside the provider's request budget; merged as the longest.
+    pub paced: Duration,
+    /// An expired access token was renewed on the way.
+    pub credential_refreshed: bool,
+    /// A page token came back a second time.
+    pub cycle: bool,
+    /// Windows whose pages came in another order than the catalog says.
+    pub order_disagreed: u32,
+    /// Records upstream sent from outside the asked days (the padding), dropped.
+    pub discarded_out_of_range: usize,
+    /// Records kept although their day cannot be told.
+    pub undated_kept: usize,
+    /// Windows served from the memory cache, the pages they took when fetched, the oldest one's age.
+    pub cached_windows: u32,
+    pub cached_pages: u32,
+    pub cache_age: Option<Duration>,
+}
+
+impl Stats {
+    /// Add a window's requests: every window counts, the ones after a gap too (they were sent).
+    pub fn add_sent(&mut self, w: &Stats) {
+        self.pages += w.pages;
+        self.requests += w.requests;
+        self.rate_limit_retries += w.rate_limit_retries;
+        self.rate_limit_waited = self.rate_limit_waited.max(w.rate_limit_waited);
+        self.transient_retries += w.transient_retries;
+        self.paced = self.paced.max(w.paced);
+        self.credential_refreshed |= w.credential_refreshed;
+    }
+
+    /// Add what a window put in the answer: only windows up to the first gap do.
+    pub fn add_kept(&mut self, w: &Stats) {
+        self.cycle |= w.cycle;
+        self.order_disagreed += w.order_disagreed;
+        self.discarded_out_of_range += w.discarded_out_of_range;
+        self.undated_kept += w.undated_kept;
+        self.cached_windows += w.cached_windows;
+        self.cached_pages += w.cached_pages;
+        self.cache_age = self.cache_age.max(w.cache_age);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_merge_as_the_longest_and_counts_add_up() {
+        let w = |s: u64, pages| Stats {
+            pages,
+            rate_limit_waited: Duration::from_secs(s),
+            cached_windows: 1,
+            cache_age: Some(Duration::from_secs(s)),
+            ..Default::default()
+        };
+        let mut all = Stats::default();
+        for x in [w(3, 2), w(5, 1)] {
+            all.add_sent(&x);
+            all.add_kept(&x);
+        }
+        assert_eq!((all.pages, all.rate_limit_waited.as_secs(), all.cached_windows, all.cache_age), (3, 5, 2, Some(Duration::from_secs(5))));
+    }
+}
