@@ -15,10 +15,12 @@ pub mod render;
 pub mod resolution;
 pub mod shape;
 pub mod stats;
+pub mod today;
 pub mod window;
 
 pub use answer::{Answer, Notices};
 pub use plan::QueryRequest;
+pub use today::TodayReport;
 
 use crate::http::Http;
 use crate::providers::{self, Provider};

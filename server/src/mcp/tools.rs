@@ -2,7 +2,7 @@
 use super::connect::{connect, ConnectReport, Connection};
 use super::{check_report, sources_report, CheckReport, SourcesReport};
 use crate::accounts::link::Links;
-use crate::engine::{Answer, Engine, QueryError, QueryRequest};
+use crate::engine::{Answer, Engine, QueryError, QueryRequest, TodayReport};
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -84,31 +84,6 @@ pub struct TodayArgs {
     /// Character budget of the whole report, shared evenly by its sections, 20,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TodayReport {
-    pub today: String,
-    pub days: i64,
-    pub providers: Vec<TodayProvider>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TodayProvider {
-    pub provider: String,
-    pub synthetic: bool,
-    /// Each collection read, raw, keyed by role (`sleep`, `readiness`, `activity`).
-    pub sections: Vec<TodaySection>,
-    /// Collections the provider answered with no records for these days (today is often not synced yet).
-    pub missing: Vec<String>,
-    /// Collections that failed or came back incomplete, each with its cause: never "no data".
-    pub errors: Vec<String>,
-}
-
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct TodaySection {
-    pub role: String,
-    pub answer: Answer,
 }
 
 #[derive(Clone)]
@@ -282,74 +257,7 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_today(&self, Parameters(a): Parameters<TodayArgs>) -> Result<Json<TodayReport>, String> {
-        let days = a.days.unwrap_or(7);
-        if !(1..=30).contains(&days) {
-            return Err(format!("`days` must be a whole number from 1 to 30; got {days}. Send for example 7."));
-        }
-        let budget = a.max_chars.unwrap_or(crate::engine::plan::DEFAULT_MAX_CHARS as i64);
-        if !(20_000..=crate::engine::plan::MAX_MAX_CHARS as i64).contains(&budget) {
-            return Err(format!("`max_chars` must be from 20000 to 2000000; got {budget}. Send for example 100000."));
-        }
-        let sections: usize = self.engine.providers().map(|p| p.spec().today.len()).sum();
-        let per_section = (budget / sections.max(1) as i64).max(crate::engine::plan::MIN_MAX_CHARS as i64);
-        let zone = crate::time::Zone::default_zone();
-        let today = zone.today();
-        let start = today.checked_sub(jiff::Span::new().days(days)).unwrap_or(today);
-        // Every section of every provider at once: they are independent reads, and each provider's
-        // limiter still keeps its own budget.
-        let mut asks = vec![];
-        for p in self.engine.providers() {
-            for t in p.spec().today {
-                let name = format!("{}.{}", p.spec().name, t.collection);
-                // A latest-record section looks further back than the report's days, for its last record only.
-                let from = match t.latest_within_days {
-                    Some(n) => today.checked_sub(jiff::Span::new().days(i64::from(n) - 1)).unwrap_or(today),
-                    None => start,
-                };
-                let req = QueryRequest {
-                    collection: name.clone(),
-                    start: Some(from.to_string()),
-                    end: Some(today.to_string()),
-                    max_chars: Some(per_section),
-                    keep_last: t.latest_within_days.map(|_| 1),
-                    ..Default::default()
-                };
-                asks.push(async move { (p.spec().name, t.role, name, self.engine.query(req).await) });
-            }
-        }
-        let mut providers: Vec<TodayProvider> = self
-            .engine
-            .providers()
-            .map(|p| TodayProvider {
-                provider: p.spec().name.into(),
-                synthetic: p.credential().current().mode() == crate::providers::Mode::Sandbox,
-                sections: vec![],
-                missing: vec![],
-                errors: vec![],
-            })
-            .collect();
-        // join_all keeps the order the sections were asked in.
-        for (provider, role, name, result) in futures::future::join_all(asks).await {
-            let Some(out) = providers.iter_mut().find(|o| o.provider == provider) else {
-                continue;
-            };
-            match result {
-                Ok(ans) => {
-                    // A cut section is a failure with its cause, never "missing" (which reads as
-                    // "nothing was recorded").
-                    if let Some(t) = &ans.notices.truncated {
-                        out.errors.push(format!("{name}: {}", t.reason));
-                    } else if ans.count == 0 {
-                        out.missing.push(name);
-                    }
-                    out.sections.push(TodaySection { role: role.to_string(), answer: ans });
-                }
-                Err(e) => {
-                    out.errors.push(format!("{name}: {e}"));
-                }
-            }
-        }
-        Ok(Json(TodayReport { today: today.to_string(), days, providers }))
+        self.engine.today(a.days, a.max_chars).await.map(Json).map_err(|e| e.to_string())
     }
 
     #[tool(
