@@ -38,6 +38,10 @@ pub struct CollectionSpec {
     pub day_keys: &'static [&'static str],
     /// Keys always returned whatever `fields` says (`id`, `day`, `timestamp`).
     pub always: &'static [&'static str],
+    /// The field that names a record: a second record with the same value is the provider
+    /// repeating itself across pages, and is dropped. None: no field does (a series' records are
+    /// then told apart by their stamp).
+    pub key: Option<&'static str>,
     /// Every field the provider documents for this collection.
     pub fields: &'static [&'static str],
     /// Whether the list route wraps records in an envelope (else one bare object).
@@ -124,6 +128,8 @@ pub enum Split {
 /// frequent value of a bucket).
 #[derive(Debug, Clone, Copy)]
 pub struct SeriesSpec {
+    /// The field holding each sample's instant (RFC 3339); bucket rows carry their start there too.
+    pub stamp: &'static str,
     pub values: &'static [&'static str],
     pub levels: bool,
     pub categories: &'static [&'static str],
@@ -138,10 +144,19 @@ pub struct Embedded {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EmbeddedKind {
-    /// `{"interval": seconds, "items": [number|null], "timestamp": start}`.
-    Samples,
+    /// Evenly spaced samples in one object, under the keys its [`SampleShape`] names.
+    Samples(SampleShape),
     /// A string with one character per epoch of this many seconds (hypnograms, activity classes).
     Epochs(u32),
+}
+
+/// The keys of an embedded series of evenly spaced samples (Oura's
+/// `{"interval": seconds, "items": [number|null], "timestamp": start}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SampleShape {
+    pub interval: &'static str,
+    pub items: &'static str,
+    pub start: &'static str,
 }
 
 /// A provider's published request budget, shared by every query of this process.

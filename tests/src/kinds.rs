@@ -319,6 +319,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     projectable: false,
     day_keys: &["day"],
     always: &["id", "day"],
+    key: Some("id"),
     fields: FIELDS,
     enveloped: true,
     in_sandbox: true,

@@ -49,7 +49,7 @@ impl Series {
     /// After records were cut (a rare path: fetching stopped early), read what is left again.
     fn recount(&mut self, zone: &Zone) {
         let mut fresh = Series::new(self.readings.spec(), self.tally.format());
-        let mut stamper = Stamper::new(zone);
+        let mut stamper = Stamper::new(zone, self.readings.spec().stamp);
         for rec in std::mem::take(&mut self.records) {
             let stamp = stamper.stamp(&rec);
             fresh.push(rec, stamp);
@@ -180,7 +180,9 @@ pub struct Keeper {
 
 impl Keeper {
     pub fn new(plan: &Plan) -> Keeper {
-        Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone), seen: HashSet::new(), last: None, in_order: true }
+        // Documents are never stamped: an empty key names no field.
+        let stamp = plan.collection.series.map_or("", |s| s.stamp);
+        Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone, stamp), seen: HashSet::new(), last: None, in_order: true }
     }
 
     /// How many records the window keeps so far.
@@ -212,7 +214,9 @@ impl Keeper {
                     Some(t) => Some(self.stamper.at(t)),
                     None => self.stamper.stamp(&rec),
                 };
-                let key = match (rec.get("id").and_then(Value::as_str), stamp, rec.get("timestamp").and_then(Value::as_str)) {
+                let named = plan.collection.key.and_then(|k| rec.get(k)).and_then(Value::as_str);
+                let raw = plan.collection.series.and_then(|x| rec.get(x.stamp)).and_then(Value::as_str);
+                let key = match (named, stamp, raw) {
                     (Some(id), _, _) => Some(Key::Id(id.to_string())),
                     (None, Some(st), _) => Some(Key::At(st.at)),
                     (None, None, Some(raw)) => Some(Key::Raw(raw.to_string())),
@@ -240,7 +244,7 @@ mod tests {
 
     fn series(recs: &[Value], zone: &Zone) -> Kept {
         let mut s = Series::new(OURA.collection("heartrate").unwrap().series.unwrap(), Format::Columns);
-        let mut stamper = Stamper::new(zone);
+        let mut stamper = Stamper::new(zone, "timestamp");
         for r in recs {
             s.push(r.clone(), stamper.stamp(r));
         }

@@ -32,13 +32,17 @@ pub fn project_one(r: Value, fields: &[String]) -> Value {
     }
 }
 
-/// Drop duplicates the provider sent across pages (same `id`, or same timestamp for series).
-pub fn dedup(records: Vec<Value>) -> Vec<Value> {
+/// Drop duplicates the provider sent across pages: records with the same value in the
+/// collection's key field. A collection without one keeps every record.
+pub fn dedup(records: Vec<Value>, c: &CollectionSpec) -> Vec<Value> {
+    let Some(field) = c.key else {
+        return records;
+    };
     let keep: Vec<bool> = {
         let mut seen = std::collections::HashSet::with_capacity(records.len());
         records
             .iter()
-            .map(|r| match r.get("id").or_else(|| r.get("timestamp")).and_then(Value::as_str) {
+            .map(|r| match r.get(field).and_then(Value::as_str) {
                 Some(k) => seen.insert(k),
                 None => true,
             })
@@ -59,8 +63,12 @@ mod tests {
     }
 
     #[test]
-    fn dedup_drops_repeats_across_pages() {
-        let out = dedup(vec![json!({"timestamp": "t1"}), json!({"timestamp": "t1"}), json!({"timestamp": "t2"})]);
+    fn dedup_drops_repeats_of_the_collection_key_only() {
+        let sleep = crate::providers::oura::catalog::OURA.collection("daily_sleep").unwrap();
+        let out = dedup(vec![json!({"id": "a", "day": "d1"}), json!({"id": "a", "day": "d1"}), json!({"id": "b", "day": "d1"})], sleep);
         assert_eq!(out.len(), 2);
+        // Withings' daily activity rows name no record: two rows of one day are both kept (and said by the provider's rules).
+        let activity = crate::providers::withings::catalog::WITHINGS.collection("activity").unwrap();
+        assert_eq!(dedup(vec![json!({"date": "d1"}), json!({"date": "d1"})], activity).len(), 2);
     }
 }

@@ -2,7 +2,7 @@
 //! length carry `n` (samples in the bucket: the `n`s add up to the raw count), avg/min/max of
 //! each value, first/last where the level matters (a battery), and the most frequent value of
 //! categorical fields. Series embedded in documents are compacted the same way.
-use crate::catalog::{Embedded, EmbeddedKind, SeriesSpec};
+use crate::catalog::{Embedded, EmbeddedKind, SampleShape, SeriesSpec};
 use crate::time::{rfc3339, Zone};
 use jiff::Timestamp;
 use serde_json::{json, Map, Value};
@@ -96,18 +96,20 @@ pub struct Stamp {
 #[derive(Clone)]
 pub struct Stamper {
     zone: Zone,
+    /// The field holding the instant.
+    key: &'static str,
     /// The local day last seen: [midnight, next midnight).
     day: Option<(i64, i64)>,
 }
 
 impl Stamper {
-    pub fn new(zone: &Zone) -> Stamper {
-        Stamper { zone: zone.clone(), day: None }
+    pub fn new(zone: &Zone, key: &'static str) -> Stamper {
+        Stamper { zone: zone.clone(), key, day: None }
     }
 
-    /// The stamp of a series record, from its `timestamp` (None: missing or unreadable).
+    /// The stamp of a series record, from its stamp field (None: missing or unreadable).
     pub fn stamp(&mut self, r: &Value) -> Option<Stamp> {
-        let t = r.get("timestamp").and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok())?;
+        let t = r.get(self.key).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok())?;
         Some(self.at(t))
     }
 
@@ -165,7 +167,7 @@ impl Readings {
 
     /// The readings of `records`, stamped in `zone`.
     pub fn of(records: &[Value], spec: SeriesSpec, zone: &Zone) -> Readings {
-        let (mut r, mut stamper) = (Readings::new(spec), Stamper::new(zone));
+        let (mut r, mut stamper) = (Readings::new(spec), Stamper::new(zone, spec.stamp));
         for rec in records {
             r.push(rec, stamper.stamp(rec));
         }
@@ -305,7 +307,7 @@ impl Bucket {
         let levels = readings.spec.levels;
         let mut m = Map::new();
         let at = Timestamp::from_second(start).expect("a bucket start is an instant");
-        m.insert("timestamp".into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
+        m.insert(readings.spec.stamp.into(), json!(rfc3339(&at.to_zoned(zone.tz.clone()))));
         m.insert("n".into(), json!(self.n));
         for (k, s) in keys.iter().zip(&self.values) {
             let some = |x: f64| if s.n > 0 { num(x) } else { Value::Null };
@@ -353,7 +355,7 @@ pub fn compact_documents(records: &mut [Value], embedded: &[Embedded], step: u32
                 continue;
             };
             let done = match e.kind {
-                EmbeddedKind::Samples => compact_samples(v, step),
+                EmbeddedKind::Samples(shape) => compact_samples(v, &shape, step),
                 EmbeddedKind::Epochs(secs) => compact_epochs(v, secs, step),
             };
             if done && !touched.iter().any(|f| f == e.field) {
@@ -364,16 +366,17 @@ pub fn compact_documents(records: &mut [Value], embedded: &[Embedded], step: u32
     touched
 }
 
-/// `{"interval", "items", "timestamp"}` → items are bucket averages, with `min`, `max` and `n`
-/// (non-null samples) arrays beside them and the interval they came from.
-fn compact_samples(v: &mut Value, step: u32) -> bool {
-    let Some(interval) = v.get("interval").and_then(Value::as_f64).filter(|i| *i > 0.0) else {
+/// Evenly spaced samples (interval, items, start, as `shape` names them) → items are bucket
+/// averages, with `min`, `max` and `n` (non-null samples) arrays beside them and the interval they
+/// came from.
+fn compact_samples(v: &mut Value, shape: &SampleShape, step: u32) -> bool {
+    let Some(interval) = v.get(shape.interval).and_then(Value::as_f64).filter(|i| *i > 0.0) else {
         return false;
     };
     if interval >= f64::from(step) {
         return false;
     }
-    let Some(items) = v.get("items").and_then(Value::as_array) else {
+    let Some(items) = v.get(shape.items).and_then(Value::as_array) else {
         return false;
     };
     let per = (f64::from(step) / interval).round().max(1.0) as usize;
@@ -388,16 +391,16 @@ fn compact_samples(v: &mut Value, step: u32) -> bool {
         max.push(if s.n > 0 { num(s.max) } else { Value::Null });
         n.push(json!(s.n));
     }
-    let ts = v.get("timestamp").cloned().unwrap_or(Value::Null);
-    *v = json!({
-        "interval": num(interval * per as f64),
-        "timestamp": ts,
-        "items": avg,
-        "min": min,
-        "max": max,
-        "n": n,
-        "compacted_from_interval": num(interval),
-    });
+    let ts = v.get(shape.start).cloned().unwrap_or(Value::Null);
+    let mut out = Map::new();
+    out.insert(shape.interval.into(), num(interval * per as f64));
+    out.insert(shape.start.into(), ts);
+    out.insert(shape.items.into(), Value::Array(avg));
+    out.insert("min".into(), Value::Array(min));
+    out.insert("max".into(), Value::Array(max));
+    out.insert("n".into(), Value::Array(n));
+    out.insert("compacted_from_interval".into(), num(interval));
+    *v = Value::Object(out);
     true
 }
 

@@ -35,7 +35,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
             if !finished.notes.is_empty() {
                 n.rules = Some(finished.notes);
             }
-            Kept::Documents(dedup(finished.records))
+            Kept::Documents(dedup(finished.records, c))
         }
         // Stamped, de-duplicated and projected page by page (engine/kept.rs).
         series @ Kept::Series(_) => series,

@@ -1,5 +1,5 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec};
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
@@ -7,6 +7,9 @@ use std::time::Duration;
 const ORDER: PageOrder = PageOrder::OldestFirst;
 
 const DOC: &[&str] = &["id", "day"];
+
+/// Oura's embedded sample series: `{"interval": seconds, "items": [number|null], "timestamp": start}`.
+const SAMPLES: SampleShape = SampleShape { interval: "interval", items: "items", start: "timestamp" };
 const SERIES: &[&str] = &["timestamp"];
 
 /// Document pages hold 25 records on the twin (unknown upstream): 18 days plus the 2+2 padding
@@ -18,8 +21,8 @@ const DOC_WINDOW_DAYS: u32 = 18;
 const HR_WINDOW_HOURS: u32 = 19;
 
 static SLEEP_SERIES: &[Embedded] = &[
-    Embedded { field: "heart_rate", kind: Samples },
-    Embedded { field: "hrv", kind: Samples },
+    Embedded { field: "heart_rate", kind: Samples(SAMPLES) },
+    Embedded { field: "hrv", kind: Samples(SAMPLES) },
     Embedded { field: "movement_30_sec", kind: Epochs(30) },
     Embedded { field: "sleep_phase_30_sec", kind: Epochs(30) },
     Embedded { field: "sleep_phase_5_min", kind: Epochs(300) },
@@ -37,6 +40,7 @@ macro_rules! col {
             projectable: true,
             day_keys: $day,
             always: $always,
+            key: Some("id"),
             fields: $fields,
             enveloped: true,
             in_sandbox: true,
@@ -96,7 +100,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
-        embedded: &[Embedded { field: "met", kind: Samples }, Embedded { field: "class_5_min", kind: Epochs(300) }],
+        embedded: &[Embedded { field: "met", kind: Samples(SAMPLES) }, Embedded { field: "class_5_min", kind: Epochs(300) }],
         ..col!(
             "daily_activity",
             Date,
@@ -197,7 +201,9 @@ static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         order: ORDER,
         split: Split::Hours(HR_WINDOW_HOURS),
-        series: Some(SeriesSpec { values: &["bpm"], levels: false, categories: &["source"] }),
+        // Samples carry no id: a repeat is told by its instant.
+        key: Option::None,
+        series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &["source"] }),
         ..col!(
             "heartrate",
             DateTime,
@@ -218,6 +224,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         projectable: false,
         day_keys: &[],
         always: &["id"],
+        key: Some("id"),
         fields: &["id", "age", "weight", "height", "biological_sex", "email"],
         enveloped: false,
         in_sandbox: false,
@@ -242,7 +249,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // ~288 a day: three days fill most of a 1,000-row page.
         order: ORDER,
         split: Split::Hours(72),
-        series: Some(SeriesSpec { values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
+        key: Option::None,
+        series: Some(SeriesSpec { stamp: "timestamp", values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
         ..col!(
             "ring_battery_level",
             DateTime,
@@ -263,6 +271,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         projectable: true,
         day_keys: &[],
         always: &["id"],
+        key: Some("id"),
         fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"],
         enveloped: true,
         in_sandbox: true,
@@ -275,9 +284,9 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         embedded: &[
-            Embedded { field: "heart_rate", kind: Samples },
-            Embedded { field: "heart_rate_variability", kind: Samples },
-            Embedded { field: "motion_count", kind: Samples },
+            Embedded { field: "heart_rate", kind: Samples(SAMPLES) },
+            Embedded { field: "heart_rate_variability", kind: Samples(SAMPLES) },
+            Embedded { field: "motion_count", kind: Samples(SAMPLES) },
         ],
         ..col!(
             "session",
