@@ -1,6 +1,6 @@
 //! The only way out of this crate to a provider. Data is read with GET, or with a form POST
 //! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
-//! is a property of this type, and `tests/tests/invariants.rs` keeps it so.
+//! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so.
 use crate::secret::Secret;
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! One contender in the two-process refresh race (`tests/tests/accounts.rs` runs two at once):
+//! One contender in the two-process refresh race (`tests/tests/e2e/store_race.rs` runs two at once):
 //! it reads the stored tokens, then refreshes them through a simulated provider whose refresh
 //! tokens work once, exactly as Oura's and Withings' rotate.
 //!

@@ -1,7 +1,7 @@
 //! Connecting Withings through the accounts machinery: the in-chat login (the server opens the
 //! browser) and the terminal `--manual` login, against the twin's authorize page and its
 //! `requesttoken` (envelope, comma scopes, no PKCE, 30-second single-use codes).
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::io::{BufRead, Write};

@@ -1,5 +1,5 @@
 //! End to end: concurrent windows, the memory cache, resolution and the character budget.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

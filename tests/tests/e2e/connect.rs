@@ -4,7 +4,7 @@
 //! a connected account changes (real data, refresh before expiry, the cache on a new login) and
 //! `vitals-mcp forget`. The "browser" is the test (or `BROWSER=<the browser bin>`), the provider
 //! is the twin, and every output is searched for the tokens and the client secret.
-mod common;
+use crate::common;
 use common::login::*;
 use common::*;
 use rmcp::model::*;

@@ -1,5 +1,5 @@
 //! End to end: a real MCP client drives `vitals-mcp` over stdio against the Oura twin.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

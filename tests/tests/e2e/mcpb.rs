@@ -2,7 +2,7 @@
 //! the launcher restores the executable bit and starts the right binary, a signed bundle opens in
 //! the strict zip reader Claude Desktop uses (yauzl) and in `mcpb` 2.1.2 itself, and the server reads
 //! an unset extension setting (`${user_config.…}` left literal) as unset.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -1,5 +1,5 @@
 //! End to end: connecting an account from a terminal against the twin's OAuth endpoints.
-mod common;
+use crate::common;
 use common::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};

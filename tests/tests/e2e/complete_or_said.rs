@@ -1,8 +1,8 @@
 //! "Complete, or said": an answer that could not be fetched in full claims only the days it has
 //! every record of, in any page order, and never says `empty` of days it did not fetch. Each
 //! test is a case seen on a twin (issues 15 and 25); the property over random data, orders, caps
-//! and faults is in `tests/tests/coverage_props.rs`.
-mod common;
+//! and faults is in `tests/tests/e2e/coverage_props.rs`.
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

@@ -2,7 +2,7 @@
 //! `target/e2e-py` on first run), on both lifecycles: `legacy` (initialize, 2025-11-25: an
 //! `elicitation/create` with an id, then `notifications/elicitation/complete` with the same id) and
 //! `auto` (2026-07-28: the `input_required` round, retried by the SDK itself).
-mod common;
+use crate::common;
 use common::login::*;
 use common::*;
 use std::path::PathBuf;

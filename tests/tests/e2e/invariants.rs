@@ -1,5 +1,5 @@
 //! The non-negotiables, checked on the source and on everything the server prints.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::json;
 use std::path::Path;

@@ -1,5 +1,5 @@
 //! Every enumerable claim in the docs is pinned to the code: tool names, env vars, paths.
-mod common;
+use crate::common;
 use std::path::Path;
 
 fn doc(name: &str) -> String {

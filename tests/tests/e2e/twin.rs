@@ -1,5 +1,5 @@
 //! The twin itself: the quirks and knobs the end-to-end suites rely on behave as the real API does.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 

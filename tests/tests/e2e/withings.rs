@@ -1,6 +1,6 @@
 //! Withings end to end: a real MCP client drives `vitals-mcp`, logged in at the twin's Withings.
 //! Oracles come from the raw groups and rows the twin holds (the sample person), read here.
-mod common;
+use crate::common;
 use common::*;
 use serde_json::{json, Value};
 use vitals::providers::withings::sample;

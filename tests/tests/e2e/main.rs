@@ -1,0 +1,18 @@
+//! The end-to-end suites, one binary: each module used to be a test binary of its own, and each
+//! linked the whole stack again (DECISIONS 45). The shared harness is `common`.
+mod common;
+
+mod complete_or_said;
+mod connect;
+mod coverage_props;
+mod docs;
+mod invariants;
+mod mcpb;
+mod oura;
+mod python;
+mod speed_size;
+mod store_race;
+mod terminal_login;
+mod twin;
+mod withings;
+mod withings_login;
