@@ -35,7 +35,7 @@ fn lab() -> &'static Lab {
 }
 
 fn app() -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let specs = vec![&kinds::OAUTH, &kinds::KEY, &kinds::SESSION, &kinds::IMPORT, &kinds::NONE];
+    let specs = kinds::ALL.to_vec();
     let app = vitals_settings::configure_with(mock_builder(), specs).build(mock_context(noop_assets())).unwrap();
     let wv = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
     (app, wv)

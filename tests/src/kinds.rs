@@ -26,6 +26,8 @@ use vitals::secret::Secret;
 pub const CLIENT_ID: &str = "kinds-client";
 pub const CLIENT_SECRET: &str = "kinds-client-secret-0123456789";
 pub const GOOD_KEY: &str = "KINDS-KEY-GOOD-0123456789abcdef";
+/// A second good key, given through the environment.
+pub const ENV_KEY: &str = "KINDS-KEY-GOOD-ENV-0123456789abc";
 pub const EMAIL: &str = "person@example.org";
 pub const PASSWORD: &str = "kinds-password-0123456789";
 pub const CODE: &str = "246810";
@@ -38,7 +40,8 @@ pub struct Book {
     /// Until true, the registration step after the OAuth login answers 403 (Polar's consents).
     pub consents_accepted: bool,
     pub registrations: u32,
-    pub key_exchanges: u32,
+    /// Exchanges of each good key.
+    pub exchanges_of: HashMap<String, u32>,
     /// Access tokens the API honours, with the kind that got each.
     pub tokens: HashMap<String, &'static str>,
     /// Tokens of users who registered (OAuth data needs it).
@@ -165,9 +168,9 @@ async fn register(headers: HeaderMap, AxState(book): AxState<Arc<Mutex<Book>>>, 
 
 async fn key_token(headers: HeaderMap, AxState(book): AxState<Arc<Mutex<Book>>>) -> Response {
     let mut b = book.lock().unwrap();
-    b.key_exchanges += 1;
     match headers.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("ApiKey ")) {
-        Some(GOOD_KEY) => {
+        Some(k @ (GOOD_KEY | ENV_KEY)) => {
+            *b.exchanges_of.entry(k.to_string()).or_default() += 1;
             let t = b.issue("api_key");
             Json(json!({"accessToken": t, "expiresIn": 86_400})).into_response()
         }
@@ -383,6 +386,19 @@ pub static KEY: ProviderSpec = spec!(
     })
 );
 
+/// The same key connection, for a key given in the environment (`VITALS_KINDS_ENV_KEY`).
+pub static ENV_KEYED: ProviderSpec = spec!(
+    "kinds_env_key",
+    "Kinds Env Key",
+    Connection::ApiKey(ApiKeySpec {
+        env: "VITALS_KINDS_ENV_KEY",
+        portal: "https://kinds.invalid/keys",
+        create_help: "Create a key at https://kinds.invalid/keys and set it as VITALS_KINDS_ENV_KEY.",
+        exchange: exchange_key,
+        revoke: Revoke::InAccount("at https://kinds.invalid/keys (delete the key)"),
+    })
+);
+
 pub static SESSION: ProviderSpec = spec!(
     "kinds_session",
     "Kinds Session",
@@ -435,9 +451,7 @@ impl Kind {
 }
 
 /// Every kind, in order: OAuth, API key, session, import, none.
-pub fn providers() -> Vec<Arc<dyn Provider>> {
-    [&OAUTH, &KEY, &SESSION, &IMPORT, &NONE].into_iter().map(|s| Arc::new(Kind::new(s)) as Arc<dyn Provider>).collect()
-}
+pub static ALL: [&ProviderSpec; 5] = [&OAUTH, &KEY, &SESSION, &IMPORT, &NONE];
 
 impl Provider for Kind {
     fn spec(&self) -> &'static ProviderSpec {

@@ -37,6 +37,7 @@ fn lab() -> &'static Lab {
         let mut env = api.env();
         env.push(("VITALS_CONFIG_DIR", dir.display().to_string()));
         env.push(("VITALS_TOKEN_STORE", "file".into()));
+        env.push(("VITALS_KINDS_ENV_KEY", kinds::ENV_KEY.into()));
         for (k, v) in env {
             // SAFETY: set once, before any test of this binary reads the environment.
             unsafe { std::env::set_var(k, v) };
@@ -77,9 +78,12 @@ struct Server {
     said: Mutex<String>,
 }
 
-async fn server() -> Server {
+/// A server with these providers only: a `vitals_check` probes every provider it has, and a test
+/// must not renew another test's credential.
+async fn server(specs: &[&'static vitals::catalog::ProviderSpec]) -> Server {
     lab();
-    let engine = Arc::new(vitals::engine::Engine::new(kinds::providers(), vitals::engine::Limits::from_env()));
+    let providers = specs.iter().map(|s| Arc::new(kinds::Kind::new(s)) as Arc<dyn vitals::providers::Provider>).collect();
+    let engine = Arc::new(vitals::engine::Engine::new(providers, vitals::engine::Limits::from_env()));
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         let running = vitals::mcp::Vitals::new(engine).serve(theirs).await.expect("the server starts");
@@ -124,7 +128,9 @@ impl Server {
     fn assert_quiet(&self, issued: &[String]) {
         let mut all = self.said.lock().unwrap().clone();
         all.extend(self.user.pages.lock().unwrap().iter().map(|(_, p)| p.clone()));
-        for s in [kinds::CLIENT_SECRET, kinds::GOOD_KEY, kinds::PASSWORD, kinds::CODE].iter().map(|s| s.to_string()).chain(issued.iter().cloned()) {
+        for s in
+            [kinds::CLIENT_SECRET, kinds::GOOD_KEY, kinds::ENV_KEY, kinds::PASSWORD, kinds::CODE].iter().map(|s| s.to_string()).chain(issued.iter().cloned())
+        {
             assert!(!all.contains(&s), "a secret ({} chars) reached an answer or a page", s.len());
         }
     }
@@ -147,7 +153,7 @@ fn issued() -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn oauth_with_basic_auth_a_user_id_and_a_step_after_the_exchange_retried_until_it_succeeds() {
-    let s = server().await;
+    let s = server(&[&kinds::OAUTH]).await;
     let before = s.check("kinds_oauth").await;
     assert_eq!(
         (before["connection"].as_str(), before["credential"].as_str(), before["state"].as_str()),
@@ -197,7 +203,7 @@ async fn oauth_with_basic_auth_a_user_id_and_a_step_after_the_exchange_retried_u
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_api_key_typed_into_our_page_is_checked_saved_with_its_expiry_and_exchanged_again_when_due() {
-    let s = server().await;
+    let s = server(&[&kinds::KEY]).await;
     *s.user.answers.lock().unwrap() = Answers { keys: vec!["KINDS-KEY-WRONG-0000000000".into(), kinds::GOOD_KEY.into()], days: Some(90) };
     let r = s.call("vitals_connect", json!({"provider": "kinds_key"})).await.unwrap();
     assert_eq!(r["state"], "connected", "{r}");
@@ -213,7 +219,8 @@ async fn an_api_key_typed_into_our_page_is_checked_saved_with_its_expiry_and_exc
 
     let a = s.read("kinds_key").await.unwrap();
     assert_eq!(read_with(&a), json!(["api_key", "api_key", "api_key"]));
-    assert_eq!(lab().api.book.lock().unwrap().key_exchanges, 2, "the wrong key, then the good one; reading did not exchange again");
+    let good = || lab().api.book.lock().unwrap().exchanges_of.get(kinds::GOOD_KEY).copied().unwrap_or(0);
+    assert_eq!(good(), 1, "the good key was exchanged once when saved; reading did not exchange again");
     let c = s.check("kinds_key").await;
     assert_eq!((c["connection"].as_str(), c["credential"].as_str()), (Some("api_key"), Some("api_key")), "{c}");
     assert!(c["key_expires_at"].is_string() && c["expires_at"].is_string(), "{c}");
@@ -224,7 +231,7 @@ async fn an_api_key_typed_into_our_page_is_checked_saved_with_its_expiry_and_exc
     store.save("kinds_key", &vitals::accounts::Tokens { expires_at: Some(jiff::Timestamp::now().as_second()), ..t }).unwrap();
     let a = s.read("kinds_key").await.unwrap();
     assert!(a["notices"]["credential_refreshed"].as_str().unwrap().contains("about to expire"), "{a}");
-    assert_eq!(lab().api.book.lock().unwrap().key_exchanges, 3);
+    assert_eq!(good(), 2);
 
     let f = vitals::accounts::forget::forget(&kinds::KEY).await.unwrap();
     assert!(f.message.contains("at https://kinds.invalid/keys (delete the key)") && f.message.contains("local key and token were deleted"), "{}", f.message);
@@ -233,7 +240,7 @@ async fn an_api_key_typed_into_our_page_is_checked_saved_with_its_expiry_and_exc
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_session_login_asks_for_its_one_time_code_and_never_keeps_the_password() {
-    let s = server().await;
+    let s = server(&[&kinds::SESSION]).await;
     assert_eq!(s.check("kinds_session").await["state"], "needs_credentials");
     // Reading connects: the page asks for email and password, then for the code.
     let a = s.read("kinds_session").await.unwrap();
@@ -255,7 +262,7 @@ async fn a_session_login_asks_for_its_one_time_code_and_never_keeps_the_password
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_import_has_no_page_and_says_how_then_reads_with_the_imported_tokens() {
-    let s = server().await;
+    let s = server(&[&kinds::IMPORT]).await;
     let e = s.call("vitals_connect", json!({"provider": "kinds_import"})).await.unwrap_err();
     assert!(e.contains("vitals-mcp auth kinds_import --import") && e.contains("~/.kinds-tool"), "{e}");
     let e = vitals::accounts::grant::import(&kinds::IMPORT, Some(lab().dir.join("nowhere"))).await.unwrap_err();
@@ -284,13 +291,13 @@ async fn an_import_has_no_page_and_says_how_then_reads_with_the_imported_tokens(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn none_serves_sample_data_and_has_nothing_to_connect() {
-    let s = server().await;
+    let s = server(&kinds::ALL).await;
     let e = s.call("vitals_connect", json!({"provider": "kinds_none"})).await.unwrap_err();
     assert!(e.contains("is not a provider that can be connected") && e.contains("kinds_oauth, kinds_key, kinds_session, kinds_import"), "{e}");
     let a = s.read("kinds_none").await.unwrap();
     assert_eq!(a["synthetic"], true);
     assert_eq!(read_with(&a), json!(["sample", "sample", "sample"]));
-    let c = s.check("kinds_none").await;
+    let c = server(&[&kinds::NONE]).await.check("kinds_none").await;
     assert_eq!((c["connection"].as_str(), c["credential"].as_str(), c["state"].as_str()), (Some("none"), Some("sandbox"), Some("sandbox")), "{c}");
     let sources = s.call("vitals_sources", json!({})).await.unwrap();
     let kinds: Vec<(String, String)> =
@@ -300,4 +307,23 @@ async fn none_serves_sample_data_and_has_nothing_to_connect() {
         [("kinds_oauth", "oauth"), ("kinds_key", "api_key"), ("kinds_session", "session"), ("kinds_import", "import"), ("kinds_none", "none")]
             .map(|(a, b)| (a.to_string(), b.to_string()))
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_key_in_the_environment_is_exchanged_once_in_memory_and_never_saved() {
+    let s = server(&[&kinds::ENV_KEYED]).await;
+    let exchanges = || lab().api.book.lock().unwrap().exchanges_of.get(kinds::ENV_KEY).copied().unwrap_or(0);
+    // Two reads at once: one exchange between them.
+    let (a, b) = tokio::join!(s.read("kinds_env_key"), s.read("kinds_env_key"));
+    let (a, b) = (a.unwrap(), b.unwrap());
+    assert_eq!((read_with(&a), read_with(&b)), (json!(["api_key", "api_key", "api_key"]), json!(["api_key", "api_key", "api_key"])));
+    assert_eq!(exchanges(), 1, "one exchange at a time per key, and the second read used its token");
+    let said: Vec<&Value> = [&a, &b].into_iter().filter_map(|x| x["notices"].get("credential_refreshed")).collect();
+    assert!(said.iter().any(|n| n.as_str().unwrap().contains("key was exchanged for an access token")), "{a} {b}");
+    let c = s.check("kinds_env_key").await;
+    assert_eq!((c["credential"].as_str(), c["state"].as_str()), (Some("api_key"), Some("connected")), "{c}");
+    assert!(c["credential_source"].as_str().unwrap().contains("environment VITALS_KINDS_ENV_KEY (the key's token is kept in memory only)"), "{c}");
+    assert!(stored("kinds_env_key").is_none(), "a key from the environment is never written anywhere");
+    assert_eq!(exchanges(), 1, "the check used the token in memory");
+    s.assert_quiet(&issued());
 }
