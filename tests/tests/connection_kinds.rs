@@ -325,5 +325,7 @@ async fn a_key_in_the_environment_is_exchanged_once_in_memory_and_never_saved() 
     assert!(c["credential_source"].as_str().unwrap().contains("environment VITALS_KINDS_ENV_KEY (the key's token is kept in memory only)"), "{c}");
     assert!(stored("kinds_env_key").is_none(), "a key from the environment is never written anywhere");
     assert_eq!(exchanges(), 1, "the check used the token in memory");
+    let f = vitals::accounts::forget::forget(&kinds::ENV_KEYED).await.unwrap();
+    assert!(f.message.contains("comes from the environment variable VITALS_KINDS_ENV_KEY") && f.message.contains("remove it there"), "{}", f.message);
     s.assert_quiet(&issued());
 }

@@ -14,7 +14,18 @@ pub struct Forgotten {
 pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
     let store = token_store()?;
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
-        return Ok(Forgotten { provider: p.name, message: format!("{}: no login was stored ({}); nothing to forget.", p.display, store.describe()) });
+        // A key given in the environment is never stored: only the environment can take it away.
+        let from_env = p.connection.api_key().map(|k| k.env).filter(|var| crate::env::var(var).is_some());
+        let message = match from_env {
+            Some(var) => format!(
+                "{}: no login was stored ({}); the key in use comes from the environment variable {var} (or the extension's settings): \
+                 remove it there to disconnect.",
+                p.display,
+                store.describe()
+            ),
+            None => format!("{}: no login was stored ({}); nothing to forget.", p.display, store.describe()),
+        };
+        return Ok(Forgotten { provider: p.name, message });
     };
     let what = if tokens.key.is_some() { "key and token" } else { "tokens" };
     let revoked = match p.connection.revoke() {
