@@ -9,6 +9,7 @@ use vitals::accounts::{default_dir, forget, link, token_store, Settings};
 use vitals::catalog::ProviderSpec;
 use vitals::connection::{Connection, SessionForm};
 use vitals::secret::Secret;
+use vitals::time::unix_rfc3339 as rfc3339;
 
 /// What the window shows for one provider.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -72,10 +73,6 @@ fn spec(state: &AppState, provider: &str) -> Result<&'static ProviderSpec, Strin
 
 fn settings() -> Result<Settings, String> {
     default_dir().map(Settings::at).ok_or_else(|| "this computer has no configuration folder; set VITALS_CONFIG_DIR".into())
-}
-
-fn rfc3339(s: Option<i64>) -> Option<String> {
-    vitals::providers::rfc3339(s)
 }
 
 /// The state of one provider, read afresh from the settings file and the token store.

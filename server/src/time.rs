@@ -72,6 +72,11 @@ pub fn local_day(s: &str, zone: &Zone) -> Option<Date> {
 }
 
 /// RFC 3339 with the zone's offset at that instant, seconds precision: what we send upstream.
+/// Unix seconds as an RFC 3339 instant (UTC), for reports of expiries. None: none, or out of range.
+pub fn unix_rfc3339(s: Option<i64>) -> Option<String> {
+    s.and_then(|s| Timestamp::from_second(s).ok()).map(|t| t.to_string())
+}
+
 pub fn rfc3339(z: &jiff::Zoned) -> String {
     z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string()
 }

@@ -44,7 +44,7 @@ impl Connected {
 
     /// What saving `t` for `p` amounts to, in words.
     pub fn of(p: &'static ProviderSpec, t: &Tokens, saved_in: String, pending: Option<String>) -> Connected {
-        let at = |s: Option<i64>| s.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string());
+        let at = crate::time::unix_rfc3339;
         Connected {
             provider: p.name,
             display: p.display,

@@ -1,6 +1,7 @@
 //! `vitals_check` and `vitals-mcp --check`: credentials and reachability, never a secret or a health value.
 use crate::engine::{Engine, QueryRequest};
-use crate::providers::{rfc3339, CredentialKind};
+use crate::providers::CredentialKind;
+use crate::time::unix_rfc3339 as rfc3339;
 use schemars::JsonSchema;
 use serde::Serialize;
 

@@ -237,7 +237,7 @@ credentials are missing, the error says where to get them.",
                 url: None,
                 cli: None,
                 scopes: cred.scopes,
-                expires_at: crate::providers::rfc3339(cred.expires_at),
+                expires_at: crate::time::unix_rfc3339(cred.expires_at),
             }));
         }
         match connect(&self.links, p.spec(), &ctx, state, answers).await {

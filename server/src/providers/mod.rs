@@ -76,11 +76,6 @@ impl Credential {
     }
 }
 
-/// Unix seconds as RFC 3339, for reports.
-pub fn rfc3339(s: Option<i64>) -> Option<String> {
-    s.and_then(|s| jiff::Timestamp::from_second(s).ok()).map(|t| t.to_string())
-}
-
 /// Where a provider's credential comes from, whatever its kind.
 pub trait CredentialSource: Send + Sync {
     /// The credential now: one read of the environment and the token store.
