@@ -1,11 +1,11 @@
 //! The command layer through Tauri's mock runtime (no display): save, status, connect against the
 //! twin's authorize and token endpoints, revoke, forget, and the error paths. The test plays the
 //! user's browser; the environment points the server library at the twin and a private folder.
+mod common;
+use common::Window;
 use serde_json::{json, Value};
 use std::sync::{Mutex, MutexGuard, OnceLock};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
+use tauri::test::MockRuntime;
 
 const SECRET: &str = "twin-client-secret";
 
@@ -60,24 +60,13 @@ fn lab() -> (&'static Lab, MutexGuard<'static, ()>) {
     (lab, turn)
 }
 
-fn app() -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let app = vitals_settings::configure(mock_builder()).build(mock_context(noop_assets())).unwrap();
-    let wv = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
-    (app, wv)
+fn app() -> (tauri::App<MockRuntime>, Window) {
+    common::app(vitals_settings::configure)
 }
 
 /// Invoke a command as the window does; Ok(value) or Err(the error text).
-fn call(wv: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, String> {
-    let req = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: if cfg!(windows) { "http://tauri.localhost" } else { "tauri://localhost" }.parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    let out = get_ipc_response(wv, req).map(|b| b.deserialize::<Value>().unwrap()).map_err(|e| e.as_str().map(str::to_string).unwrap_or(e.to_string()));
+fn call(wv: &Window, cmd: &str, args: Value) -> Result<Value, String> {
+    let out = common::invoke(wv, cmd, args);
     // Whatever a command answers, the saved secret is not in it.
     assert!(!format!("{out:?}").contains(SECRET), "{cmd} sent the secret to the window");
     out
@@ -100,7 +89,7 @@ fn follow(lab: &Lab, url: &str) -> (u16, String) {
 }
 
 /// Start a login, follow it in a "browser" thread, and wait for the outcome.
-fn connect(lab: &'static Lab, wv: &tauri::WebviewWindow<MockRuntime>, p: &str) -> (Result<Value, String>, (u16, String)) {
+fn connect(lab: &'static Lab, wv: &Window, p: &str) -> (Result<Value, String>, (u16, String)) {
     let started = call(wv, "connect_start", json!({"provider": p})).unwrap();
     assert_eq!(started["browser_opened"], true);
     let url = started["url"].as_str().unwrap().to_string();

@@ -2,58 +2,27 @@
 //! (`vitals_twin::kinds`): each row says its kind, and the commands that kind needs connect it (a
 //! key saved and checked, a session login with its one-time code, an import, a browser login with
 //! HTTP Basic and a registration step), then revoke it. Nothing in the app names these providers.
+mod common;
+use common::Window;
 use serde_json::{json, Value};
 use std::sync::OnceLock;
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{get_ipc_response, mock_builder, mock_context, noop_assets, MockRuntime, INVOKE_KEY};
-use tauri::webview::InvokeRequest;
-use vitals_twin::kinds::{self, KindsApi};
-
-struct Lab {
-    rt: tokio::runtime::Runtime,
-    api: KindsApi,
-    dir: std::path::PathBuf,
-}
+use tauri::test::MockRuntime;
+use vitals_twin::kinds::{self, Lab};
 
 fn lab() -> &'static Lab {
     static LAB: OnceLock<Lab> = OnceLock::new();
-    LAB.get_or_init(|| {
-        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
-        let api = rt.block_on(KindsApi::start());
-        let dir = std::env::temp_dir().join(format!("vitals-settings-kinds-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut env = api.env();
-        env.push(("VITALS_CONFIG_DIR", dir.display().to_string()));
-        env.push(("VITALS_TOKEN_STORE", "file".into()));
-        env.push(("BROWSER", "true".into()));
-        for (k, v) in env {
-            // SAFETY: set once, before anything in this binary reads the environment.
-            unsafe { std::env::set_var(k, v) };
-        }
-        Lab { rt, api, dir }
-    })
+    // The "browser" the app opens does nothing; the test follows the link itself.
+    LAB.get_or_init(|| Lab::start("settings-kinds", &[("BROWSER", "true")]))
 }
 
-fn app() -> (tauri::App<MockRuntime>, tauri::WebviewWindow<MockRuntime>) {
-    let specs = kinds::ALL.to_vec();
-    let app = vitals_settings::configure_with(mock_builder(), specs).build(mock_context(noop_assets())).unwrap();
-    let wv = tauri::WebviewWindowBuilder::new(&app, "main", Default::default()).build().unwrap();
-    (app, wv)
+fn app() -> (tauri::App<MockRuntime>, Window) {
+    common::app(|b| vitals_settings::configure_with(b, kinds::ALL.to_vec()))
 }
 
 /// Invoke a command as the window does; Ok(value) or Err(the error text). No answer carries a
 /// secret that was typed or issued.
-fn call(wv: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Result<Value, String> {
-    let req = InvokeRequest {
-        cmd: cmd.into(),
-        callback: CallbackFn(0),
-        error: CallbackFn(1),
-        url: if cfg!(windows) { "http://tauri.localhost" } else { "tauri://localhost" }.parse().unwrap(),
-        body: InvokeBody::Json(args),
-        headers: Default::default(),
-        invoke_key: INVOKE_KEY.to_string(),
-    };
-    let out = get_ipc_response(wv, req).map(|b| b.deserialize::<Value>().unwrap()).map_err(|e| e.as_str().map(str::to_string).unwrap_or(e.to_string()));
+fn call(wv: &Window, cmd: &str, args: Value) -> Result<Value, String> {
+    let out = common::invoke(wv, cmd, args);
     let said = format!("{out:?}");
     let issued: Vec<String> = lab().api.book.lock().unwrap().tokens.keys().cloned().collect();
     for s in [kinds::CLIENT_SECRET, kinds::GOOD_KEY, kinds::PASSWORD, kinds::CODE].iter().map(|s| s.to_string()).chain(issued) {
@@ -62,7 +31,7 @@ fn call(wv: &tauri::WebviewWindow<MockRuntime>, cmd: &str, args: Value) -> Resul
     out
 }
 
-fn row(wv: &tauri::WebviewWindow<MockRuntime>, name: &str) -> Value {
+fn row(wv: &Window, name: &str) -> Value {
     call(wv, "providers", json!({})).unwrap().as_array().unwrap().iter().find(|p| p["provider"] == name).unwrap().clone()
 }
 

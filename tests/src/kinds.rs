@@ -492,6 +492,41 @@ impl Provider for Kind {
     }
 }
 
+/// The kinds API on a runtime of its own (it outlives every test's runtime), a fresh config folder,
+/// and this process's environment pointed at both: what a test binary of the kinds starts from.
+pub struct Lab {
+    /// Kept alive: the API runs on it.
+    pub rt: tokio::runtime::Runtime,
+    pub api: KindsApi,
+    pub dir: std::path::PathBuf,
+}
+
+impl Lab {
+    /// Start once per binary (the environment is process-wide), with `extra` variables set too.
+    pub fn start(tag: &str, extra: &[(&'static str, &str)]) -> Lab {
+        // On its own thread, so a test inside a tokio runtime can start it as well.
+        let (rt, api) = std::thread::spawn(|| {
+            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
+            let api = rt.block_on(KindsApi::start());
+            (rt, api)
+        })
+        .join()
+        .unwrap();
+        let dir = std::env::temp_dir().join(format!("vitals-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut env = api.env();
+        env.push(("VITALS_CONFIG_DIR", dir.display().to_string()));
+        env.push(("VITALS_TOKEN_STORE", "file".into()));
+        env.extend(extra.iter().map(|(k, v)| (*k, v.to_string())));
+        for (k, v) in env {
+            // SAFETY: set once, before anything in the test binary reads the environment.
+            unsafe { std::env::set_var(k, v) };
+        }
+        unsafe { std::env::remove_var("VITALS_SANDBOX") };
+        Lab { rt, api, dir }
+    }
+}
+
 /// What the person types into a page of ours.
 #[derive(Clone, Debug)]
 pub struct Answers {

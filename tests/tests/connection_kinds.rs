@@ -10,41 +10,13 @@ use rmcp::{ClientHandler, ErrorData, RoleClient, ServiceExt};
 use serde_json::{json, Value};
 use std::sync::{Arc, Mutex, OnceLock};
 use vitals::accounts::TokenStore;
-use vitals_twin::kinds::{self, Answers, KindsApi};
+use vitals_twin::kinds::{self, Answers, Lab};
 
 /// The kinds API and one config folder for the whole binary: the environment is process-wide.
 /// Each test uses its own providers, whose entries in the token store are their own.
-struct Lab {
-    /// Kept alive: the API runs on it.
-    _rt: tokio::runtime::Runtime,
-    api: KindsApi,
-    dir: std::path::PathBuf,
-}
-
 fn lab() -> &'static Lab {
     static LAB: OnceLock<Lab> = OnceLock::new();
-    LAB.get_or_init(|| {
-        // Its own runtime, on its own thread: the API outlives every test's runtime.
-        let (rt, api) = std::thread::spawn(|| {
-            let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-            let api = rt.block_on(KindsApi::start());
-            (rt, api)
-        })
-        .join()
-        .unwrap();
-        let dir = std::env::temp_dir().join(format!("vitals-kinds-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut env = api.env();
-        env.push(("VITALS_CONFIG_DIR", dir.display().to_string()));
-        env.push(("VITALS_TOKEN_STORE", "file".into()));
-        env.push(("VITALS_KINDS_ENV_KEY", kinds::ENV_KEY.into()));
-        for (k, v) in env {
-            // SAFETY: set once, before any test of this binary reads the environment.
-            unsafe { std::env::set_var(k, v) };
-        }
-        unsafe { std::env::remove_var("VITALS_SANDBOX") };
-        Lab { _rt: rt, api, dir }
-    })
+    LAB.get_or_init(|| Lab::start("kinds", &[("VITALS_KINDS_ENV_KEY", kinds::ENV_KEY)]))
 }
 
 /// A client with URL elicitation whose user opens every link and does what the page asks.
