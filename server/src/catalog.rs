@@ -60,6 +60,25 @@ pub struct CollectionSpec {
     pub embedded: &'static [Embedded],
     /// Options of this collection alone (`include_manual`), passed in `vitals_query`'s `options`.
     pub options: &'static [OptionSpec],
+    /// How far back the provider serves this collection at all. None: as far as the account goes.
+    pub retention: Option<Retention>,
+}
+
+/// The provider serves only the last `days` days (today included): older days are unreachable,
+/// which an answer says rather than calling them empty.
+#[derive(Debug, Clone, Copy)]
+pub struct Retention {
+    pub days: u32,
+    /// Why, in the provider's terms (`Polar lists exercises uploaded in the last 30 days`).
+    pub why: &'static str,
+}
+
+impl Retention {
+    /// The first day the provider still serves, seen from `today`.
+    pub fn first_day(&self, today: jiff::civil::Date) -> jiff::civil::Date {
+        use jiff::ToSpan;
+        today.checked_sub((i64::from(self.days.max(1)) - 1).days()).unwrap_or(today)
+    }
 }
 
 /// A collection-specific switch. Options are booleans: nothing else has been needed yet.
@@ -197,6 +216,43 @@ pub struct ProviderSpec {
     pub late_sync: &'static str,
     /// How it is connected: a browser login, a pasted key, a session, or nothing (sample data only).
     pub connection: crate::connection::Connection,
+    /// HTTP statuses that mean "no data for what was asked" rather than an error (Polar answers a
+    /// day without data with 204 or 404): read as an empty page.
+    pub no_data: &'static [u16],
+    /// The files of one activity the provider offers for `vitals_export`, and where their ids are listed.
+    pub files: Option<Files>,
+}
+
+/// Activity files a provider serves (Polar's exercises, Garmin's activities).
+#[derive(Debug, Clone, Copy)]
+pub struct Files {
+    pub formats: &'static [FileFormat],
+    /// The collection whose `id` names an activity.
+    pub listed_in: &'static str,
+    /// Said when a file is not there (an unknown id, GPX without a route), in the provider's terms.
+    pub missing: &'static str,
+}
+
+/// A file format of an exported activity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    Fit,
+    Tcx,
+    Gpx,
+}
+
+impl FileFormat {
+    pub const ALL: [FileFormat; 3] = [FileFormat::Fit, FileFormat::Tcx, FileFormat::Gpx];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FileFormat::Fit => "fit",
+            FileFormat::Tcx => "tcx",
+            FileFormat::Gpx => "gpx",
+        }
+    }
+    pub fn parse(s: &str) -> Option<FileFormat> {
+        FileFormat::ALL.into_iter().find(|f| f.as_str().eq_ignore_ascii_case(s.trim()))
+    }
 }
 
 impl ProviderSpec {

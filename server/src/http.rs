@@ -1,6 +1,7 @@
 //! The only way out of this crate to a provider. Data is read with GET, or with a form POST
 //! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
-//! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so.
+//! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so. The other POSTs
+//! are named functions: token requests, the revoke of our own grant, and Polar's registration.
 use crate::secret::Secret;
 use std::time::Duration;
 
@@ -31,7 +32,35 @@ impl Request {
 pub struct Reply {
     pub status: u16,
     pub retry_after: Option<Duration>,
+    /// What the provider's rate headers said of its budget, when it sent them.
+    pub quota: Option<Quota>,
     pub body: Result<String, String>,
+}
+
+/// A provider's own account of its request budget, from its rate headers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// Requests left in the tightest window.
+    pub remaining: u64,
+    /// When that window starts again, where said.
+    pub reset: Option<Duration>,
+}
+
+/// Read the budget from `RateLimit-Usage` / `RateLimit-Limit` / `RateLimit-Reset` (each may be a
+/// comma-separated pair of windows, Polar's 15 minutes and 24 hours), or from `X-RateLimit-Remaining`
+/// / `RateLimit-Remaining`. Which style Polar sends is not confirmed (reference polar §6), so both
+/// are read and neither is required.
+pub fn quota(header: impl Fn(&str) -> Option<String>) -> Option<Quota> {
+    let list = |name: &str| -> Vec<u64> { header(name).map(|v| v.split(',').filter_map(|x| x.trim().parse().ok()).collect()).unwrap_or_default() };
+    let (usage, limit, reset) = (list("ratelimit-usage"), list("ratelimit-limit"), list("ratelimit-reset"));
+    let windows: Vec<(u64, Option<u64>)> = usage.iter().zip(&limit).enumerate().map(|(i, (u, l))| (l.saturating_sub(*u), reset.get(i).copied())).collect();
+    let from_pairs = windows.into_iter().min_by_key(|(left, _)| *left);
+    let from_remaining = || {
+        let left = list("x-ratelimit-remaining").into_iter().chain(list("ratelimit-remaining")).min()?;
+        Some((left, list("x-ratelimit-reset").into_iter().chain(reset.iter().copied()).max()))
+    };
+    let (remaining, reset) = from_pairs.or_else(from_remaining)?;
+    Some(Quota { remaining, reset: reset.map(Duration::from_secs) })
 }
 
 /// The only `action`s a data POST may carry: Withings reads everything with POST (reference §1),
@@ -83,9 +112,33 @@ impl Http {
         };
         let resp = builder.bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
-        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+        let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        let quota = quota(header);
         let body = resp.text().await.map_err(|e| classify(&e).to_string());
-        Ok(Reply { status, retry_after, body })
+        Ok(Reply { status, retry_after, quota, body })
+    }
+}
+
+/// A file as it came: status, Retry-After, bytes.
+pub struct FileReply {
+    pub status: u16,
+    pub retry_after: Option<Duration>,
+    pub body: Vec<u8>,
+}
+
+impl Http {
+    /// GET one file (an activity's FIT, TCX or GPX) with a bearer token. Only a GET: a file
+    /// request with any other method is refused before it is sent.
+    pub async fn read_file(&self, req: &Request, bearer: &Secret) -> Result<FileReply, HttpError> {
+        if req.method != ReadMethod::Get {
+            return Err(HttpError::NotARead("a file request that is not a GET".into()));
+        }
+        let resp = self.client.get(&req.url).query(&req.params).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
+        let status = resp.status().as_u16();
+        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        let body = resp.bytes().await.map_err(|e| classify(&e))?.to_vec();
+        Ok(FileReply { status, retry_after, body })
     }
 }
 
@@ -110,6 +163,20 @@ pub async fn revoke(url: &str, param: &str, token: &Secret) -> Result<u16, HttpE
     Ok(resp.status().as_u16())
 }
 
+/// The one route of Polar's registration (reference polar §2.3), relative to its API base.
+pub const POLAR_REGISTRATION: &str = "/v3/users";
+
+/// Register a Polar user with this app: `POST <base>/v3/users {"member-id": …}`. The third and
+/// last POST that leaves this crate: Polar refuses every read until it has succeeded once, and it
+/// writes nothing of the user's data. Exactly this route, nothing else. Returns the HTTP status.
+pub async fn register_polar_user(base: &str, bearer: &Secret, member_id: &str) -> Result<u16, HttpError> {
+    let url = format!("{}{POLAR_REGISTRATION}", base.trim_end_matches('/'));
+    let body = serde_json::json!({ "member-id": member_id });
+    let resp =
+        token_client().post(&url).bearer_auth(bearer.expose()).header("accept", "application/json").json(&body).send().await.map_err(|e| classify(&e))?;
+    Ok(resp.status().as_u16())
+}
+
 impl Default for Http {
     fn default() -> Self {
         Http::new()
@@ -128,6 +195,17 @@ fn classify(e: &reqwest::Error) -> HttpError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rate_headers_give_the_tightest_window_in_either_style() {
+        let h = |pairs: &'static [(&'static str, &'static str)]| move |n: &str| pairs.iter().find(|(k, _)| *k == n).map(|(_, v)| v.to_string());
+        let q = quota(h(&[("ratelimit-usage", "499,1200"), ("ratelimit-limit", "500,5000"), ("ratelimit-reset", "120,40000")]));
+        assert_eq!(q, Some(Quota { remaining: 1, reset: Some(Duration::from_secs(120)) }));
+        let spent = quota(h(&[("ratelimit-usage", "10,5000"), ("ratelimit-limit", "500,5000"), ("ratelimit-reset", "120,40000")]));
+        assert_eq!(spent, Some(Quota { remaining: 0, reset: Some(Duration::from_secs(40000)) }));
+        assert_eq!(quota(h(&[("x-ratelimit-remaining", "7"), ("x-ratelimit-limit", "100")])), Some(Quota { remaining: 7, reset: None }));
+        assert_eq!(quota(h(&[])), None);
+    }
 
     #[tokio::test]
     async fn a_form_post_that_is_not_a_read_is_refused_before_it_is_sent() {

@@ -331,6 +331,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     order: PageOrder::OldestFirst,
     series: None,
     embedded: &[],
+    retention: None,
     options: &[],
 }];
 
@@ -345,6 +346,8 @@ macro_rules! spec {
             max_days: None,
             rate_budget: RateBudget { requests: 1000, per: std::time::Duration::from_secs(60) },
             late_sync: "the kinds API can sync late",
+            no_data: &[],
+            files: None,
             connection: $connection,
         }
     };
@@ -439,7 +442,12 @@ struct Sample;
 impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> Reply {
         let d = |k| req.param(k).and_then(|d| d.parse::<jiff::civil::Date>().ok()).unwrap();
-        Reply { status: 200, retry_after: None, body: Ok(json!({"data": days(d("start_date"), d("end_date"), "sample"), "next_token": null}).to_string()) }
+        Reply {
+            status: 200,
+            retry_after: None,
+            quota: None,
+            body: Ok(json!({"data": days(d("start_date"), d("end_date"), "sample"), "next_token": null}).to_string()),
+        }
     }
 }
 
@@ -471,7 +479,7 @@ impl Provider for Kind {
         }
         Request { method: ReadMethod::Get, url: format!("{}/{}", std::env::var("KINDS_BASE_URL").unwrap_or_default(), c.path), params }
     }
-    fn parse_page(&self, _c: &CollectionSpec, body: &str) -> Result<Page, PageError> {
+    fn parse_page(&self, _c: &CollectionSpec, body: &str, _zone: &vitals::time::Zone) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;
         Ok(Page { records: v["data"].as_array().cloned().unwrap_or_default(), next_token: None })
     }

@@ -2,6 +2,7 @@
 //! A library for the end-to-end suites and a binary so any client can be pointed at it.
 pub mod kinds;
 pub mod oura;
+pub mod polar;
 pub mod withings;
 
 /// The order a twin pages a listing in (oldest first, newest first, or a fixed shuffle).
@@ -66,6 +67,8 @@ pub struct State {
     pub days: oura::DayCache,
     /// Withings: configuration, OAuth server and rate counters.
     pub withings: Mutex<withings::Withings>,
+    /// Polar: configuration, OAuth server, registrations.
+    pub polar: Mutex<polar::Polar>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -94,6 +97,9 @@ impl Twin {
     pub fn withings(&self, f: impl FnOnce(&mut withings::Withings)) {
         f(&mut self.state.withings.lock().unwrap());
     }
+    pub fn polar(&self, f: impl FnOnce(&mut polar::Polar)) {
+        f(&mut self.state.polar.lock().unwrap());
+    }
     pub fn clear_log(&self) {
         self.state.log.lock().unwrap().clear();
     }
@@ -106,6 +112,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         oauth: Default::default(),
         days: Default::default(),
         withings: Default::default(),
+        polar: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
         log: Mutex::new(vec![]),
@@ -126,6 +133,10 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/v2/measure", any(withings_data))
         .route("/v2/sleep", any(withings_data))
         .route("/v2/user", any(withings_data))
+        .route("/_twin/polar", post(patch_polar))
+        .route("/oauth2/authorization", get(polar_authorize))
+        .route("/v2/oauth2/token", post(polar_token))
+        .route("/v3/{*rest}", any(polar_data))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
         .with_state(state.clone());
@@ -228,6 +239,40 @@ async fn withings_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::ht
     }
     let a = s.withings.lock().unwrap().serve(uri.path(), &p, bearer.as_deref());
     Response::builder().status(a.http).header("content-type", a.content_type).body(Body::from(a.body)).unwrap()
+}
+
+async fn patch_polar(AxState(s): AxState<Arc<State>>, Json(p): Json<polar::PolarPatch>) -> StatusCode {
+    p.apply(&mut s.polar.lock().unwrap().cfg);
+    StatusCode::NO_CONTENT
+}
+
+/// Polar's authorize page consents at once and sends the browser back with a code.
+async fn polar_authorize(AxState(s): AxState<Arc<State>>, RawQuery(q): RawQuery) -> Response {
+    match s.polar.lock().unwrap().authorize(&form(&q.unwrap_or_default()), "http://localhost:8080/callback") {
+        Ok(to) => axum::response::Redirect::to(&to).into_response(),
+        Err(e) => (StatusCode::BAD_REQUEST, e).into_response(),
+    }
+}
+
+async fn polar_token(AxState(s): AxState<Arc<State>>, h: HeaderMap, body: String) -> Response {
+    let auth = h.get("authorization").and_then(|v| v.to_str().ok());
+    s.polar.lock().unwrap().token(auth, &form(&body)).into_response()
+}
+
+async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
+    let q = q.unwrap_or_default();
+    s.log.lock().unwrap().push(LoggedRequest {
+        method: m.to_string(),
+        path: uri.path().to_string(),
+        query: q.clone(),
+        user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
+    });
+    let bearer = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
+    let latency = s.polar.lock().unwrap().cfg.faults.latency_ms;
+    if latency > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+    }
+    s.polar.lock().unwrap().serve(m.as_str(), uri.path(), &form(&q), &body, bearer.as_deref()).into_response()
 }
 
 async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {

@@ -23,6 +23,8 @@ pub struct Connected {
     /// A step after the login that did not succeed yet, in words: the login is kept and the step
     /// runs again before the next read.
     pub pending: Option<String>,
+    /// The provider's step after the login (`registering vitals with your Polar account`), when it has one.
+    pub step: Option<&'static str>,
 }
 
 impl Connected {
@@ -36,8 +38,10 @@ impl Connected {
             if self.kind == ConnectionKind::ApiKey { "key and token" } else { "tokens" },
             self.saved_in
         );
-        if let Some(p) = &self.pending {
-            s.push_str(&format!(" Not ready yet: {p}"));
+        match (&self.pending, self.step) {
+            (Some(p), _) => s.push_str(&format!(" Not ready yet: {p}")),
+            (None, Some(step)) => s.push_str(&format!(" {step}: done.")),
+            _ => {}
         }
         s
     }
@@ -54,6 +58,7 @@ impl Connected {
             key_expires_at: at(t.key_expires_at),
             saved_in,
             pending,
+            step: p.connection.oauth().and_then(|o| o.after_exchange).map(|a| a.what),
         }
     }
 }

@@ -70,6 +70,9 @@ pub struct Notices {
     pub range_defaulted: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<String>,
+    /// The asked range began before the oldest day the provider serves: answered from that day.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beyond_retention: Option<BeyondRetention>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub large_response: Option<LargeResponse>,
     /// The raw series would not fit `max_chars`: it was resampled, and this says how to get it raw.
@@ -98,6 +101,16 @@ pub struct Notices {
     /// An account was connected during this call (the collection needed one), and this answer is its data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account_connected: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct BeyondRetention {
+    /// The oldest local day the provider still serves (the answer starts here).
+    pub first_reachable: String,
+    /// The start that was asked for.
+    pub asked_start: String,
+    pub unreachable_days: u32,
+    pub note: String,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]

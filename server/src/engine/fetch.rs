@@ -168,9 +168,10 @@ async fn fetch_window(
             tracing::debug!(window = %piece.label(), "served from the memory cache");
             let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
             let mut out = WindowOut { stats: cached, ..Default::default() };
-            for body in hit.bodies.iter() {
+            // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
+            for body in hit.bodies.iter().filter(|b| !b.is_empty()) {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
-                let page = plan.provider.parse_page(plan.collection, body).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
+                let page = plan.provider.parse_page(plan.collection, body, &plan.zone).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
             return Ok((out, keeper.done(plan)));
@@ -235,10 +236,11 @@ async fn fetch_window(
 async fn decode(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     c: &'static crate::catalog::CollectionSpec,
+    zone: &crate::time::Zone,
     body: String,
 ) -> (Result<crate::providers::Page, PageError>, String) {
-    let p = p.clone();
-    tokio::task::spawn_blocking(move || (p.parse_page(c, &body), body))
+    let (p, zone) = (p.clone(), zone.clone());
+    tokio::task::spawn_blocking(move || (p.parse_page(c, &body, &zone), body))
         .await
         .unwrap_or_else(|e| (Err(PageError::Transient(format!("decoding the page failed: {e}"))), String::new()))
 }
@@ -252,8 +254,11 @@ async fn judge(
 ) -> Result<(crate::providers::Page, String), PageError> {
     let display = p.spec().display;
     match reply.status {
+        // "Nothing for what you asked" in the provider's words (Polar: 204, 404): an empty page,
+        // kept as an empty body so the cache serves it as one.
+        s if p.spec().no_data.contains(&s) => Ok((crate::providers::Page { records: vec![], next_token: None }, String::new())),
         200 => match reply.body {
-            Ok(body) => match decode(p, plan.collection, body).await {
+            Ok(body) => match decode(p, plan.collection, &plan.zone, body).await {
                 (Ok(page), body) => Ok((page, body)),
                 (Err(e), _) => Err(e),
             },
@@ -306,6 +311,14 @@ async fn fetch_page(
                 source.http.read(&req, &bearer).await
             }
         };
+        if let Some(q) = sent.as_ref().ok().and_then(|r| r.quota).filter(|q| q.remaining == 0) {
+            // The provider's own headers say its budget is spent: every window waits for it to
+            // reset (at most a minute at a time; a 429 after that is handled as one).
+            let wait = q.reset.unwrap_or(Duration::from_secs(60)).min(Duration::from_secs(60));
+            tracing::info!(wait_s = wait.as_secs_f64(), "{}'s rate headers say its budget is spent; every window waits", p.spec().display);
+            source.limiter.pause(wait);
+            out.stats.paced += wait;
+        }
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply).await {
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),

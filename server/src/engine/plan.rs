@@ -1,4 +1,5 @@
 //! Turning what the caller asked into an exact plan, or a clear error before any request.
+use super::answer::BeyondRetention;
 use super::render::Format;
 use super::resolution::Resolution;
 use super::{Engine, QueryError};
@@ -71,6 +72,8 @@ pub struct Plan {
     pub cred: Credential,
     /// What was done to the credential before the first request, if anything was due.
     pub prepared: Option<Due>,
+    /// The asked range began before the provider's retention: it was cut to what can be reached.
+    pub beyond_retention: Option<BeyondRetention>,
 }
 
 fn bad(s: String) -> QueryError {
@@ -91,6 +94,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let max_chars = max_chars(req.max_chars)?;
     latest(engine, &req, collection, &qualified)?;
     let (range, range_note) = range(&req, &provider, collection, &qualified, &zone)?;
+    let (range, beyond_retention) = retention(range, provider.spec().display, collection, &qualified, &zone)?;
     let (fields, upstream_fields, ignored_fields) = fields(req.fields.as_deref(), collection, &qualified)?;
     let options = plan_options(collection, &qualified, req.options.as_ref())?;
     Ok(Plan {
@@ -114,6 +118,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         keep_last: req.keep_last,
         cred,
         prepared: None,
+        beyond_retention,
     })
 }
 
@@ -266,6 +271,39 @@ fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &Collecti
         }
     }
     Ok((Some((s, e)), note))
+}
+
+/// The days to fetch, and what was cut off before the provider's reach.
+type Reachable = (Option<(Date, Date)>, Option<BeyondRetention>);
+
+/// The part of the range the provider still serves. A range that starts before the first
+/// reachable day is answered from that day, and the answer says so; one that ends before it is an
+/// error: nothing of it can be fetched, and "empty" would be a lie.
+fn retention(range: Option<(Date, Date)>, display: &str, collection: &CollectionSpec, qualified: &str, zone: &Zone) -> Result<Reachable, QueryError> {
+    let (Some((s, e)), Some(r)) = (range, collection.retention) else {
+        return Ok((range, None));
+    };
+    let first = r.first_day(zone.today());
+    if e < first {
+        return Err(bad(format!(
+            "`start`/`end`: {s} to {e} is entirely before {first}, the first day {display} still serves for {qualified}, \
+             which reaches back {} days ({}). Nothing older can be read from {display} by any app; ask for days from {first} on.",
+            r.days, r.why
+        )));
+    }
+    if s >= first {
+        return Ok((range, None));
+    }
+    let before = (first - s).get_days();
+    let note = format!(
+        "{qualified} reaches back only {} days, to {first} ({}). The {before} asked day(s) from {s} to {} cannot be read from \
+         {display} by any app, so this answer covers {first} to {e}: those days are unreachable, not empty.",
+        r.days,
+        r.why,
+        first.yesterday().unwrap_or(first)
+    );
+    let out = BeyondRetention { first_reachable: first.to_string(), asked_start: s.to_string(), unreachable_days: before as u32, note };
+    Ok((Some((first, e)), Some(out)))
 }
 
 /// `fields`: the known ones plus the always-returned keys (and, upstream, the day keys the cut

@@ -40,6 +40,10 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         // Stamped, de-duplicated and projected page by page (engine/kept.rs).
         series @ Kept::Series(_) => series,
     };
+    let reading = plan.provider.reading_notes(c, &plan.zone);
+    if !reading.is_empty() {
+        n.rules.get_or_insert_with(Vec::new).extend(reading);
+    }
     // Each window kept only its own records (engine/window.rs): the range is already exact.
     let mut range = plan.range;
     if let Some(reason) = &f.stopped {
@@ -55,6 +59,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         n.fields_split = Some("`fields` arrived as one comma-separated string and was split into names.".into());
     }
     n.range_defaulted = plan.range_note.clone();
+    n.beyond_retention = plan.beyond_retention.clone();
     if let (Some(fields), Kept::Documents(records)) = (&plan.fields, &mut kept) {
         *records = project(std::mem::take(records), fields);
     }

@@ -16,6 +16,9 @@ pub struct ProviderOut {
     pub state: String,
     /// How it is connected: `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
     pub connection: String,
+    /// Activity files `vitals_export` can write for this provider (`fit`, `tcx`, `gpx`), and where their ids are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files: Option<String>,
     pub collections: Vec<CollectionOut>,
 }
 
@@ -32,6 +35,12 @@ pub struct CollectionOut {
     /// Options of this collection alone, for `vitals_query`'s `options` (name: what it does, default).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<String>,
+    /// How many days back (today included) the provider serves this collection at all; older days are
+    /// unreachable (an answer says `beyond_retention`). Absent: as far back as the account goes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_days: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention: Option<String>,
     /// False when the current mode cannot serve it (with the reason).
     pub available: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,6 +55,10 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
             provider: p.spec().name.into(),
             state: cred.mode().as_str().into(),
             connection: p.spec().connection.kind().as_str().into(),
+            files: p.spec().files.map(|f| {
+                let formats: Vec<&str> = f.formats.iter().map(|x| x.as_str()).collect();
+                format!("{} of each activity in {}.{} (by its id), with vitals_export", formats.join(", "), p.spec().name, f.listed_in)
+            }),
             collections: p
                 .spec()
                 .collections
@@ -63,6 +76,8 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                         fields: c.always.iter().chain(c.fields.iter().filter(|f| !c.always.contains(f))).map(|s| s.to_string()).collect(),
                         volume: c.volume.into(),
                         options: c.options.iter().map(|o| format!("{}: {} (default {})", o.name, o.doc, o.default)).collect(),
+                        retention_days: c.retention.map(|r| r.days),
+                        retention: c.retention.map(|r| r.why.to_string()),
                         available: why.is_none(),
                         unavailable_reason: why,
                     }

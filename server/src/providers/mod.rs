@@ -2,8 +2,10 @@
 //! wire format and where its credential comes from; everything else is the engine's.
 pub mod credential;
 pub mod oura;
+pub mod polar;
 pub mod withings;
 
+pub use crate::catalog::FileFormat;
 use crate::catalog::{CollectionSpec, ProviderSpec};
 /// How a read is sent is the HTTP client's vocabulary; providers build it.
 pub use crate::http::{ReadMethod, Request};
@@ -131,6 +133,10 @@ pub struct Finished {
 /// sandbox runs the same request, paging and decoding code as a connected account.
 pub trait SampleApi: Send + Sync {
     fn answer(&self, req: &Request) -> crate::http::Reply;
+    /// A file (an exercise's FIT, TCX or GPX) as the provider would send it: status and bytes.
+    fn file(&self, _req: &Request) -> (u16, Vec<u8>) {
+        (404, vec![])
+    }
 }
 
 /// The provider-specific half of a query.
@@ -139,8 +145,14 @@ pub trait Provider: Send + Sync {
     fn credential(&self) -> &dyn CredentialSource;
     /// The request for one page of a collection over one window, with the query's credential.
     fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request;
-    /// Decode one page body.
-    fn parse_page(&self, c: &CollectionSpec, body: &str) -> Result<Page, PageError>;
+    /// Decode one page body. `zone` is the query's: a provider whose times carry no zone (a
+    /// watch's clock) reads them in it, and says so in [`Provider::reading_notes`].
+    fn parse_page(&self, c: &CollectionSpec, body: &str, zone: &crate::time::Zone) -> Result<Page, PageError>;
+    /// What every answer of `c` should say about how the provider's data was read (a time
+    /// without a zone read in `zone`), in `notices.rules`.
+    fn reading_notes(&self, _c: &CollectionSpec, _zone: &crate::time::Zone) -> Vec<String> {
+        vec![]
+    }
     /// The provider's rules over all merged records of a query (Withings merges the groups of one
     /// weigh-in, which can straddle pages). Runs before de-duplication and projection, for document
     /// collections only: a series is shaped page by page as it arrives (engine/kept.rs).
@@ -167,9 +179,23 @@ pub trait Provider: Send + Sync {
     fn renew(&self, _refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), String>>> {
         None
     }
+    /// The request for one activity's file, where the provider offers files (`ProviderSpec.files`).
+    fn file_request(&self, _id: &str, _format: FileFormat, _cred: &Credential) -> Option<Request> {
+        None
+    }
+}
+
+/// A stable pseudo-random number per day and purpose (splitmix64): what the built-in sample people
+/// are made of, so the same day is the same data in every process.
+pub fn day_hash(d: jiff::civil::Date, salt: u64) -> u64 {
+    let n = (d - jiff::civil::Date::constant(1970, 1, 1)).get_days() as u64;
+    let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }
 
 /// Every provider this build knows, in their current mode.
 pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
-    vec![std::sync::Arc::new(oura::Oura::from_env()), std::sync::Arc::new(withings::Withings::from_env())]
+    vec![std::sync::Arc::new(oura::Oura::from_env()), std::sync::Arc::new(withings::Withings::from_env()), std::sync::Arc::new(polar::Polar::from_env())]
 }

@@ -43,6 +43,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         order,
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     }
 }
@@ -67,6 +68,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         order,
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &[] }),
         embedded: &[],
+        retention: None,
         options: &[],
     }
 }
@@ -89,6 +91,8 @@ static SPEC: ProviderSpec = ProviderSpec {
     max_days: None,
     rate_budget: RateBudget { requests: 1_000_000, per: Duration::from_secs(1) },
     late_sync: "the property test can sync late",
+    no_data: &[],
+    files: None,
     connection: Connection::None,
 };
 
@@ -216,10 +220,10 @@ impl SampleApi for World {
         let n = self.requests.fetch_add(1, Ordering::SeqCst);
         let fault = self.fault_now(n);
         match fault {
-            Some(FaultKind::Failing) => return Reply { status: 503, retry_after: None, body: Ok("busy".into()) },
-            Some(FaultKind::RateLimited) => return Reply { status: 429, retry_after: Some(Duration::from_millis(5)), body: Ok(String::new()) },
-            Some(FaultKind::Reset) => return Reply { status: 200, retry_after: None, body: Err("connection reset by peer".into()) },
-            Some(FaultKind::CutBody) => return Reply { status: 200, retry_after: None, body: Ok(r#"{"data": [{"id": "d0-"#.into()) },
+            Some(FaultKind::Failing) => return Reply { status: 503, retry_after: None, quota: None, body: Ok("busy".into()) },
+            Some(FaultKind::RateLimited) => return Reply { status: 429, retry_after: Some(Duration::from_millis(5)), quota: None, body: Ok(String::new()) },
+            Some(FaultKind::Reset) => return Reply { status: 200, retry_after: None, quota: None, body: Err("connection reset by peer".into()) },
+            Some(FaultKind::CutBody) => return Reply { status: 200, retry_after: None, quota: None, body: Ok(r#"{"data": [{"id": "d0-"#.into()) },
             _ => {}
         }
         let name = req.url.rsplit('/').next().unwrap();
@@ -254,7 +258,7 @@ impl SampleApi for World {
             (true, Some(FaultKind::RepeatingToken)) if offset > 0 => Some(offset.to_string()),
             (true, _) => Some(end.to_string()),
         };
-        Reply { status: 200, retry_after: None, body: Ok(json!({"data": page, "next_token": next}).to_string()) }
+        Reply { status: 200, retry_after: None, quota: None, body: Ok(json!({"data": page, "next_token": next}).to_string()) }
     }
 }
 
@@ -288,7 +292,7 @@ impl Provider for Prop {
         }
         Request { method: ReadMethod::Get, url: format!("prop://api/{}", c.path), params }
     }
-    fn parse_page(&self, _c: &CollectionSpec, body: &str) -> Result<Page, PageError> {
+    fn parse_page(&self, _c: &CollectionSpec, body: &str, _zone: &vitals::time::Zone) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;
         let records = v["data"].as_array().cloned().ok_or_else(|| PageError::Transient("no data".into()))?;
         Ok(Page { records, next_token: v["next_token"].as_str().map(str::to_string) })

@@ -17,8 +17,9 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 
 /// Read-only: the server crate builds GET requests, plus exactly the POSTs a provider needs to
 /// read: token requests (inside the `oauth2` crate, through `http::token_client`), the revoke that
-/// ends our own grant (`http::revoke`), and Withings' form reads (`Http::read`), whose `action`
-/// must be one of [`vitals::http::READ_ACTIONS`]. No other file may name a method or a request builder.
+/// ends our own grant (`http::revoke`), Withings' form reads (`Http::read`), whose `action` must be
+/// one of [`vitals::http::READ_ACTIONS`], and Polar's registration (`http::register_polar_user`),
+/// to exactly [`vitals::http::POLAR_REGISTRATION`]. No other file may name a method or a request builder.
 #[test]
 fn no_non_get_request_can_leave_the_server_crate() {
     let mut files = vec![];
@@ -33,7 +34,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 0
             } else {
                 match pat {
-                    ".post(" => 2,
+                    ".post(" => 3,
                     ".form(" => 1,
                     _ => 0,
                 }
@@ -43,7 +44,14 @@ fn no_non_get_request_can_leave_the_server_crate() {
         if f.ends_with("http.rs") {
             let owners: Vec<&str> =
                 src.match_indices(".post(").map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default()).collect();
-            assert_eq!(owners, ["pub async fn read(&sel", "pub async fn revoke(ur"], "the POSTs in http.rs are the guarded read and the revoke");
+            assert_eq!(
+                owners,
+                ["pub async fn read(&sel", "pub async fn revoke(ur", "pub async fn register_"],
+                "the POSTs in http.rs are the guarded read, the revoke and Polar's registration"
+            );
+            let reg = &src[src.find("pub async fn register_polar_user(").unwrap()..];
+            let reg = &reg[..reg.find("\n}\n").unwrap()];
+            assert!(reg.contains("format!(\"{}{POLAR_REGISTRATION}\""), "the registration POST goes to its one route and nowhere else");
             let read = &src[src.find("pub async fn read(").unwrap()..src.find("pub async fn read(").unwrap() + 900];
             let guard = read.find("READ_ACTIONS.contains(&action)").expect("the form POST checks its action");
             assert!(guard < read.find(".post(").unwrap(), "the action is checked before the POST is built");
@@ -51,12 +59,14 @@ fn no_non_get_request_can_leave_the_server_crate() {
             assert!(!src.contains("reqwest::Client"), "{} builds its own HTTP client; use http::Http", f.display());
         }
     }
+    assert_eq!(vitals::http::POLAR_REGISTRATION, "/v3/users");
     // Withings' read services and nothing else (reference §1).
     assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
 }
 
 /// And at run time: every request the twin saw from full sessions (Oura with a token, Withings
-/// with a login) was a GET, or a POST to a Withings service whose action is a read, with our User-Agent.
+/// and Polar with a login) was a GET, a POST to a Withings service whose action is a read, or
+/// Polar's registration, with our User-Agent.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_request_is_a_read_with_our_user_agent() {
     let twin = twin().await;
@@ -73,12 +83,23 @@ async fn every_request_is_a_read_with_our_user_agent() {
         s.ok("vitals_query", json!({"collection": format!("withings.{c}"), "day": "2026-06-10"})).await;
     }
     s.close().await;
+    // Polar, every collection and an export.
+    let s = crate::polar::connected(&twin, "readonly", &[]).await;
+    s.ok("vitals_today", json!({"days": 2})).await;
+    s.ok("vitals_check", json!({})).await;
+    for c in vitals::providers::polar::catalog::POLAR.collections {
+        s.ok("vitals_query", json!({"collection": format!("polar.{}", c.name)})).await;
+    }
+    s.close().await;
     let reqs = twin.requests();
     assert!(reqs.iter().filter(|r| r.method == "POST").count() >= 7, "the Withings reads were seen");
+    assert!(reqs.iter().filter(|r| r.path.starts_with("/v3/")).count() >= 8, "the Polar reads were seen");
     for r in reqs {
         let action: Option<String> = url::form_urlencoded::parse(r.query.as_bytes()).find(|(k, _)| k == "action").map(|(_, v)| v.to_string());
         match r.method.as_str() {
             "GET" => {}
+            // Polar's registration: the one POST to its API (run after a login, never a data write).
+            "POST" if r.path.starts_with("/v3/") => assert_eq!(r.path, vitals::http::POLAR_REGISTRATION, "{r:?}"),
             "POST" => assert!(action.as_deref().is_some_and(|a| vitals::http::READ_ACTIONS.contains(&a)), "{r:?}"),
             _ => panic!("{r:?}"),
         }

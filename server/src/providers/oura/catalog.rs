@@ -50,6 +50,7 @@ macro_rules! col {
             series: Option::None,
             embedded: &[],
             options: &[],
+            retention: Option::None,
         }
     };
 }
@@ -69,6 +70,8 @@ pub static OURA: ProviderSpec = ProviderSpec {
     // Oura's published limit: 5,000 requests per 5 minutes.
     rate_budget: RateBudget { requests: 5000, per: Duration::from_secs(300) },
     late_sync: "a ring can sync late",
+    no_data: &[],
+    files: Option::None,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",
@@ -234,6 +237,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: Option::None,
         embedded: &[],
         options: &[],
+        retention: Option::None,
     },
     col!(
         "rest_mode_period",
@@ -281,6 +285,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: Option::None,
         embedded: &[],
         options: &[],
+        retention: Option::None,
     },
     CollectionSpec {
         embedded: &[

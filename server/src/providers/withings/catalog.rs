@@ -73,6 +73,8 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     // 120 requests per minute per application (reference §3).
     rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
     late_sync: "a scale, a watch or a sleep mat can sync late",
+    no_data: &[],
+    files: None,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
@@ -120,6 +122,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(WINDOW_DAYS),
         series: None,
         embedded: &[],
+        retention: None,
         options: &[OptionSpec {
             name: "include_manual",
             default: false,
@@ -144,6 +147,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(WINDOW_DAYS),
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     },
     CollectionSpec {
@@ -184,6 +188,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(WINDOW_DAYS),
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     },
     CollectionSpec {
@@ -228,6 +233,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(WINDOW_DAYS),
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     },
     CollectionSpec {
@@ -264,6 +270,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(WINDOW_DAYS),
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     },
     CollectionSpec {
@@ -290,6 +297,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             categories: &["source"],
         }),
         embedded: &[],
+        retention: None,
         options: &[],
     },
     CollectionSpec {
@@ -310,6 +318,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Whole,
         series: None,
         embedded: &[],
+        retention: None,
         options: &[],
     },
 ];

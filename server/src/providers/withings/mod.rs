@@ -31,7 +31,7 @@ impl SampleApi for Sample {
         let path = url::Url::parse(&req.url).map(|u| u.path().to_string()).unwrap_or_default();
         let params = req.params.iter().cloned().collect();
         let api = sample::Api { person: &self.person, page_size: 300, now: jiff::Timestamp::now(), order: None };
-        crate::http::Reply { status: 200, retry_after: None, body: Ok(api.answer(&path, &params).to_string()) }
+        crate::http::Reply { status: 200, retry_after: None, quota: None, body: Ok(api.answer(&path, &params).to_string()) }
     }
 }
 
@@ -131,7 +131,7 @@ impl Provider for Withings {
         p.insert(0, ("action".into(), action.into()));
         Request { method: ReadMethod::FormPost, url: format!("{}/{}", self.base, c.path), params: p }
     }
-    fn parse_page(&self, c: &CollectionSpec, text: &str) -> Result<Page, PageError> {
+    fn parse_page(&self, c: &CollectionSpec, text: &str, _zone: &crate::time::Zone) -> Result<Page, PageError> {
         let body = decode::envelope(text)?;
         let list = |key: &str, row: fn(&Value) -> Value| body.get(key).and_then(Value::as_array).map(|a| a.iter().map(row).collect()).unwrap_or_default();
         let records = match c.name {

@@ -34,14 +34,7 @@ impl Person {
     }
 }
 
-/// A stable pseudo-random number per day and purpose (splitmix64).
-fn h(d: Date, salt: u64) -> u64 {
-    let n = (d - Date::constant(1970, 1, 1)).get_days() as u64;
-    let mut z = n.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ salt.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+use crate::providers::day_hash as h;
 
 fn days_since_epoch(d: Date) -> f64 {
     (d - Date::constant(1970, 1, 1)).get_days() as f64

@@ -1,0 +1,33 @@
+//! Polar's step after the login (reference §2.3): every data route answers 403 until the user is
+//! registered with this app by `POST /v3/users`. Run once right after the exchange, and again
+//! before the next read while it has not succeeded.
+use crate::connection::{BoxFuture, Grant};
+
+/// Where the data routes are (the twin, or a future host), as the provider reads it.
+pub fn base() -> String {
+    crate::env::var("VITALS_POLAR_BASE_URL").unwrap_or_else(|| super::DEFAULT_BASE.into()).trim_end_matches('/').to_string()
+}
+
+/// Register the user. 200/201: registered. 409: already registered (with this app, or the
+/// member id is taken by an earlier registration of the same user): fine. 403: the user has not
+/// accepted Polar's mandatory consents: said, with where to accept them.
+pub fn register(g: Grant) -> BoxFuture<'static, Result<(), String>> {
+    Box::pin(async move {
+        let user = g.extra.get("x_user_id").cloned().unwrap_or_default();
+        if user.is_empty() {
+            return Err("Polar's token reply carried no x_user_id, so the account cannot be registered; connect again".into());
+        }
+        // A member id of ours that is stable per Polar user: registering again gives 409, not a second user.
+        let member = format!("vitals-{user}");
+        let status = crate::http::register_polar_user(&base(), &g.access, &member).await.map_err(|e| e.to_string())?;
+        match status {
+            200 | 201 | 409 => Ok(()),
+            403 => Err("Polar says the mandatory consents are not accepted yet. Open Polar Flow (flow.polar.com or the app), accept \
+                        the consents it asks for, then ask again: vitals registers itself before the next read."
+                .into()),
+            401 => Err("Polar refused the new token (HTTP 401); connect again".into()),
+            204 => Err("Polar says the user was not found (HTTP 204); connect again".into()),
+            s => Err(format!("Polar answered HTTP {s}; it will be tried again before the next read")),
+        }
+    })
+}

@@ -1,0 +1,601 @@
+//! Polar has no sandbox, so its sample data is built in: a deterministic runner and cyclist in
+//! Polar AccessLink v3's own wire format, and [`Api`], which answers a read as Polar would
+//! (retention, range limits, 204/404 empties, the files of an exercise). In sandbox mode the
+//! server sends its requests here instead of to the network; the twin serves the same person over
+//! HTTP with OAuth, registration, rate limits and faults on top (one generator, not two).
+use crate::providers::day_hash as h;
+use jiff::civil::{Date, Time};
+use jiff::tz::TimeZone;
+use jiff::{Timestamp, ToSpan};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+
+/// How far back each route reaches, in days (today included), as the twin and the sample serve it.
+pub const EXERCISE_DAYS: i64 = 30;
+pub const LIST_DAYS: i64 = 28;
+pub const ACTIVITY_DAYS: i64 = 365;
+pub const CARDIO_DAYS: i64 = 180;
+/// `to − from` allowed on the range routes.
+pub const MAX_RANGE_DAYS: i64 = 28;
+
+/// The sample user.
+#[derive(Clone, Debug)]
+pub struct Person {
+    pub tz: TimeZone,
+    pub user_id: u64,
+    /// Trains every day (a month holds 30 exercises: the benchmark's load); else most days.
+    pub every_day: bool,
+}
+
+impl Person {
+    pub fn new(tz_name: &str) -> Person {
+        Person { tz: TimeZone::get(tz_name).unwrap_or(TimeZone::UTC), user_id: 12_345_678, every_day: false }
+    }
+    fn at(&self, d: Date, secs: i64) -> jiff::Zoned {
+        let dt = d.to_datetime(Time::midnight()).checked_add(jiff::SignedDuration::from_secs(secs)).unwrap_or(d.to_datetime(Time::midnight()));
+        dt.to_zoned(self.tz.clone()).unwrap_or_else(|_| Timestamp::UNIX_EPOCH.to_zoned(TimeZone::UTC))
+    }
+    fn offset_min(&self, z: &jiff::Zoned) -> i64 {
+        i64::from(z.offset().seconds() / 60)
+    }
+}
+
+/// Spellings the live API is reported to use where its spec says otherwise (reference §4): the
+/// twin switches between them so the decoder is held to both.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Dialect {
+    /// Nested zone and sample keys in kebab-case (`in-zone`, `sample-type` as a string), as the spec says.
+    pub kebab_nested: bool,
+    /// `very-high` rather than `very_high` in cardio load levels.
+    pub very_high_kebab: bool,
+    /// The continuous-HR range route as a bare array rather than `{"heart_rates": [...]}`.
+    pub hr_bare_array: bool,
+}
+
+fn unit(d: Date, salt: u64) -> f64 {
+    (h(d, salt) % 10_000) as f64 / 10_000.0
+}
+
+fn id_of(d: Date) -> String {
+    format!("{:X}", (d - Date::constant(2000, 1, 1)).get_days() as u64 * 16 + 0xA)
+}
+
+/// Whether the person trained on `d`, and how: running most days, cycling with power every third session.
+fn session(p: &Person, d: Date) -> Option<&'static str> {
+    match h(d, 11) % 7 {
+        0 | 3 => Some("CYCLING"),
+        1 | 4 | 5 => Some("RUNNING"),
+        2 if p.every_day => Some("CYCLING"),
+        _ if p.every_day => Some("RUNNING"),
+        _ => None,
+    }
+}
+
+fn samples_string(xs: &[Option<f64>]) -> String {
+    xs.iter()
+        .enumerate()
+        .map(|(i, x)| match x {
+            Some(v) => format!("{}", (v * 10.0).round() / 10.0),
+            // Every way an offline sensor is written.
+            None if i % 3 == 0 => "NULL".into(),
+            None if i % 3 == 1 => "NaN".into(),
+            None => String::new(),
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// One exercise (or None) on `d`, in Polar's shape; `samples`/`zones` as the flags ask.
+pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect: Dialect) -> Option<Value> {
+    let sport = session(p, d)?;
+    let secs = 25 * 60 + (h(d, 12) % (25 * 60)) as i64;
+    let start = p.at(d, 17 * 3600 + 30 * 60 + (h(d, 13) % 1800) as i64);
+    let running = sport == "RUNNING";
+    let n = secs as usize;
+    let base_speed = if running { 10.0 + 2.0 * unit(d, 14) } else { 26.0 + 4.0 * unit(d, 14) };
+    let mut hr = vec![];
+    let (mut speed, mut dist, mut alt, mut cad, mut power, mut temp) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut acc = 0.0;
+    for i in 0..n {
+        let t = i as f64;
+        let v = base_speed * (1.0 + 0.08 * (t / 97.0).sin());
+        acc += v / 3.6;
+        speed.push(Some(v));
+        dist.push(Some(acc));
+        // A 10-second dropout of the heart-rate strap at 5 minutes.
+        hr.push(if (300..310).contains(&i) { None } else { Some(120.0 + 35.0 * (1.0 - (-t / 240.0).exp()) + 6.0 * (t / 180.0).sin()) });
+        alt.push(if i == 77 { None } else { Some(40.0 + 12.0 * (t / 400.0).sin() + 0.3 * (t / 7.0).sin()) });
+        cad.push(Some(if running { 168.0 + 6.0 * (t / 50.0).sin() } else { 88.0 + 5.0 * (t / 60.0).sin() }));
+        power.push(Some(190.0 + 60.0 * (t / 45.0).sin().max(0.0) + 20.0 * (t / 11.0).cos()));
+        if i % 10 == 0 {
+            temp.push(Some(18.0 + 3.0 * (t / 900.0).sin()));
+        }
+    }
+    let distance = acc;
+    let hr_valid: Vec<f64> = hr.iter().flatten().copied().collect();
+    let hr_avg = (hr_valid.iter().sum::<f64>() / hr_valid.len() as f64).round();
+    let hr_max = hr_valid.iter().fold(0.0f64, |a, b| a.max(*b)).round();
+    let mut ex = json!({
+        "id": id_of(d),
+        "upload_time": format!("{}Z", (start.timestamp() + (secs + 600).seconds()).strftime("%Y-%m-%dT%H:%M:%S.000")),
+        "polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id),
+        "device": "Polar Vantage V3",
+        "device_id": "1111AAAA",
+        "start_time": start.datetime().strftime("%Y-%m-%dT%H:%M:%S").to_string(),
+        "start_time_utc_offset": p.offset_min(&start),
+        "duration": format!("PT{}M{}S", secs / 60, secs % 60),
+        "calories": (secs as f64 * if running { 0.2 } else { 0.17 }).round(),
+        "distance": (distance * 10.0).round() / 10.0,
+        "heart_rate": {"average": hr_avg, "maximum": hr_max},
+        "training_load": (secs as f64 / 30.0).round(),
+        "sport": sport,
+        "has_route": running,
+        "detailed_sport_info": if running { "RUNNING" } else { "ROAD_BIKING" },
+        "fat_percentage": 31, "carbohydrate_percentage": 66, "protein_percentage": 3,
+        "training_load_pro": {
+            "date": d.to_string(), "cardio-load": (secs as f64 / 30.0).round(), "muscle-load": if running { -1.0 } else { 40.0 },
+            "perceived-load": -1.0, "cardio-load-interpretation": "MEDIUM", "muscle-load-interpretation": "NOT_AVAILABLE",
+            "perceived-load-interpretation": "NOT_AVAILABLE", "user-rpe": "UNKNOWN"
+        },
+    });
+    if running {
+        ex["running-index"] = json!(48 + (h(d, 15) % 6));
+    }
+    let nested = |snake: &str, kebab: &str| if dialect.kebab_nested { kebab.to_string() } else { snake.to_string() };
+    if zones {
+        let limits = [(96, 115), (115, 134), (134, 153), (153, 172), (172, 191)];
+        let mut in_zone = [0i64; 5];
+        for x in hr.iter().flatten() {
+            let k = limits.iter().position(|(lo, hi)| *x >= f64::from(*lo) && *x < f64::from(*hi)).unwrap_or(0);
+            in_zone[k] += 1;
+        }
+        ex["heart_rate_zones"] = limits
+            .iter()
+            .enumerate()
+            .map(|(i, (lo, hi))| {
+                let mut z = Map::new();
+                z.insert("index".into(), json!(i));
+                z.insert(nested("lower_limit", "lower-limit"), json!(lo));
+                z.insert(nested("upper_limit", "upper-limit"), json!(hi));
+                z.insert(nested("in_zone", "in-zone"), json!(format!("PT{}M{}S", in_zone[i] / 60, in_zone[i] % 60)));
+                Value::Object(z)
+            })
+            .collect();
+    }
+    if samples {
+        let mut list: Vec<(u32, u32, &Vec<Option<f64>>)> = vec![(0, 1, &hr), (1, 1, &speed), (10, 1, &dist), (3, 1, &alt), (9, 10, &temp)];
+        if running {
+            list.push((8, 1, &cad));
+        } else {
+            list.push((2, 1, &cad));
+            list.push((4, 1, &power));
+        }
+        let rr: Vec<Option<f64>> = (0..300).map(|i| Some(60_000.0 / 150.0 + 12.0 * ((i as f64) / 5.0).sin())).collect();
+        let mut out: Vec<Value> = list
+            .iter()
+            .map(|(kind, rate, data)| {
+                let mut s = Map::new();
+                s.insert(nested("recording_rate", "recording-rate"), json!(rate));
+                s.insert(nested("sample_type", "sample-type"), if dialect.kebab_nested { json!(kind.to_string()) } else { json!(kind) });
+                s.insert("data".into(), json!(samples_string(data)));
+                Value::Object(s)
+            })
+            .collect();
+        if running {
+            let mut s = Map::new();
+            s.insert(nested("recording_rate", "recording-rate"), Value::Null);
+            s.insert(nested("sample_type", "sample-type"), if dialect.kebab_nested { json!("11") } else { json!(11) });
+            s.insert("data".into(), json!(samples_string(&rr)));
+            out.push(Value::Object(s));
+        }
+        ex["samples"] = Value::Array(out);
+    }
+    Some(ex)
+}
+
+/// The upload instant of the exercise on `d` (what Polar's 30-day window is counted from).
+fn uploaded(p: &Person, d: Date) -> Option<Timestamp> {
+    exercise_of_day(p, d, false, false, Dialect::default())?.get("upload_time")?.as_str()?.parse().ok()
+}
+
+/// A day's activity with its samples.
+pub fn activity_of_day(p: &Person, d: Date, with_samples: bool) -> Value {
+    // Steps per minute: quiet night, a morning walk, a workday, an evening run on training days.
+    let mut per_min = vec![0u32; 1440];
+    let wake = 6 * 60 + 30 + (h(d, 21) % 60) as usize;
+    for (m, v) in per_min.iter_mut().enumerate() {
+        let r = h(d, 1000 + m as u64) % 100;
+        *v = match m {
+            _ if m < wake => 0,
+            _ if m < wake + 30 => 60 + (r as u32 % 40),
+            _ if m < 22 * 60 && r < 25 => (r as u32) * 3,
+            _ => 0,
+        };
+    }
+    if session(p, d) == Some("RUNNING") {
+        for v in per_min.iter_mut().skip(17 * 60 + 30).take(30) {
+            *v = 165;
+        }
+    }
+    let total: u32 = per_min.iter().sum();
+    // Polar leaves out a sample that repeats the one before (reference §4.2).
+    let mut step_samples = vec![];
+    let mut last = None;
+    for (m, v) in per_min.iter().enumerate() {
+        if last != Some(*v) {
+            step_samples.push(json!({"steps": v, "timestamp": format!("{d}T{:02}:{:02}", m / 60, m % 60)}));
+            last = Some(*v);
+        }
+    }
+    let mut zones = vec![
+        json!({"zone": "SLEEP", "timestamp": format!("{d}T00:00:00")}),
+        json!({"zone": "SEDENTARY", "timestamp": format!("{d}T{:02}:{:02}:30", wake / 60, wake % 60)}),
+        json!({"zone": "LIGHT", "timestamp": format!("{d}T{:02}:{:02}:00", (wake + 5) / 60, (wake + 5) % 60)}),
+        json!({"zone": "MODERATE", "timestamp": format!("{d}T12:10:00")}),
+        json!({"zone": "SEDENTARY", "timestamp": format!("{d}T12:40:00")}),
+    ];
+    // Every fourth day the watch came off for a shower: a zone this server does not know by name.
+    if h(d, 22).is_multiple_of(4) {
+        zones.push(json!({"zone": "NON_WEAR", "timestamp": format!("{d}T20:00:00")}));
+        zones.push(json!({"zone": "SEDENTARY", "timestamp": format!("{d}T20:30:00")}));
+    }
+    zones.push(json!({"zone": "SLEEP", "timestamp": format!("{d}T23:10:00")}));
+    let active_min = per_min.iter().filter(|v| **v > 0).count();
+    let mut a = json!({
+        "start_time": format!("{d}T00:00:00"),
+        "end_time": format!("{d}T23:59:59"),
+        "active_duration": format!("PT{}H{}M", active_min / 60, active_min % 60),
+        "inactive_duration": format!("PT{}H{}M", (1440 - active_min) / 60, (1440 - active_min) % 60),
+        "daily_activity": ((total as f64 / 100.0).round() / 10.0).min(200.0),
+        "calories": 1900 + total / 25,
+        "active_calories": total / 25,
+        "steps": total,
+        "inactivity_alert_count": h(d, 23) % 3,
+        "distance_from_steps": ((total as f64 * 0.74) * 100.0).round() / 100.0,
+    });
+    if with_samples {
+        a["samples"] = json!({
+            "date": d.to_string(),
+            "steps": {"interval_ms": 60000, "total_steps": total, "samples": step_samples},
+            "activity_zones": {"samples": zones},
+            "inactivity_stamps": [{"stamp": format!("{d}T16:04")}],
+        });
+    }
+    a
+}
+
+/// A day of continuous heart rate: a sample every 5 minutes at `:08`, a few missing.
+pub fn heart_rate_of_day(p: &Person, d: Date) -> Value {
+    let samples: Vec<Value> = (0..288)
+        .filter(|i| !h(d, 300 + *i as u64).is_multiple_of(40))
+        .map(|i| {
+            let t = i as f64 * 300.0;
+            let night = !(7.0 * 3600.0..23.0 * 3600.0).contains(&t);
+            let bpm = if night { 54.0 } else { 72.0 } + 8.0 * (t / 5000.0).sin() + (h(d, 600 + i as u64) % 6) as f64;
+            json!({"heart_rate": bpm.round(), "sample_time": format!("{:02}:{:02}:08", i / 12, (i % 12) * 5)})
+        })
+        .collect();
+    json!({"polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id), "date": d.to_string(), "heart_rate_samples": samples})
+}
+
+/// The night that ends on `d`: start and end with offsets, stages that agree with the hypnogram.
+pub fn night_ending(p: &Person, d: Date) -> Value {
+    let prev = d.yesterday().unwrap_or(d);
+    let start = p.at(prev, 23 * 3600 + 10 * 60 + (h(d, 31) % 2400) as i64 + 7);
+    let len_min = 400 + (h(d, 32) % 80) as i64;
+    let end = start.checked_add(len_min.minutes()).unwrap_or(start.clone());
+    // Cycles of ~90 min: light, deep (shorter later), light, REM (longer later); a short wake.
+    let mut pts: Vec<(i64, u8)> = vec![];
+    let mut t = 0i64;
+    let mut cycle = 0i64;
+    while t < len_min {
+        let deep = (40 - cycle * 10).max(5);
+        let rem = 10 + cycle * 5;
+        for (dur, stage) in [(15, 2u8), (deep, 4), (20, 3), (rem, 1), (3, 0)] {
+            if t < len_min {
+                pts.push((t, stage));
+            }
+            t += dur;
+        }
+        cycle += 1;
+    }
+    let mut totals = [0i64; 6];
+    for (i, (t0, s)) in pts.iter().enumerate() {
+        let t1 = pts.get(i + 1).map_or(len_min, |x| x.0);
+        totals[*s as usize] += (t1 - t0) * 60;
+    }
+    let clock = |m: i64| {
+        let z = start.checked_add(m.minutes()).unwrap_or(start.clone());
+        format!("{:02}:{:02}", z.hour(), z.minute())
+    };
+    let hyp: Map<String, Value> = pts.iter().map(|(m, s)| (clock(*m), json!(s))).collect();
+    let hr: Map<String, Value> =
+        (0..len_min / 5).map(|k| (clock(k * 5 + 2), json!((62.0 - 8.0 * (k as f64 / 20.0).min(1.0) + (h(d, 700 + k as u64) % 4) as f64).round()))).collect();
+    let fmt = |z: &jiff::Zoned| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string();
+    json!({
+        "polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id),
+        "date": d.to_string(),
+        "sleep_start_time": fmt(&start),
+        "sleep_end_time": fmt(&end),
+        "device_id": "1111AAAA",
+        "continuity": 2.5 + (h(d, 33) % 20) as f64 / 10.0,
+        "continuity_class": 2 + h(d, 33) % 3,
+        "light_sleep": totals[2] + totals[3],
+        "deep_sleep": totals[4],
+        "rem_sleep": totals[1],
+        "unrecognized_sleep_stage": totals[5],
+        "sleep_score": 60 + h(d, 34) % 35,
+        "total_interruption_duration": totals[0],
+        "short_interruption_duration": 0,
+        "long_interruption_duration": totals[0],
+        "sleep_charge": 1 + h(d, 35) % 5,
+        "sleep_goal": 28800,
+        // Now and then the user gave no rating: 0.
+        "sleep_rating": h(d, 36) % 5,
+        "sleep_cycles": cycle,
+        "group_duration_score": 80.0,
+        "group_solidity_score": 70.0 + (h(d, 37) % 20) as f64,
+        "group_regeneration_score": 64.2,
+        "hypnogram": hyp,
+        "heart_rate_samples": hr,
+    })
+}
+
+/// Nightly Recharge for the night ending on `d`: samples every 5 min for 4 h from 30 min after sleep start.
+pub fn recharge_of(p: &Person, d: Date) -> Value {
+    let n = night_ending(p, d);
+    let start: Timestamp = n["sleep_start_time"].as_str().and_then(|s| s.parse().ok()).unwrap_or(Timestamp::UNIX_EPOCH);
+    let from = start.to_zoned(p.tz.clone()).checked_add(30.minutes()).unwrap_or(start.to_zoned(p.tz.clone()));
+    let clock = |k: i64| {
+        let z = from.checked_add((k * 5).minutes()).unwrap_or(from.clone());
+        format!("{:02}:{:02}", z.hour(), z.minute())
+    };
+    let hrv: Map<String, Value> =
+        (0..48).map(|k| (clock(k), json!((50.0 + 15.0 * (k as f64 / 10.0).sin() + (h(d, 800 + k as u64) % 5) as f64).round()))).collect();
+    let br: Map<String, Value> =
+        (0..48).map(|k| (clock(k), json!(((13.0 + (k as f64 / 30.0) + (h(d, 900 + k as u64) % 5) as f64 / 10.0) * 10.0).round() / 10.0))).collect();
+    json!({
+        "polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id),
+        "date": d.to_string(),
+        "heart_rate_avg": 52 + h(d, 41) % 6,
+        "beat_to_beat_avg": 1154,
+        "heart_rate_variability_avg": 50 + h(d, 42) % 15,
+        "breathing_rate_avg": 13.9,
+        "nightly_recharge_status": 1 + h(d, 43) % 6,
+        "ans_charge": ((h(d, 44) % 200) as f64 / 10.0 - 10.0),
+        "ans_charge_status": 1 + h(d, 45) % 5,
+        "hrv_samples": hrv,
+        "breathing_samples": br,
+    })
+}
+
+/// Cardio load of `d`; every ninth day has none (Polar still sends the day, with -1.0 values).
+pub fn cardio_of(d: Date, dialect: Dialect) -> Value {
+    let very_high = if dialect.very_high_kebab { "very-high" } else { "very_high" };
+    if h(d, 51).is_multiple_of(9) {
+        return json!({"date": d.to_string(), "cardio_load_status": "LOAD_STATUS_NOT_AVAILABLE", "cardio_load": -1.0, "strain": 0.0,
+            "tolerance": -1.0, "cardio_load_ratio": -1.0, "cardio_load_level": {"very_low": 0.0, "low": 0.0, "medium": 0.0, "high": 0.0, very_high: 0.0}});
+    }
+    let load = 40.0 + (h(d, 52) % 80) as f64;
+    json!({"date": d.to_string(), "cardio_load_status": "PRODUCTIVE", "cardio_load": load, "strain": 61.2, "tolerance": 55.0,
+        "cardio_load_ratio": 1.11, "cardio_load_level": {"very_low": 20.0, "low": 45.0, "medium": 80.0, "high": 120.0, very_high: 160.0}})
+}
+
+/// SleepWise alertness for the night ending on `d` (UTC times without offset, the offset beside them).
+pub fn alertness_of(p: &Person, d: Date) -> Value {
+    let n = night_ending(p, d);
+    let parse = |k: &str| n[k].as_str().and_then(|s| s.parse::<Timestamp>().ok()).unwrap_or(Timestamp::UNIX_EPOCH);
+    let (s, e) = (parse("sleep_start_time"), parse("sleep_end_time"));
+    let off = p.offset_min(&e.to_zoned(p.tz.clone()));
+    let utc = |t: Timestamp| t.to_zoned(TimeZone::UTC).datetime().strftime("%Y-%m-%dT%H:%M:%S%.f").to_string();
+    let hourly: Vec<Value> = (0..16)
+        .map(|k| {
+            let a = e + (k * 3600).seconds();
+            json!({"validity": "VALIDITY_ESTIMATE", "alertness_level": if k % 5 == 0 { "ALERTNESS_LEVEL_LOW" } else { "ALERTNESS_LEVEL_HIGH" },
+                "start_time": utc(a), "end_time": utc(a + 3600.seconds())})
+        })
+        .collect();
+    json!({
+        "grade": ((h(d, 61) % 100) as f64 / 10.0), "grade_validity_seconds": 57600, "grade_type": "GRADE_TYPE_PRIMARY",
+        "grade_classification": if h(d, 61) % 100 > 50 { "GRADE_CLASSIFICATION_STRONG" } else { "GRADE_CLASSIFICATION_WEAK" },
+        "validity": "VALIDITY_ESTIMATE", "sleep_inertia": "SLEEP_INERTIA_MILD", "sleep_type": "SLEEP_TYPE_PRIMARY",
+        "result_type": "ALERTNESS_TYPE_HISTORY",
+        "period_start_time": utc(s), "period_end_time": utc(e + 16.hours()),
+        "sleep_period_start_time": utc(s), "sleep_period_end_time": utc(e),
+        "sleep_timezone_offset_minutes": off, "hourly_data": hourly,
+    })
+}
+
+pub fn physical_info() -> Value {
+    json!({"weight": 70.5, "height": 178.0, "created": "2026-01-05T09:12:44Z", "modified": "2026-02-10T12:00:00Z", "birthday": "1985-09-06",
+        "gender": "MALE", "maximum_heart_rate": 190, "resting_heart_rate": 52, "aerobic_threshold": 140, "anaerobic_threshold": 170,
+        "vo2_max": 52, "weight_source": "SOURCE_USER", "training_background": "REGULAR", "typical_day": "MOSTLY_MOVING", "sleep_goal": "PT8H"})
+}
+
+/// One exercise's file. FIT is binary; TCX comes gzipped as Polar's spec says; GPX only with a route.
+pub fn exercise_file(p: &Person, d: Date, format: &str) -> Option<(&'static str, Vec<u8>)> {
+    let ex = exercise_of_day(p, d, false, false, Dialect::default())?;
+    let (id, start) = (ex["id"].as_str()?.to_string(), ex["start_time"].as_str()?.to_string());
+    match format {
+        "fit" => {
+            // A FIT file header (14 bytes: size, protocol, profile, data size, ".FIT", CRC) and a token record.
+            let mut b = vec![14u8, 0x20, 0x08, 0x08, 16, 0, 0, 0];
+            b.extend_from_slice(b".FIT");
+            b.extend_from_slice(&[0, 0]);
+            b.extend_from_slice(format!("vitals-sample {id}").as_bytes());
+            Some(("application/octet-stream", b))
+        }
+        "tcx" => {
+            let xml = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TrainingCenterDatabase xmlns=\"http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2\">\
+                 <Activities><Activity Sport=\"{}\"><Id>{start}</Id><Notes>{id}</Notes></Activity></Activities></TrainingCenterDatabase>\n",
+                ex["sport"].as_str().unwrap_or("Other")
+            );
+            Some(("application/vnd.garmin.tcx+xml", gzip(xml.as_bytes())))
+        }
+        "gpx" if ex["has_route"] == json!(true) => {
+            let xml = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"vitals sample\"><trk><name>{id}</name><trkseg>\
+                 <trkpt lat=\"60.1699\" lon=\"24.9384\"><time>{start}</time></trkpt></trkseg></trk></gpx>\n"
+            );
+            Some(("application/gpx+xml", xml.into_bytes()))
+        }
+        _ => None,
+    }
+}
+
+fn gzip(b: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(vec![], flate2::Compression::fast());
+    e.write_all(b).expect("writing to memory");
+    e.finish().expect("writing to memory")
+}
+
+/// What a read answers: status, content type, body.
+pub struct Answer {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(v: Value) -> Answer {
+        Answer { status: 200, content_type: "application/json", body: v.to_string().into_bytes() }
+    }
+    fn status(status: u16, v: Option<Value>) -> Answer {
+        Answer { status, content_type: "application/json", body: v.map(|v| v.to_string().into_bytes()).unwrap_or_default() }
+    }
+}
+
+fn error(status: u16, message: &str) -> Answer {
+    Answer::status(status, Some(json!({"timestamp": "2026-01-05T09:12:44.123Z", "status": status, "errorType": "BAD_REQUEST", "message": message})))
+}
+
+/// The person answering reads as Polar would, "now" being `now`.
+pub struct Api<'a> {
+    pub person: &'a Person,
+    pub now: Timestamp,
+    pub dialect: Dialect,
+    /// Exercises only from this instant (the user's registration with the app), as Polar shows them.
+    pub registered: Option<Timestamp>,
+}
+
+impl Api<'_> {
+    fn today(&self) -> Date {
+        self.now.to_zoned(self.person.tz.clone()).date()
+    }
+    fn first(&self, days: i64) -> Date {
+        self.today().checked_sub((days - 1).days()).unwrap_or(self.today())
+    }
+    fn range(&self, q: &HashMap<String, String>, reach: i64) -> Result<Vec<Date>, Answer> {
+        let parse = |k: &str| q.get(k).and_then(|v| v.parse::<Date>().ok());
+        let (Some(from), Some(to)) = (parse("from"), parse("to")) else {
+            return Err(error(400, "from and to are required as YYYY-MM-DD"));
+        };
+        if to < from || (to - from).get_days() as i64 > MAX_RANGE_DAYS {
+            return Err(error(400, "to - from must be between 0 and 28 days"));
+        }
+        // One day of slack before the first reachable day: a client's "today" may be in another zone.
+        if from < self.first(reach + 1) {
+            return Err(error(400, &format!("from must be at most {reach} days ago")));
+        }
+        let first = self.first(reach);
+        let mut out = vec![];
+        let mut d = from.max(first);
+        while d <= to.min(self.today()) {
+            out.push(d);
+            d = d.tomorrow().unwrap_or(d);
+            if d == Date::MAX {
+                break;
+            }
+        }
+        Ok(out)
+    }
+    fn days_back(&self, n: i64) -> Vec<Date> {
+        (0..n).rev().filter_map(|k| self.today().checked_sub(k.days()).ok()).collect()
+    }
+    fn flag(q: &HashMap<String, String>, k: &str) -> bool {
+        q.get(k).is_some_and(|v| v == "true")
+    }
+    /// Exercises Polar would list now: uploaded in the last 30 days, after registration.
+    fn visible_exercises(&self) -> Vec<Date> {
+        let since = self.now - (EXERCISE_DAYS * 86_400).seconds();
+        self.days_back(EXERCISE_DAYS + 1)
+            .into_iter()
+            .filter(|d| uploaded(self.person, *d).is_some_and(|u| u >= since && u <= self.now && self.registered.is_none_or(|r| u >= r)))
+            .collect()
+    }
+
+    /// Answer `GET path?q` as Polar AccessLink v3 would.
+    pub fn answer(&self, path: &str, q: &HashMap<String, String>) -> Answer {
+        let p = self.person;
+        let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
+        match segs.as_slice() {
+            ["v3", "exercises"] => {
+                let (s, z) = (Self::flag(q, "samples"), Self::flag(q, "zones"));
+                Answer::json(Value::Array(self.visible_exercises().into_iter().filter_map(|d| exercise_of_day(p, d, s, z, self.dialect)).collect()))
+            }
+            ["v3", "exercises", id, rest @ ..] => {
+                let Some(d) = self.visible_exercises().into_iter().find(|d| id_of(*d) == *id) else {
+                    return Answer::status(404, None);
+                };
+                match rest {
+                    [] => exercise_of_day(p, d, Self::flag(q, "samples"), Self::flag(q, "zones"), self.dialect).map_or(Answer::status(404, None), Answer::json),
+                    [format] => match exercise_file(p, d, format) {
+                        Some((ct, body)) => Answer { status: 200, content_type: ct, body },
+                        None => Answer::status(404, None),
+                    },
+                    _ => Answer::status(404, None),
+                }
+            }
+            ["v3", "users", "activities"] => match self.range(q, ACTIVITY_DAYS) {
+                Ok(days) => {
+                    let with = Self::flag(q, "steps") || Self::flag(q, "activity_zones");
+                    Answer::json(days.into_iter().map(|d| activity_of_day(p, d, with)).collect())
+                }
+                Err(a) => a,
+            },
+            ["v3", "users", "continuous-heart-rate"] => match self.range(q, LIST_DAYS) {
+                Ok(days) => {
+                    let list: Vec<Value> = days.into_iter().map(|d| heart_rate_of_day(p, d)).collect();
+                    Answer::json(if self.dialect.hr_bare_array { Value::Array(list) } else { json!({"heart_rates": list}) })
+                }
+                Err(a) => a,
+            },
+            ["v3", "users", "continuous-heart-rate", day] => match day.parse::<Date>() {
+                Ok(d) if d >= self.first(LIST_DAYS) && d <= self.today() => Answer::json(heart_rate_of_day(p, d)),
+                Ok(_) => Answer::status(404, None),
+                Err(_) => error(400, "bad date"),
+            },
+            ["v3", "users", "sleep"] => Answer::json(json!({"nights": self.days_back(LIST_DAYS).into_iter().map(|d| night_ending(p, d)).collect::<Vec<_>>()})),
+            ["v3", "users", "nightly-recharge"] => {
+                Answer::json(json!({"recharges": self.days_back(LIST_DAYS).into_iter().map(|d| recharge_of(p, d)).collect::<Vec<_>>()}))
+            }
+            ["v3", "users", "cardio-load", "date"] => match self.range(q, CARDIO_DAYS) {
+                Ok(days) => Answer::json(days.into_iter().map(|d| cardio_of(d, self.dialect)).collect()),
+                Err(a) => a,
+            },
+            ["v3", "users", "sleepwise", "alertness", "date"] => match self.range(q, LIST_DAYS) {
+                Ok(days) if days.is_empty() => Answer::status(204, None),
+                Ok(days) => Answer::json(days.into_iter().map(|d| alertness_of(p, d)).collect()),
+                Err(a) => a,
+            },
+            ["v3", "users", "physical-info"] => Answer::json(physical_info()),
+            _ => Answer::status(404, None),
+        }
+    }
+}
+
+/// Every day in `[from, to]` with an exercise.
+pub fn exercise_days(p: &Person, from: Date, to: Date) -> Vec<Date> {
+    let mut out = vec![];
+    let mut d = from;
+    while d <= to {
+        if session(p, d).is_some() {
+            out.push(d);
+        }
+        let Ok(n) = d.tomorrow() else { break };
+        d = n;
+    }
+    out
+}
