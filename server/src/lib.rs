@@ -5,12 +5,14 @@
 //! - [`connection`]: how a provider is connected (OAuth, API key, session, import, none), as data;
 //! - [`providers`]: one folder per provider (its catalog, its wire format, its credentials);
 //! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
+//! - [`export`]: an activity's file written where the user asked (the one write of health data);
 //! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
 pub mod accounts;
 pub mod catalog;
 pub mod connection;
 pub mod engine;
 pub mod env;
+pub mod export;
 pub mod http;
 pub mod mcp;
 pub mod providers;

@@ -1,4 +1,4 @@
-//! The four tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
+//! The tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
 use super::connect::{connect, ConnectReport, Connection};
 use super::{check_report, sources_report, CheckReport, SourcesReport};
 use crate::accounts::link::Links;
@@ -84,6 +84,22 @@ pub struct TodayArgs {
     /// Character budget of the whole report, shared evenly by its sections, 20,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportArgs {
+    /// The provider whose activity to export, e.g. `polar` (vitals_sources lists which offer files).
+    pub provider: String,
+    /// The activity's `id`, as its collection gives it (e.g. polar.exercises).
+    pub id: String,
+    /// `fit`, `tcx` or `gpx` (GPX only for an activity recorded with GPS).
+    pub format: String,
+    /// Absolute path of the file to write, in a folder that exists, e.g. /home/me/runs/2026-12-01.fit. Ask the user for it.
+    pub path: String,
+    /// true replaces an existing file at `path`. Default false: an existing file is never touched.
+    #[serde(default)]
+    pub overwrite: Option<bool>,
 }
 
 #[derive(Clone)]
@@ -258,6 +274,21 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
     )]
     pub async fn vitals_today(&self, Parameters(a): Parameters<TodayArgs>) -> Result<Json<TodayReport>, String> {
         self.engine.today(a.days, a.max_chars).await.map(Json).map_err(|e| e.to_string())
+    }
+
+    #[tool(
+        name = "vitals_export",
+        title = "Save one activity's file (FIT, TCX or GPX) where the user says",
+        description = "Writes one activity (e.g. a Polar exercise, by the `id` its collection gives) as a FIT, TCX or GPX file to the \
+absolute `path` the user named, in a folder that exists. Never overwrites a file unless overwrite=true. The only tool that writes \
+to disk, and only the user's own file where they asked: call it only when the user asks to save or export an activity. The answer \
+says the path, size and format; `synthetic` true means the sample's file, not the user's.",
+        annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
+        output_schema = schema_for_output::<crate::export::Exported>()
+    )]
+    pub async fn vitals_export(&self, Parameters(a): Parameters<ExportArgs>) -> Result<CallToolResponse, String> {
+        let req = crate::export::ExportRequest { provider: a.provider, id: a.id, format: a.format, path: a.path, overwrite: a.overwrite.unwrap_or(false) };
+        crate::export::export(&self.engine, req).await.map(|e| structured(&e)).map_err(|e| e.to_string())
     }
 
     #[tool(

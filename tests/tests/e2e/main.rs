@@ -9,6 +9,7 @@ mod docs;
 mod invariants;
 mod mcpb;
 mod oura;
+mod polar;
 mod python;
 mod speed_size;
 mod store_race;

@@ -288,15 +288,16 @@ async fn tools_list_and_server_info_are_the_contract() {
     assert_eq!(si.version, env!("CARGO_PKG_VERSION"));
     let tools = s.client.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names.len(), 5);
-    for n in ["vitals_sources", "vitals_query", "vitals_today", "vitals_connect", "vitals_check"] {
+    assert_eq!(names.len(), 6);
+    for n in ["vitals_sources", "vitals_query", "vitals_today", "vitals_connect", "vitals_export", "vitals_check"] {
         assert!(names.contains(&n.to_string()), "{n}");
     }
     for t in &tools {
         let a = t.annotations.as_ref().expect("annotations");
-        // Connecting saves a login (it changes this machine, not the user's data); everything else only reads.
-        let expected =
-            if t.name == "vitals_connect" { (Some(false), Some(false), Some(false), Some(true)) } else { (Some(true), Some(false), Some(true), Some(true)) };
+        // Connecting saves a login and exporting writes the file the user named (they change this
+        // machine, never the user's data at the provider); everything else only reads.
+        let writes = t.name == "vitals_connect" || t.name == "vitals_export";
+        let expected = if writes { (Some(false), Some(false), Some(false), Some(true)) } else { (Some(true), Some(false), Some(true), Some(true)) };
         assert_eq!((a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint), expected, "{}", t.name);
         assert!(t.output_schema.is_some(), "{} has structured output", t.name);
         assert!(t.description.as_ref().unwrap().len() > 80);
@@ -329,7 +330,7 @@ async fn every_tool_works_on_the_2026_07_28_lifecycle_too() {
     let twin = twin().await;
     let mode = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let s = connect_with(&twin, false, &[], mode).await;
-    assert_eq!(s.client.list_all_tools().await.unwrap().len(), 5);
+    assert_eq!(s.client.list_all_tools().await.unwrap().len(), 6);
     let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
     assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, START));
     assert_eq!(s.ok("vitals_sources", json!({})).await["providers"][0]["provider"], "oura");

@@ -1,0 +1,226 @@
+//! `vitals_export`: one activity's file (FIT, TCX or GPX), fetched from its provider and written to
+//! the path the user named. The one place this server writes health data to disk, and only when
+//! asked: an absolute path, in a folder that exists, never over an existing file unless
+//! `overwrite` says so, written whole or not at all. Nothing here names a provider: a provider
+//! offers files in its catalog (`ProviderSpec.files`) and builds the request (`file_request`).
+use crate::catalog::FileFormat;
+use crate::engine::{Engine, QueryError};
+use crate::providers::Mode;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone, Default)]
+pub struct ExportRequest {
+    pub provider: String,
+    pub id: String,
+    pub format: String,
+    pub path: String,
+    pub overwrite: bool,
+}
+
+/// What was written.
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub struct Exported {
+    pub provider: String,
+    pub id: String,
+    /// `fit`, `tcx` or `gpx`.
+    pub format: String,
+    /// The absolute path written.
+    pub path: String,
+    /// Size of the file written, in bytes.
+    pub bytes: u64,
+    /// True when this is the built-in sample's file, not the user's own.
+    pub synthetic: bool,
+    /// Whether an existing file was replaced (only with overwrite=true).
+    pub replaced: bool,
+    /// Everything done to the bytes on the way, and anything to tell the user.
+    pub notes: Vec<String>,
+}
+
+fn bad(s: String) -> QueryError {
+    QueryError::BadInput(s)
+}
+
+/// The checked destination: absolute, its folder exists, and not an existing file unless allowed.
+fn destination(path: &str, overwrite: bool) -> Result<(PathBuf, bool), QueryError> {
+    let p = PathBuf::from(path.trim());
+    if path.trim().is_empty() || !p.is_absolute() {
+        return Err(bad(format!(
+            "`path` must be an absolute path of the file to write (for example /home/me/runs/run.fit or C:\\Users\\me\\run.fit); got {path:?}. \
+             Ask the user where to save it."
+        )));
+    }
+    if p.file_name().is_none() || path.trim().ends_with(['/', '\\']) {
+        return Err(bad(format!("`path` {path:?} names a folder, not a file. Send the full path of the file to write, ending in its name.")));
+    }
+    let dir = p.parent().unwrap_or(Path::new("/"));
+    if !dir.is_dir() {
+        return Err(bad(format!("`path`: the folder {} does not exist. Send a path in a folder that exists; this tool creates no folders.", dir.display())));
+    }
+    if p.is_dir() {
+        return Err(bad(format!("`path` {} is a folder. Send the path of a file inside it, e.g. {}.", p.display(), p.join("activity.fit").display())));
+    }
+    let exists = p.exists();
+    if exists && !overwrite {
+        return Err(bad(format!("`path`: {} already exists and was left as it is. Send overwrite=true to replace it, or another path.", p.display())));
+    }
+    Ok((p, exists))
+}
+
+/// Ids are what the provider's listing gave: letters, digits, `-` and `_` only, so one cannot
+/// reach another route.
+fn check_id(id: &str, listed_in: &str) -> Result<(), QueryError> {
+    let ok = !id.is_empty() && id.len() <= 64 && id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(bad(format!("`id` must be an activity id as `{listed_in}` gives it (letters and digits, e.g. 2AC312F); got {id:?}.")))
+    }
+}
+
+pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, QueryError> {
+    let with_files: Vec<String> = engine
+        .providers()
+        .filter_map(|p| p.spec().files.map(|f| format!("{} ({})", p.spec().name, f.formats.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))))
+        .collect();
+    let name = req.provider.trim().to_ascii_lowercase();
+    let source = engine
+        .source(&name)
+        .filter(|s| s.provider.spec().files.is_some())
+        .ok_or_else(|| bad(format!("`provider`: {:?} offers no activity files. Providers that do: {}.", req.provider, with_files.join("; "))))?;
+    let p = &source.provider;
+    let spec = p.spec();
+    let files = spec.files.expect("filtered above");
+    let formats = files.formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ");
+    let format = FileFormat::parse(&req.format)
+        .filter(|f| files.formats.contains(f))
+        .ok_or_else(|| bad(format!("`format`: {:?} is not a file {} serves. Send one of: {formats}.", req.format, spec.display)))?;
+    check_id(req.id.trim(), &format!("{}.{}", spec.name, files.listed_in))?;
+    let (path, exists) = destination(&req.path, req.overwrite)?;
+    let cred = p.credential().current();
+    if cred.mode() == Mode::NeedsCredentials {
+        return Err(QueryError::NeedsAccount {
+            provider: spec.name,
+            why: format!("Exporting needs the user's {} account connected (vitals_connect provider={}).", spec.display, spec.name),
+        });
+    }
+    let id = req.id.trim();
+    let request = p.file_request(id, format, &cred).ok_or_else(|| bad(format!("{} builds no file request", spec.display)))?;
+    let synthetic = cred.mode() == Mode::Sandbox;
+    let (status, body) = match p.offline().filter(|_| synthetic) {
+        Some(api) => api.file(&request),
+        None => {
+            let bearer = cred.bearer.clone().ok_or_else(|| QueryError::Auth(p.auth_help(401, &cred)))?;
+            source.limiter.acquire().await;
+            let r = source.http.read_file(&request, &bearer).await.map_err(|e| QueryError::Upstream(format!("{} could not be reached: {e}", spec.display)))?;
+            if let Some(wait) = r.retry_after.filter(|_| r.status == 429) {
+                source.limiter.pause(wait.min(Duration::from_secs(60)));
+            }
+            (r.status, r.body)
+        }
+    };
+    let mut notes = vec![];
+    let bytes = match status {
+        200 => body,
+        401 => return Err(QueryError::Auth(p.auth_help(401, &cred))),
+        403 => return Err(QueryError::Auth(p.auth_help(403, &cred))),
+        429 => return Err(QueryError::Upstream(format!("{} is rate limiting; nothing was written. Try again in a minute.", spec.display))),
+        s if spec.no_data.contains(&s) || s == 404 => {
+            return Err(QueryError::BadInput(format!(
+                "`id`/`format`: {} has no {} file for {id:?}: {}. The ids are in {}.{}. Nothing was written.",
+                spec.display,
+                format.as_str().to_uppercase(),
+                files.missing,
+                spec.name,
+                files.listed_in
+            )))
+        }
+        s => return Err(QueryError::Upstream(format!("{} answered HTTP {s}; nothing was written.", spec.display))),
+    };
+    let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
+        notes.push(format!("{} sent the file gzipped; it was unpacked, so the file is plain {}.", spec.display, format.as_str().to_uppercase()));
+        gunzip(&bytes).map_err(|e| QueryError::Upstream(format!("{} sent a gzipped file that does not unpack ({e}); nothing was written.", spec.display)))?
+    } else {
+        bytes
+    };
+    if bytes.is_empty() {
+        return Err(QueryError::Upstream(format!("{} sent an empty file; nothing was written.", spec.display)));
+    }
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    if ext != format.as_str() {
+        notes.push(format!("The file holds {} but its name ends in {:?}; it was written where asked.", format.as_str().to_uppercase(), ext));
+    }
+    if synthetic {
+        notes.push(p.synthetic_notice());
+    }
+    write(&path, &bytes, req.overwrite).map_err(|e| QueryError::Upstream(format!("{} could not be written: {e}. Nothing was left behind.", path.display())))?;
+    Ok(Exported {
+        provider: spec.name.into(),
+        id: id.into(),
+        format: format.as_str().into(),
+        path: path.display().to_string(),
+        bytes: bytes.len() as u64,
+        synthetic,
+        replaced: exists,
+        notes,
+    })
+}
+
+fn gunzip(b: &[u8]) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut out = vec![];
+    flate2::read::GzDecoder::new(b).read_to_end(&mut out)?;
+    Ok(out)
+}
+
+/// Whole or not at all: the bytes go to a hidden file beside the target, then take its name, by
+/// a rename (replacing) or a hard link (which fails if a file appeared there meanwhile).
+fn write(path: &Path, bytes: &[u8], overwrite: bool) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = path.parent().unwrap_or(Path::new("/"));
+    let tmp = dir.join(format!(".{}.vitals-{}.part", path.file_name().and_then(|n| n.to_str()).unwrap_or("export"), std::process::id()));
+    let result = (|| {
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        if overwrite {
+            std::fs::rename(&tmp, path)
+        } else {
+            std::fs::hard_link(&tmp, path)
+        }
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_destination_is_absolute_in_a_folder_that_exists_and_new() {
+        let dir = std::env::temp_dir().join(format!("vitals-export-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = dir.join("a.fit");
+        assert!(destination("runs/a.fit", false).is_err());
+        assert!(destination(&dir.join("missing/a.fit").display().to_string(), false).is_err());
+        assert!(destination(&dir.display().to_string(), true).is_err(), "a folder");
+        assert_eq!(destination(&f.display().to_string(), false).unwrap(), (f.clone(), false));
+        write(&f, b"one", false).unwrap();
+        assert!(write(&f, b"two", false).is_err(), "never over an existing file without overwrite");
+        assert_eq!(std::fs::read(&f).unwrap(), b"one");
+        assert!(destination(&f.display().to_string(), false).unwrap_err().to_string().contains("overwrite=true"));
+        write(&f, b"two", true).unwrap();
+        assert_eq!(std::fs::read(&f).unwrap(), b"two");
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no part file left behind");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn ids_cannot_reach_another_route() {
+        assert!(check_id("2AC312F", "polar.exercises").is_ok());
+        for bad in ["", "../users", "a/b", "x?y=1", &"a".repeat(65)] {
+            assert!(check_id(bad, "polar.exercises").is_err(), "{bad}");
+        }
+    }
+}
