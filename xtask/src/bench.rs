@@ -63,9 +63,15 @@ impl Server for Vitals {
         if collection == "today" {
             return ("vitals_today", json!({"days": 7}));
         }
-        // Oura's names bare (the rows compare with mcp-oura), other providers' qualified.
+        // Oura's names bare (the rows compare with mcp-oura), other providers' qualified; `?name`
+        // after a collection turns that option on.
+        let (collection, option) = collection.split_once('?').map_or((collection, None), |(c, o)| (c, Some(o)));
         let qualified = if collection.contains('.') { collection.to_string() } else { format!("oura.{collection}") };
-        ("vitals_query", json!({"collection": qualified, "start": start, "end": end}))
+        let mut args = json!({"collection": qualified, "start": start, "end": end});
+        if let Some(o) = option {
+            args["options"] = json!({ o: true });
+        }
+        ("vitals_query", args)
     }
     fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>) {
         let a = r.structured_content.clone().unwrap_or_default();
@@ -184,6 +190,29 @@ fn withings_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms:
     vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_WITHINGS_BASE_URL", leak(base.to_string()))]
 }
 
+/// A Polar login the twin issued (a user who trains every day), saved under `target/bench`, and
+/// the environment that points a server at it.
+fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
+    let dir = root.join("target/bench/polar-config");
+    let _ = std::fs::remove_dir_all(&dir);
+    let access = twin.state.polar.lock().unwrap().grant();
+    twin.polar(|p| {
+        p.cfg.person.every_day = true;
+        p.cfg.faults.latency_ms = latency_ms;
+    });
+    let tokens = vitals::accounts::Tokens {
+        access: vitals::secret::Secret::new(access),
+        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
+        scopes: vec!["accesslink.read_all".into()],
+        extra: [("x_user_id".to_string(), vitals_twin::polar::USER_ID.to_string())].into_iter().collect(),
+        login: Some("bench".into()),
+        ..Default::default()
+    };
+    vitals::accounts::TokenStore::file(&dir).save("polar", &tokens).expect("the bench's token folder is writable");
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
+}
+
 /// Make `target/bench/peer-venv` with mcp-oura in it, once. None (and why) when that fails.
 fn install_peer(root: &Path) -> Result<PathBuf, String> {
     let venv = root.join("target/bench/peer-venv");
@@ -286,8 +315,16 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     let both = Vitals(server, withings);
     let v = question(&both, &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
     line("withings measurements, one year", &v, &Measure::default());
-    // Seven sections (Oura's four, Withings' three), read at the same time.
+    // Ten sections (Oura's four and Withings' three connected, Polar's three from its sample), read at the same time.
     let v = question(&both, &base, o.runs, "today", "", "").await;
-    line("vitals_today, 7 days, Oura and Withings", &v, &Measure::default());
+    line("vitals_today, 7 days, Oura, Withings, Polar", &v, &Measure::default());
+    // Polar keeps 28 days of heart rate and 30 of exercises: the longest ranges it serves.
+    let polar = Vitals(vitals.0.clone(), polar_login(root, &twin, &base, o.latency_ms));
+    let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date();
+    let back = |n: i64| today.checked_sub(jiff::Span::new().days(n)).unwrap_or(today).to_string();
+    let v = question(&polar, &base, o.runs, "polar.heartrate", &back(27), &today.to_string()).await;
+    line("polar heart rate, 28 days (all it keeps)", &v, &Measure::default());
+    let v = question(&polar, &base, o.runs, "polar.exercises?samples", &back(29), &today.to_string()).await;
+    line("polar exercises + summaries, 30 days", &v, &Measure::default());
     println!("\nsamples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
 }
