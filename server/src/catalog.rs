@@ -62,6 +62,9 @@ pub struct CollectionSpec {
     pub options: &'static [OptionSpec],
     /// How far back the provider serves this collection at all. None: as far as the account goes.
     pub retention: Option<Retention>,
+    /// The provider's dates are the user's own local days, inclusive at both ends (Garmin): a
+    /// window asks for exactly its days, unpadded, so a one-day route is one request a day.
+    pub exact_days: bool,
 }
 
 /// The provider serves only the last `days` days (today included): older days are unreachable,
@@ -221,6 +224,9 @@ pub struct ProviderSpec {
     pub no_data: &'static [u16],
     /// The files of one activity the provider offers for `vitals_export`, and where their ids are listed.
     pub files: Option<Files>,
+    /// Requests in flight at once for one query, where the provider punishes more (Garmin: 2).
+    /// None: `VITALS_CONCURRENCY` alone decides.
+    pub max_in_flight: Option<usize>,
 }
 
 /// Activity files a provider serves (Polar's exercises, Garmin's activities).

@@ -213,6 +213,8 @@ pub struct ApiKeySpec {
     pub create_help: &'static str,
     /// Exchange the key for an access token. The error says, in words, whether the key was refused.
     pub exchange: fn(Secret) -> BoxFuture<'static, Result<Grant, KeyError>>,
+    /// How long before its expiry the exchanged token is renewed (Garmin's clients: an hour).
+    pub renew_before_s: i64,
     pub revoke: Revoke,
 }
 

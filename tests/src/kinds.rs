@@ -332,6 +332,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     series: None,
     embedded: &[],
     retention: None,
+    exact_days: false,
     options: &[],
 }];
 
@@ -348,6 +349,7 @@ macro_rules! spec {
             late_sync: "the kinds API can sync late",
             no_data: &[],
             files: None,
+            max_in_flight: None,
             connection: $connection,
         }
     };
@@ -385,6 +387,7 @@ pub static KEY: ProviderSpec = spec!(
         portal: "https://kinds.invalid/keys",
         create_help: "Create a key at https://kinds.invalid/keys and paste it here.",
         exchange: exchange_key,
+        renew_before_s: 60,
         revoke: Revoke::InAccount("at https://kinds.invalid/keys (delete the key)"),
     })
 );
@@ -398,6 +401,7 @@ pub static ENV_KEYED: ProviderSpec = spec!(
         portal: "https://kinds.invalid/keys",
         create_help: "Create a key at https://kinds.invalid/keys and set it as VITALS_KINDS_ENV_KEY.",
         exchange: exchange_key,
+        renew_before_s: 60,
         revoke: Revoke::InAccount("at https://kinds.invalid/keys (delete the key)"),
     })
 );
@@ -479,7 +483,7 @@ impl Provider for Kind {
         }
         Request { method: ReadMethod::Get, url: format!("{}/{}", std::env::var("KINDS_BASE_URL").unwrap_or_default(), c.path), params }
     }
-    fn parse_page(&self, _c: &CollectionSpec, body: &str, _zone: &vitals::time::Zone) -> Result<Page, PageError> {
+    fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals::providers::PageAt) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;
         Ok(Page { records: v["data"].as_array().cloned().unwrap_or_default(), next_token: None })
     }

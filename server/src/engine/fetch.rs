@@ -67,7 +67,9 @@ struct Shared {
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
     let pieces = split(plan);
-    let shared = Shared { gate: Gate::new(engine.limits.concurrency, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
+    // The provider's own ceiling, where it punishes more in flight, under the global one.
+    let in_flight = plan.provider.spec().max_in_flight.map_or(engine.limits.concurrency, |m| m.clamp(1, engine.limits.concurrency));
+    let shared = Shared { gate: Gate::new(in_flight, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
     let today = plan.zone.today();
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
@@ -171,7 +173,8 @@ async fn fetch_window(
             // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
             for body in hit.bodies.iter().filter(|b| !b.is_empty()) {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
-                let page = plan.provider.parse_page(plan.collection, body, &plan.zone).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
+                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None };
+                let page = plan.provider.parse_page(plan.collection, body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
             return Ok((out, keeper.done(plan)));
@@ -236,11 +239,11 @@ async fn fetch_window(
 async fn decode(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     c: &'static crate::catalog::CollectionSpec,
-    zone: &crate::time::Zone,
+    at: crate::providers::PageAt,
     body: String,
 ) -> (Result<crate::providers::Page, PageError>, String) {
-    let (p, zone) = (p.clone(), zone.clone());
-    tokio::task::spawn_blocking(move || (p.parse_page(c, &body, &zone), body))
+    let p = p.clone();
+    tokio::task::spawn_blocking(move || (p.parse_page(c, &body, &at), body))
         .await
         .unwrap_or_else(|e| (Err(PageError::Transient(format!("decoding the page failed: {e}"))), String::new()))
 }
@@ -251,6 +254,7 @@ async fn judge(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     plan: &Plan,
     reply: crate::http::Reply,
+    token: Option<&str>,
 ) -> Result<(crate::providers::Page, String), PageError> {
     let display = p.spec().display;
     match reply.status {
@@ -258,7 +262,7 @@ async fn judge(
         // kept as an empty body so the cache serves it as one.
         s if p.spec().no_data.contains(&s) => Ok((crate::providers::Page { records: vec![], next_token: None }, String::new())),
         200 => match reply.body {
-            Ok(body) => match decode(p, plan.collection, &plan.zone, body).await {
+            Ok(body) => match decode(p, plan.collection, crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string) }, body).await {
                 (Ok(page), body) => Ok((page, body)),
                 (Err(e), _) => Err(e),
             },
@@ -320,7 +324,7 @@ async fn fetch_page(
             out.stats.paced += wait;
         }
         let failure = match sent {
-            Ok(reply) => match judge(p, plan, reply).await {
+            Ok(reply) => match judge(p, plan, reply, token).await {
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),
                 // Refused token with a refreshable credential: refresh once, then ask for this page again.
                 Err(PageError::Unauthorized) if !refreshed => {

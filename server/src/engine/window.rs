@@ -42,12 +42,21 @@ pub fn split(plan: &Plan) -> Vec<Piece> {
     };
     let owns = match (c.range, c.split) {
         (RangeKind::DateTime, Split::Hours(h)) => hour_grid(&plan.zone, s, e, h),
+        // A series read a local day (or n) per request: the days' instants.
+        (RangeKind::DateTime, Split::Days(n)) => day_grid(s, e, n)
+            .into_iter()
+            .map(|o| match o {
+                Own::Days(a, b) => Own::Instants(start_of(&plan.zone, a), start_of(&plan.zone, next(b))),
+                other => other,
+            })
+            .collect(),
         (RangeKind::DateTime, _) => vec![Own::Instants(start_of(&plan.zone, s), start_of(&plan.zone, next(e)))],
         (_, Split::Days(n)) => day_grid(s, e, n),
         (_, Split::Hours(h)) => day_grid(s, e, (h / 24).max(1)),
         (_, Split::Whole) => vec![Own::Days(s, e)],
     };
-    owns.into_iter().enumerate().map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone), own, keeps_undated: i == 0 }).collect()
+    let pad = if c.exact_days { 0 } else { PAD_DAYS };
+    owns.into_iter().enumerate().map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone, pad), own, keeps_undated: i == 0 }).collect()
 }
 
 fn next(d: Date) -> Date {
@@ -95,9 +104,11 @@ fn ts(s: i64) -> Timestamp {
     Timestamp::from_second(s).expect("instants of a civil date are in range")
 }
 
-fn upstream_of(own: &Own, zone: &Zone) -> Window {
+/// What is asked upstream for a window: its days padded by `pad` on each side (covering exclusive
+/// ends and UTC-filtered collections), or its instants.
+fn upstream_of(own: &Own, zone: &Zone, pad: i64) -> Window {
     match own {
-        Own::Days(a, b) => Window::Dates { start: a.checked_sub(PAD_DAYS.days()).unwrap_or(*a), end: b.checked_add(PAD_DAYS.days()).unwrap_or(*b) },
+        Own::Days(a, b) => Window::Dates { start: a.checked_sub(pad.days()).unwrap_or(*a), end: b.checked_add(pad.days()).unwrap_or(*b) },
         Own::Instants(a, b) => Window::Instants { start: rfc3339(&a.to_zoned(zone.tz.clone())), end: rfc3339(&b.to_zoned(zone.tz.clone())) },
         Own::All => Window::Unbounded,
     }

@@ -49,6 +49,11 @@ impl StoredCredential {
         self.store.as_ref().ok().and_then(|s| s.load(self.spec.name).ok().flatten())
     }
 
+    /// How long before its expiry the token is renewed: the key connection's own margin, else the default.
+    fn margin(&self) -> i64 {
+        self.spec.connection.api_key().map_or(EXPIRY_MARGIN_S, |k| k.renew_before_s)
+    }
+
     /// The kind a saved login has, from the provider's connection.
     fn stored_kind(&self) -> CredentialKind {
         match self.spec.connection {
@@ -74,9 +79,9 @@ impl StoredCredential {
         if let Some((_, key)) = &self.env_key {
             let _one = self.exchanging.lock().await;
             let now = self.exchanged.lock().expect("exchanged lock").clone();
-            let fresh = now
-                .as_ref()
-                .is_some_and(|t| refused.as_ref() != Some(&t.access) && credential_of(t.clone(), CredentialKind::ApiKey, String::new()).due.is_none());
+            let fresh = now.as_ref().is_some_and(|t| {
+                refused.as_ref() != Some(&t.access) && credential_of(t.clone(), CredentialKind::ApiKey, String::new(), self.margin()).due.is_none()
+            });
             if !fresh {
                 let base = Tokens { key: Some(key.clone()), ..Default::default() };
                 let t = crate::accounts::grant::renew(self.spec, &base).await?;
@@ -87,7 +92,7 @@ impl StoredCredential {
         let store = self.store.clone()?;
         crate::accounts::grant::setup(self.spec, &store).await?;
         let seen = self.stored().ok_or("no login is stored")?;
-        let due = credential_of(seen.clone(), self.stored_kind(), String::new()).due;
+        let due = credential_of(seen.clone(), self.stored_kind(), String::new(), self.margin()).due;
         match refused {
             Some(r) if seen.access != r => return Ok(()),
             None if due.is_none() => return Ok(()),
@@ -116,7 +121,7 @@ impl CredentialSource for StoredCredential {
         if let Some((var, _)) = &self.env_key {
             let origin = format!("environment {var} (the key's token is kept in memory only)");
             return match self.exchanged.lock().expect("exchanged lock").clone() {
-                Some(t) => credential_of(t, CredentialKind::ApiKey, origin),
+                Some(t) => credential_of(t, CredentialKind::ApiKey, origin, self.margin()),
                 None => Credential { due: Some(Due::Exchange), ..Credential::bare(CredentialKind::ApiKey, origin) },
             };
         }
@@ -129,7 +134,7 @@ impl CredentialSource for StoredCredential {
                 _ => "session".to_string(),
             };
             let from = t.source.as_deref().map(|s| format!(" (from {s})")).unwrap_or_default();
-            return credential_of(t, kind, format!("{what}{from} in the {store}"));
+            return credential_of(t, kind, format!("{what}{from} in the {store}"), self.margin());
         }
         let none = format!(
             "none: {}no {} account is connected (vitals-mcp auth {})",
@@ -149,9 +154,10 @@ fn sandbox(origin: String) -> Credential {
     Credential { bearer: Some(Secret::new("sandbox")), ..Credential::bare(CredentialKind::Sandbox, origin) }
 }
 
-/// The credential saved tokens make, and what is due before they are used.
-fn credential_of(t: Tokens, kind: CredentialKind, origin: String) -> Credential {
-    let expiring = t.expires_at.is_some_and(|at| at - jiff::Timestamp::now().as_second() <= EXPIRY_MARGIN_S);
+/// The credential saved tokens make, and what is due before they are used (`margin_s`: how long
+/// before its expiry a token is renewed).
+fn credential_of(t: Tokens, kind: CredentialKind, origin: String, margin_s: i64) -> Credential {
+    let expiring = t.expires_at.is_some_and(|at| at - jiff::Timestamp::now().as_second() <= margin_s);
     let due = match (&t.setup_pending, expiring, t.access.is_empty()) {
         (Some(step), _, _) => Some(Due::Setup(step.clone())),
         (None, _, true) => Some(Due::Exchange),

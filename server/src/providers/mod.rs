@@ -1,8 +1,10 @@
 //! One folder per provider. A provider is data (its catalog) plus a small adapter that knows its
 //! wire format and where its credential comes from; everything else is the engine's.
 pub mod credential;
+pub mod garmin;
 pub mod oura;
 pub mod polar;
+pub mod series;
 pub mod withings;
 
 pub use crate::catalog::FileFormat;
@@ -119,6 +121,17 @@ pub enum PageError {
     Refused(String),
 }
 
+/// What a page was asked with, for a provider whose body does not say it all.
+#[derive(Debug, Clone)]
+pub struct PageAt {
+    /// The query's zone: a provider whose times carry none (a watch's clock) reads them in it, and
+    /// says so in [`Provider::reading_notes`].
+    pub zone: crate::time::Zone,
+    /// The continuation this page was asked with (None: the first page), for offset paging whose
+    /// next offset the body does not carry (Garmin's activity search).
+    pub token: Option<String>,
+}
+
 /// Collection-specific options of a query (`include_manual`), validated against the catalog.
 pub type Options = serde_json::Map<String, Value>;
 
@@ -145,9 +158,8 @@ pub trait Provider: Send + Sync {
     fn credential(&self) -> &dyn CredentialSource;
     /// The request for one page of a collection over one window, with the query's credential.
     fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request;
-    /// Decode one page body. `zone` is the query's: a provider whose times carry no zone (a
-    /// watch's clock) reads them in it, and says so in [`Provider::reading_notes`].
-    fn parse_page(&self, c: &CollectionSpec, body: &str, zone: &crate::time::Zone) -> Result<Page, PageError>;
+    /// Decode one page body, asked as `at` says.
+    fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError>;
     /// What every answer of `c` should say about how the provider's data was read (a time
     /// without a zone read in `zone`), in `notices.rules`.
     fn reading_notes(&self, _c: &CollectionSpec, _zone: &crate::time::Zone) -> Vec<String> {
@@ -197,5 +209,10 @@ pub fn day_hash(d: jiff::civil::Date, salt: u64) -> u64 {
 
 /// Every provider this build knows, in their current mode.
 pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
-    vec![std::sync::Arc::new(oura::Oura::from_env()), std::sync::Arc::new(withings::Withings::from_env()), std::sync::Arc::new(polar::Polar::from_env())]
+    vec![
+        std::sync::Arc::new(oura::Oura::from_env()),
+        std::sync::Arc::new(withings::Withings::from_env()),
+        std::sync::Arc::new(polar::Polar::from_env()),
+        std::sync::Arc::new(garmin::Garmin::from_env()),
+    ]
 }

@@ -44,6 +44,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     }
 }
@@ -69,6 +70,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &[] }),
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     }
 }
@@ -93,6 +95,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     late_sync: "the property test can sync late",
     no_data: &[],
     files: None,
+    max_in_flight: None,
     connection: Connection::None,
 };
 
@@ -292,7 +295,7 @@ impl Provider for Prop {
         }
         Request { method: ReadMethod::Get, url: format!("prop://api/{}", c.path), params }
     }
-    fn parse_page(&self, _c: &CollectionSpec, body: &str, _zone: &vitals::time::Zone) -> Result<Page, PageError> {
+    fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals::providers::PageAt) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;
         let records = v["data"].as_array().cloned().ok_or_else(|| PageError::Transient("no data".into()))?;
         Ok(Page { records, next_token: v["next_token"].as_str().map(str::to_string) })

@@ -51,6 +51,7 @@ macro_rules! col {
             embedded: &[],
             options: &[],
             retention: Option::None,
+            exact_days: false,
         }
     };
 }
@@ -72,6 +73,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
     late_sync: "a ring can sync late",
     no_data: &[],
     files: Option::None,
+    max_in_flight: Option::None,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",
@@ -238,6 +240,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         options: &[],
         retention: Option::None,
+        exact_days: false,
     },
     col!(
         "rest_mode_period",
@@ -286,6 +289,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         options: &[],
         retention: Option::None,
+        exact_days: false,
     },
     CollectionSpec {
         embedded: &[

@@ -52,7 +52,7 @@ impl Provider for Oura {
         }
         Request { method: ReadMethod::Get, url: format!("{}/{prefix}/{}", self.base, c.path), params: p }
     }
-    fn parse_page(&self, c: &CollectionSpec, body: &str, _zone: &crate::time::Zone) -> Result<Page, PageError> {
+    fn parse_page(&self, c: &CollectionSpec, body: &str, _at: &super::PageAt) -> Result<Page, PageError> {
         let mut v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Oura sent a body that is not complete JSON ({e})")))?;
         if !c.enveloped {
             return Ok(Page { records: vec![v], next_token: None });

@@ -70,6 +70,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         missing: "Polar has no such exercise among those it lists (the last 30 days, since vitals was connected), or, for GPX, the exercise \
                   has no route (recorded without GPS)",
     }),
+    max_in_flight: None,
 };
 
 /// An exercise row's own fields (the decoder in `decode.rs` makes them); the summaries of its
@@ -152,6 +153,7 @@ const BASE: CollectionSpec = CollectionSpec {
     embedded: &[],
     options: &[],
     retention: None,
+    exact_days: false,
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[

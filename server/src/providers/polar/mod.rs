@@ -108,7 +108,7 @@ impl Provider for Polar {
         }
         Request { method: ReadMethod::Get, url: format!("{}/{}", self.base, c.path), params: p }
     }
-    fn parse_page(&self, c: &CollectionSpec, body: &str, zone: &Zone) -> Result<Page, PageError> {
+    fn parse_page(&self, c: &CollectionSpec, body: &str, at: &super::PageAt) -> Result<Page, PageError> {
         if body.trim().is_empty() {
             return Ok(Page { records: vec![], next_token: None });
         }
@@ -122,7 +122,7 @@ impl Provider for Polar {
         let records = match c.name {
             "exercises" => list(&[]).iter().map(decode::exercise).collect(),
             "activity" => list(&[]).iter().map(decode::activity).collect(),
-            "heartrate" => decode::heart_rate(&v, zone),
+            "heartrate" => decode::heart_rate(&v, &at.zone),
             "sleep" => list(&["nights"]).iter().map(decode::night).collect(),
             "nightly_recharge" => list(&["recharges"]).iter().map(decode::recharge).collect(),
             "cardio_load" => list(&[]).iter().map(decode::cardio).collect(),

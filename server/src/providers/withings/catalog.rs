@@ -75,6 +75,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     late_sync: "a scale, a watch or a sleep mat can sync late",
     no_data: &[],
     files: None,
+    max_in_flight: None,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
@@ -123,6 +124,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[OptionSpec {
             name: "include_manual",
             default: false,
@@ -148,6 +150,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
     CollectionSpec {
@@ -189,6 +192,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
     CollectionSpec {
@@ -234,6 +238,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
     CollectionSpec {
@@ -271,6 +276,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
     CollectionSpec {
@@ -298,6 +304,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         }),
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
     CollectionSpec {
@@ -319,6 +326,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         series: None,
         embedded: &[],
         retention: None,
+        exact_days: false,
         options: &[],
     },
 ];

@@ -131,7 +131,7 @@ impl Provider for Withings {
         p.insert(0, ("action".into(), action.into()));
         Request { method: ReadMethod::FormPost, url: format!("{}/{}", self.base, c.path), params: p }
     }
-    fn parse_page(&self, c: &CollectionSpec, text: &str, _zone: &crate::time::Zone) -> Result<Page, PageError> {
+    fn parse_page(&self, c: &CollectionSpec, text: &str, _at: &super::PageAt) -> Result<Page, PageError> {
         let body = decode::envelope(text)?;
         let list = |key: &str, row: fn(&Value) -> Value| body.get(key).and_then(Value::as_array).map(|a| a.iter().map(row).collect()).unwrap_or_default();
         let records = match c.name {
