@@ -1,7 +1,8 @@
 //! The only way out of this crate to a provider. Data is read with GET, or with a form POST
 //! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
 //! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so. The other POSTs
-//! are named functions: token requests, the revoke of our own grant, and Polar's registration.
+//! are named functions: token requests, the revoke of our own grant, Polar's registration and
+//! Garmin's key exchange.
 use crate::secret::Secret;
 use std::time::Duration;
 
@@ -175,6 +176,25 @@ pub async fn register_polar_user(base: &str, bearer: &Secret, member_id: &str) -
     let resp =
         token_client().post(&url).bearer_auth(bearer.expose()).header("accept", "application/json").json(&body).send().await.map_err(|e| classify(&e))?;
     Ok(resp.status().as_u16())
+}
+
+/// The one route of Garmin's key exchange (reference garmin/personal-api.md §2), relative to its host.
+pub const GARMIN_KEY_EXCHANGE: &str = "/personalapitoken-service/personal-api/personal-api-key/token";
+
+/// Exchange a Garmin Personal API key for a bearer token: `POST <base><GARMIN_KEY_EXCHANGE>` with
+/// `Authorization: ApiKey <key>` and no body. The fourth and last POST that leaves this crate: the
+/// exchange is how Garmin lets a key read at all, and it writes nothing. Returns status and body.
+pub async fn exchange_garmin_key(base: &str, key: &Secret) -> Result<(u16, Vec<u8>), HttpError> {
+    let url = format!("{}{GARMIN_KEY_EXCHANGE}", base.trim_end_matches('/'));
+    let resp = token_client()
+        .post(&url)
+        .header("authorization", format!("ApiKey {}", key.expose()))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .map_err(|e| classify(&e))?;
+    let status = resp.status().as_u16();
+    Ok((status, resp.bytes().await.map_err(|e| classify(&e))?.to_vec()))
 }
 
 impl Default for Http {

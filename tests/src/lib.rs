@@ -1,5 +1,6 @@
 //! `vitals-twin`: a local twin of each provider API, with the real quirks and injectable faults.
 //! A library for the end-to-end suites and a binary so any client can be pointed at it.
+pub mod garmin;
 pub mod kinds;
 pub mod oura;
 pub mod polar;
@@ -69,6 +70,8 @@ pub struct State {
     pub withings: Mutex<withings::Withings>,
     /// Polar: configuration, OAuth server, registrations.
     pub polar: Mutex<polar::Polar>,
+    /// Garmin's Personal API: keys, tokens, requests in flight.
+    pub garmin: Mutex<garmin::Garmin>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -97,6 +100,9 @@ impl Twin {
     pub fn withings(&self, f: impl FnOnce(&mut withings::Withings)) {
         f(&mut self.state.withings.lock().unwrap());
     }
+    pub fn garmin(&self, f: impl FnOnce(&mut garmin::Garmin)) {
+        f(&mut self.state.garmin.lock().unwrap());
+    }
     pub fn polar(&self, f: impl FnOnce(&mut polar::Polar)) {
         f(&mut self.state.polar.lock().unwrap());
     }
@@ -113,6 +119,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         days: Default::default(),
         withings: Default::default(),
         polar: Default::default(),
+        garmin: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
         log: Mutex::new(vec![]),
@@ -139,6 +146,8 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/v3/{*rest}", any(polar_data))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
+        // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
+        .fallback(garmin_route)
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;
@@ -273,6 +282,41 @@ async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http:
         tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
     }
     s.polar.lock().unwrap().serve(m.as_str(), uri.path(), &form(&q), &body, bearer.as_deref()).into_response()
+}
+
+async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap) -> Response {
+    let q = q.unwrap_or_default();
+    s.log.lock().unwrap().push(LoggedRequest {
+        method: m.to_string(),
+        path: uri.path().to_string(),
+        query: q.clone(),
+        user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
+    });
+    let header = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let reply = |a: garmin::Answer| {
+        let mut b = Response::builder().status(a.status).header("content-type", a.content_type);
+        if let Some(r) = a.retry_after {
+            b = b.header("retry-after", r.to_string());
+        }
+        b.body(Body::from(a.body)).unwrap()
+    };
+    if uri.path() == vitals::http::GARMIN_KEY_EXCHANGE && m == Method::POST {
+        return reply(s.garmin.lock().unwrap().exchange(header("authorization").as_deref()));
+    }
+    if m != Method::GET {
+        return (StatusCode::METHOD_NOT_ALLOWED, "the Personal API is read-only").into_response();
+    }
+    let bearer = header("authorization").and_then(|v| v.strip_prefix("Bearer ").map(str::to_string));
+    let admitted = s.garmin.lock().unwrap().admit(bearer.as_deref());
+    if let Err(a) = admitted {
+        return reply(a);
+    }
+    let latency = s.garmin.lock().unwrap().cfg.latency_ms;
+    if latency > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+    }
+    let a = s.garmin.lock().unwrap().answer(uri.path(), &form(&q));
+    reply(a)
 }
 
 async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {

@@ -326,5 +326,16 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     line("polar heart rate, 28 days (all it keeps)", &v, &Measure::default());
     let v = question(&polar, &base, o.runs, "polar.exercises?samples", &back(29), &today.to_string()).await;
     line("polar exercises + summaries, 30 days", &v, &Measure::default());
-    println!("\nsamples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
+    // Garmin's Personal API: two requests in flight per key, windows at each route's limit.
+    twin.garmin(|g| g.cfg.latency_ms = o.latency_ms);
+    let garmin = Vitals(
+        vitals.0.clone(),
+        vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))],
+    );
+    let year = (back(365), back(1));
+    let v = question(&garmin, &base, o.runs, "garmin.daily_summary", &year.0, &year.1).await;
+    line("garmin daily summaries, a year, 2 in flight", &v, &Measure::default());
+    let v = question(&garmin, &base, o.runs, "garmin.sleep", &year.0, &year.1).await;
+    line("garmin sleep, a year, 2 in flight", &v, &Measure::default());
+    println!("\npages = requests that returned data; samples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
 }

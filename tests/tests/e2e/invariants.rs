@@ -34,7 +34,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 0
             } else {
                 match pat {
-                    ".post(" => 3,
+                    ".post(" => 4,
                     ".form(" => 1,
                     _ => 0,
                 }
@@ -46,12 +46,15 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 src.match_indices(".post(").map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default()).collect();
             assert_eq!(
                 owners,
-                ["pub async fn read(&sel", "pub async fn revoke(ur", "pub async fn register_"],
-                "the POSTs in http.rs are the guarded read, the revoke and Polar's registration"
+                ["pub async fn read(&sel", "pub async fn revoke(ur", "pub async fn register_", "pub async fn exchange_"],
+                "the POSTs in http.rs are the guarded read, the revoke, Polar's registration and Garmin's key exchange"
             );
             let reg = &src[src.find("pub async fn register_polar_user(").unwrap()..];
             let reg = &reg[..reg.find("\n}\n").unwrap()];
             assert!(reg.contains("format!(\"{}{POLAR_REGISTRATION}\""), "the registration POST goes to its one route and nowhere else");
+            let ex = &src[src.find("pub async fn exchange_garmin_key(").unwrap()..];
+            let ex = &ex[..ex.find("\n}\n").unwrap()];
+            assert!(ex.contains("format!(\"{}{GARMIN_KEY_EXCHANGE}\""), "the key exchange goes to its one route and nowhere else");
             let read = &src[src.find("pub async fn read(").unwrap()..src.find("pub async fn read(").unwrap() + 900];
             let guard = read.find("READ_ACTIONS.contains(&action)").expect("the form POST checks its action");
             assert!(guard < read.find(".post(").unwrap(), "the action is checked before the POST is built");
@@ -60,6 +63,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
         }
     }
     assert_eq!(vitals::http::POLAR_REGISTRATION, "/v3/users");
+    assert_eq!(vitals::http::GARMIN_KEY_EXCHANGE, "/personalapitoken-service/personal-api/personal-api-key/token");
     // Withings' read services and nothing else (reference §1).
     assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
 }

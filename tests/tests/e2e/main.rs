@@ -6,6 +6,7 @@ mod complete_or_said;
 mod connect;
 mod coverage_props;
 mod docs;
+mod garmin;
 mod invariants;
 mod mcpb;
 mod oura;

@@ -50,7 +50,9 @@ fn the_manifest_matches_the_workspace_and_the_server() {
         assert!(env.contains_key(k.env), "the extension passes {}", k.env);
     }
     assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
-    for k in ["oura_client_id", "oura_client_secret", "withings_client_id", "withings_client_secret", "polar_client_id", "polar_client_secret"] {
+    for k in
+        ["oura_client_id", "oura_client_secret", "withings_client_id", "withings_client_secret", "polar_client_id", "polar_client_secret", "garmin_api_key"]
+    {
         assert_eq!(settings[k]["sensitive"], true, "{k} is masked and kept in the keychain");
         assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
     }

@@ -1,0 +1,308 @@
+//! Garmin's official Personal API as data (reference `garmin/personal-api.md` §5). Paths marked
+//! inferred there are data here, to correct without touching code; each range limit is the one
+//! the reference records, and a window is never longer. Dates are the user's own local days,
+//! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
+use crate::catalog::EmbeddedKind::{Epochs, Samples};
+use crate::catalog::{
+    CollectionSpec, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec,
+};
+use crate::connection::{ApiKeySpec, Connection, Revoke};
+use std::time::Duration;
+
+/// Every embedded series of Garmin rows: `{interval_s, start, items}`.
+pub const SHAPE: SampleShape = SampleShape { interval: "interval_s", items: "items", start: "start" };
+
+/// Seconds per character of a sleep stage timeline.
+pub const STAGE_EPOCH_S: u32 = 60;
+
+pub static GARMIN: ProviderSpec = ProviderSpec {
+    name: "garmin",
+    display: "Garmin",
+    collections: COLLECTIONS,
+    probe: "profile",
+    today: &[
+        TodaySpec::days("sleep", "sleep"),
+        TodaySpec::days("hrv", "hrv"),
+        TodaySpec::days("body_battery", "body_battery"),
+        TodaySpec::days("summary", "daily_summary"),
+    ],
+    max_days: Some(366),
+    // Garmin publishes no numbers; a burst of 12 got 429 with Retry-After 14 (reference §3). The
+    // budget here is only a ceiling: two in flight (below) is what keeps a key out of trouble.
+    rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
+    late_sync: "a Garmin watch syncs through Garmin Connect, sometimes hours later",
+    connection: Connection::ApiKey(ApiKeySpec {
+        env: "VITALS_GARMIN_API_KEY",
+        portal: "https://connect.garmin.com/app/settings/personalApiToken",
+        create_help: "Create a new key at Garmin Connect → Settings → Personal API Key \
+                      (https://connect.garmin.com/app/settings/personalApiToken, on the web), then give it to vitals.",
+        exchange: super::auth::exchange,
+        // Garmin's own clients renew an hour before the 24-hour token ends (reference §2).
+        renew_before_s: 3600,
+        revoke: Revoke::InAccount("at Garmin Connect → Settings → Personal API Key, where you delete the key"),
+    }),
+    no_data: &[204],
+    files: Some(Files { formats: &[FileFormat::Fit], listed_in: "activities", missing: "Garmin has no activity with that id for this account" }),
+    // Two in flight per key (reference §3: clients cap at 2; more gets 429).
+    max_in_flight: Some(2),
+};
+
+const BASE: CollectionSpec = CollectionSpec {
+    name: "",
+    path: "",
+    summary: "",
+    range: RangeKind::Date,
+    latest: false,
+    projectable: false,
+    day_keys: &["date"],
+    always: &["date"],
+    key: Some("date"),
+    fields: &[],
+    enveloped: true,
+    in_sandbox: true,
+    volume: "1 row a day, small",
+    // Each window is one request (no paging) except the activity search.
+    order: PageOrder::Unknown,
+    split: Split::Days(28),
+    series: None,
+    embedded: &[],
+    options: &[],
+    retention: None,
+    exact_days: true,
+};
+
+static COLLECTIONS: &[CollectionSpec] = &[
+    CollectionSpec {
+        name: "daily_summary",
+        path: "usersummary-service/v2/dailysummaries",
+        summary: "One row per day: steps and goal, distance, calories (total, active, BMR), resting/min/max heart rate and the \
+                  7-day resting average, stress average/max, Body Battery high/low, intensity minutes, floors, respiration and SpO2 \
+                  where measured. Read 35 days per request.",
+        fields: &[
+            "steps",
+            "step_goal",
+            "distance_m",
+            "calories_kcal",
+            "active_calories_kcal",
+            "bmr_calories_kcal",
+            "resting_hr_bpm",
+            "min_hr_bpm",
+            "max_hr_bpm",
+            "resting_hr_7d_avg_bpm",
+            "stress_avg",
+            "stress_max",
+            "body_battery_high",
+            "body_battery_low",
+            "moderate_intensity_min",
+            "vigorous_intensity_min",
+            "floors_ascended",
+            "respiration_avg",
+            "spo2_avg",
+            "spo2_lowest",
+        ],
+        split: Split::Days(35),
+        ..BASE
+    },
+    CollectionSpec {
+        name: "steps",
+        path: "usersummary-service/stats/steps/daily",
+        summary: "Steps per day with the goal and distance. 28 days per request.",
+        fields: &["steps", "step_goal", "distance_m"],
+        ..BASE
+    },
+    CollectionSpec {
+        name: "stress",
+        path: "usersummary-service/stats/stress/daily",
+        summary: "Stress per day: overall level (0–100) and minutes at rest, low, medium and high stress. 28 days per request.",
+        fields: &["stress_level", "rest_min", "low_min", "medium_min", "high_min"],
+        ..BASE
+    },
+    CollectionSpec {
+        name: "heartrate",
+        path: "wellness-service/wellness/dailyHeartRate",
+        summary: "The day's heart-rate samples (about every 2 minutes) as a time series, resampled to fit when large. A day's \
+                  resting, minimum and maximum heart rate are in garmin.daily_summary. One request per day.",
+        range: RangeKind::DateTime,
+        day_keys: &["timestamp"],
+        always: &["timestamp"],
+        key: None,
+        fields: &["bpm"],
+        volume: "~720 samples a day",
+        split: Split::Days(1),
+        series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &[] }),
+        ..BASE
+    },
+    CollectionSpec {
+        name: "body_battery",
+        path: "wellness-service/wellness/bodyBattery/reports/daily",
+        summary: "One row per day: Body Battery charged and drained, its highest and lowest level (from the levels), the levels as \
+                  a series, and the events that charged or drained it (sleep, activities, with their impact). 31 days per request.",
+        fields: &["charged", "drained", "highest", "lowest", "levels", "events"],
+        split: Split::Days(31),
+        embedded: &[Embedded { field: "levels", kind: Samples(SHAPE) }],
+        volume: "1 row a day, ~3,000 characters (most in `levels`)",
+        ..BASE
+    },
+    CollectionSpec {
+        name: "spo2",
+        path: "wellness-service/wellness/daily/spo2",
+        summary: "Pulse Ox per day: average, lowest, latest, 7-day average and sleep average SpO2 (%), and the hourly averages. \
+                  Needs a watch with Pulse Ox on. One request per day.",
+        fields: &["spo2_avg", "spo2_lowest", "spo2_latest", "spo2_7d_avg", "spo2_sleep_avg", "hourly"],
+        split: Split::Days(1),
+        ..BASE
+    },
+    CollectionSpec {
+        name: "hydration",
+        path: "usersummary-service/stats/hydration/daily",
+        summary: "Water intake per day and its goal (ml), where the user logs it.",
+        fields: &["intake_ml", "goal_ml"],
+        ..BASE
+    },
+    CollectionSpec {
+        name: "sleep",
+        path: "sleep-service/sleep/dailySleepSummariesByDate",
+        summary: "One row per night, labelled by the morning it ends: sleep, deep, light, REM and awake minutes, awakenings, naps, \
+                  sleep score and its qualifier, average/lowest SpO2, respiration, heart rate and sleep stress; the stage timeline \
+                  (one digit a minute from sleep start: 0 deep, 1 light, 2 REM, 3 awake, 9 not measured) compacted like every \
+                  hypnogram. 31 nights per request; a night without sleep is left out (Garmin sends an empty placeholder).",
+        fields: &[
+            "sleep_start",
+            "sleep_end",
+            "asleep_min",
+            "deep_min",
+            "light_min",
+            "rem_min",
+            "awake_min",
+            "awake_count",
+            "nap_min",
+            "score",
+            "score_quality",
+            "spo2_avg",
+            "spo2_lowest",
+            "respiration_avg",
+            "hr_avg_bpm",
+            "sleep_stress_avg",
+            "stages",
+        ],
+        split: Split::Days(31),
+        embedded: &[Embedded { field: "stages", kind: Epochs(STAGE_EPOCH_S) }],
+        volume: "1 row a night, ~700 characters (most in `stages`)",
+        ..BASE
+    },
+    CollectionSpec {
+        name: "hrv",
+        path: "hrv-service/hrv",
+        summary: "One row per night (the morning it ends): last night's average HRV, the 5-minute high, the weekly average, the \
+                  baseline band, the status (BALANCED, UNBALANCED, LOW, POOR) and its feedback; the 5-minute readings as a series. \
+                  One request per night.",
+        fields: &["last_night_avg_ms", "last_night_5min_high_ms", "weekly_avg_ms", "baseline", "status", "feedback", "readings"],
+        split: Split::Days(1),
+        embedded: &[Embedded { field: "readings", kind: Samples(SHAPE) }],
+        volume: "1 row a night, ~1,500 characters (most in `readings`)",
+        ..BASE
+    },
+    CollectionSpec {
+        name: "weight",
+        path: "weight-service/weight/range",
+        summary: "One row per weigh-in: weight (kg; Garmin sends grams), BMI, body fat and water (%), bone and muscle mass (kg), \
+                  the source. 31 days per request (the route's limit is not recorded).",
+        day_keys: &["date"],
+        always: &["id", "date"],
+        key: Some("id"),
+        fields: &["time", "weight_kg", "bmi", "body_fat_pct", "body_water_pct", "bone_mass_kg", "muscle_mass_kg", "source"],
+        split: Split::Days(31),
+        volume: "a weigh-in a day at most, small",
+        ..BASE
+    },
+    CollectionSpec {
+        name: "activities",
+        path: "activitylist-service/activities/search/activities",
+        summary: "One row per activity, in time order: id (for vitals_export), name, type, start (local and with its offset), \
+                  distance, timer/moving/elapsed time, speed, heart rate, calories, elevation, cadence, power, training effect \
+                  and load, seconds in each heart-rate zone, laps. Garmin pages these newest first, 100 at a time; every page is read.",
+        day_keys: &["start"],
+        always: &["id", "start"],
+        key: Some("id"),
+        fields: &[
+            "name",
+            "type",
+            "start_local",
+            "distance_m",
+            "duration_s",
+            "moving_s",
+            "elapsed_s",
+            "avg_speed_m_s",
+            "max_speed_m_s",
+            "avg_hr_bpm",
+            "max_hr_bpm",
+            "calories_kcal",
+            "elevation_gain_m",
+            "elevation_loss_m",
+            "avg_run_cadence_spm",
+            "avg_power_w",
+            "norm_power_w",
+            "aerobic_effect",
+            "anaerobic_effect",
+            "training_load",
+            "hr_zone_s",
+            "laps",
+        ],
+        volume: "a few activities a week, ~600 characters each",
+        // One listing call may span a year (reference §6).
+        split: Split::Days(366),
+        order: PageOrder::NewestFirst,
+        ..BASE
+    },
+    CollectionSpec {
+        name: "fitness_age",
+        path: "fitnessage-service/fitnessage",
+        summary: "Fitness age per day, with the chronological age and what would lower it. One request per day.",
+        fields: &["fitness_age", "chronological_age", "achievable_fitness_age", "components"],
+        split: Split::Days(1),
+        ..BASE
+    },
+    CollectionSpec {
+        name: "hr_zones",
+        path: "biometric-service/heartRateZones",
+        summary: "Heart-rate zone floors per sport (bpm) and how they are set. Read only: vitals never asks Garmin to create defaults.",
+        range: RangeKind::None,
+        day_keys: &[],
+        always: &["sport"],
+        key: None,
+        fields: &["method", "resting_hr_bpm", "max_hr_bpm", "lactate_threshold_hr_bpm", "zone_floors_bpm"],
+        split: Split::Whole,
+        volume: "a row per sport",
+        ..BASE
+    },
+    CollectionSpec {
+        name: "profile",
+        path: "userprofile-service/userprofile/settings",
+        summary: "The user's settings: units, weight (kg), height (cm), sleep and wake times, the current lactate threshold (heart \
+                  rate and pace; Garmin's speed unit is m/s ÷ 10, converted) and VO2max where Garmin has them. Birth year and sex only \
+                  with options.personal=true.",
+        range: RangeKind::None,
+        day_keys: &[],
+        always: &[],
+        key: None,
+        fields: &[
+            "measurement_system",
+            "weight_kg",
+            "height_cm",
+            "sleep_time",
+            "wake_time",
+            "lactate_threshold_hr_bpm",
+            "lactate_threshold_speed_m_s",
+            "lactate_threshold_pace_min_per_km",
+            "vo2max_running",
+            "vo2max_cycling",
+            "birth_year",
+            "sex",
+        ],
+        enveloped: false,
+        split: Split::Whole,
+        volume: "one object",
+        options: &[OptionSpec { name: "personal", default: false, doc: "also return the birth year and sex" }],
+        ..BASE
+    },
+];

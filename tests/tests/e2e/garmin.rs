@@ -1,0 +1,341 @@
+//! Garmin's Personal API end to end against the twin: a key from the environment or pasted with
+//! `vitals-mcp app garmin --api-key -`, every collection over a range and a day with the range cut
+//! at each route's limit, two requests in flight at most, the token renewed before expiry and once
+//! after a 401, a key refused mid-query, a China-region key, placeholders and 204 as empty, and the
+//! FIT taken out of Garmin's ZIP.
+use crate::common;
+use common::*;
+use jiff::civil::Date;
+use serde_json::{json, Value};
+use std::io::Write;
+use vitals::providers::garmin::sample;
+use vitals_twin::garmin::{CHINA_KEY, KEY};
+
+fn today() -> Date {
+    jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date()
+}
+
+fn ago(k: i64) -> Date {
+    today().checked_sub(jiff::Span::new().days(k)).unwrap()
+}
+
+fn ds(d: Date) -> String {
+    d.to_string()
+}
+
+fn days(a: Date, b: Date) -> Vec<Date> {
+    let mut out = vec![];
+    let mut d = a;
+    while d <= b {
+        out.push(d);
+        d = d.tomorrow().unwrap();
+    }
+    out
+}
+
+fn base_env(twin: &Twin, tag: &str) -> (std::path::PathBuf, Vec<(String, String)>) {
+    let dir = std::env::temp_dir().join(format!("vitals-e2e-garmin-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    (dir.clone(), vec![("VITALS_CONFIG_DIR".into(), dir.display().to_string()), ("VITALS_GARMIN_BASE_URL".into(), twin.base_url())])
+}
+
+/// A server reading the twin's Garmin with the key in `VITALS_GARMIN_API_KEY`.
+async fn with_env_key(twin: &Twin, tag: &str) -> Session {
+    let (_, mut env) = base_env(twin, tag);
+    env.push(("VITALS_GARMIN_API_KEY".into(), KEY.into()));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    connect(twin, true, &pairs).await
+}
+
+async fn query(s: &Session, collection: &str, args: Value) -> Value {
+    let mut a = args.as_object().cloned().unwrap_or_default();
+    a.insert("collection".into(), json!(format!("garmin.{collection}")));
+    a.entry("format").or_insert(json!("records"));
+    a.entry("max_chars").or_insert(json!(2_000_000));
+    s.ok("vitals_query", Value::Object(a)).await
+}
+
+fn person(twin: &Twin) -> sample::Person {
+    twin.state.garmin.lock().unwrap().cfg.person.clone()
+}
+
+/// The twin's requests to one route, and the number of days each asked for.
+fn asked(twin: &Twin, path: &str) -> Vec<i64> {
+    twin.requests()
+        .iter()
+        .filter(|r| r.path.contains(path))
+        .map(|r| {
+            let q: std::collections::HashMap<String, String> = url::form_urlencoded::parse(r.query.as_bytes()).into_owned().collect();
+            let tail: Vec<&str> = r.path.rsplit('/').take(2).collect();
+            let (a, b) = match (q.get("startDate"), q.get("endDate")) {
+                (Some(a), Some(b)) => (date(a), date(b)),
+                _ => (date(tail[1]), date(tail[0])),
+            };
+            (b - a).get_days() as i64 + 1
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_collection_answers_over_a_range_cut_at_each_routes_limit() {
+    let twin = twin().await;
+    let s = with_env_key(&twin, "all").await;
+    let p = person(&twin);
+    let (a, b) = (ago(70), ago(1));
+    let all = days(a, b);
+    for (c, route, limit) in [
+        ("daily_summary", "dailysummaries", 35),
+        ("steps", "stats/steps", 28),
+        ("stress", "stats/stress", 28),
+        ("hydration", "stats/hydration", 28),
+        ("body_battery", "bodyBattery", 31),
+        ("sleep", "dailySleepSummariesByDate", 31),
+        ("weight", "weight/range", 31),
+    ] {
+        twin.clear_log();
+        let ans = query(&s, c, json!({"start": ds(a), "end": ds(b), "max_chars": 2_000_000})).await;
+        assert_eq!(ans["synthetic"], false);
+        let want = match c {
+            "sleep" => all.iter().filter(|d| sample::slept(**d)).count(),
+            "weight" => all.iter().filter(|d| sample::weigh_in(&p, **d).is_some()).count(),
+            _ => all.len(),
+        };
+        assert_eq!(ans["count"], want, "{c}: every day, placeholders left out");
+        let sizes = asked(&twin, route);
+        assert!(sizes.iter().all(|n| *n <= limit), "{c}: windows of at most {limit} days: {sizes:?}");
+        assert_eq!(sizes.iter().sum::<i64>(), all.len() as i64, "{c}: every day asked once, unpadded: {sizes:?}");
+        assert!(ans["notices"].get("truncated").is_none(), "{c}: {}", ans["notices"]);
+    }
+    // No reading is null, never a number.
+    let st = query(&s, "stress", json!({"start": ds(a), "end": ds(b)})).await;
+    let nulls = st["data"].as_array().unwrap().iter().filter(|r| r["stress_level"].is_null()).count();
+    assert_eq!(nulls, all.iter().filter(|d| sample::stress(**d)["values"]["overallStressLevel"] == -1).count());
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_day_routes_are_a_request_a_day_two_in_flight_and_empty_days_are_said() {
+    let twin = twin().await;
+    twin.garmin(|g| g.cfg.latency_ms = 40);
+    let s = with_env_key(&twin, "days").await;
+    let p = person(&twin);
+    let (a, b) = (ago(20), ago(1));
+    twin.clear_log();
+    let hrv = query(&s, "hrv", json!({"start": ds(a), "end": ds(b)})).await;
+    assert_eq!(hrv["count"], days(a, b).iter().filter(|d| sample::has_hrv(**d)).count(), "a 204 night is no row");
+    assert_eq!(twin.requests().iter().filter(|r| r.path.starts_with("/hrv-service/")).count(), 20, "one request a night");
+    let r = &hrv["data"][0]["readings"];
+    assert_eq!(r["interval_s"], 300.0);
+    assert_eq!(r["items"].as_array().unwrap().len(), 84);
+    let (peak, limited) = {
+        let g = twin.state.garmin.lock().unwrap();
+        (g.peak_in_flight, g.rate_limited)
+    };
+    assert!(peak <= 2, "at most two requests in flight per key: {peak}");
+    assert_eq!(limited, 0);
+    let sp = query(&s, "spo2", json!({"start": ds(a), "end": ds(b)})).await;
+    assert_eq!(sp["count"], days(a, b).iter().filter(|d| !sample::spo2(**d).is_null()).count(), "a null day is no row");
+    let one = query(&s, "heartrate", json!({"day": ds(ago(3)), "resolution": "raw"})).await;
+    let want = sample::heart_rate(&p, ago(3))["heartRateValues"].as_array().unwrap().iter().filter(|v| !v[1].is_null()).count();
+    assert_eq!(one["count"], want, "every sample with a value, none invented");
+    let fa = query(&s, "fitness_age", json!({"day": ds(ago(2))})).await;
+    assert_eq!(fa["data"][0]["fitness_age"], 35.2);
+    let none = query(&s, "sleep", json!({"start": ds(today().tomorrow().unwrap()), "end": ds(today().tomorrow().unwrap())})).await;
+    assert_eq!(none["count"], 0);
+    assert!(none["notices"]["empty"].is_string());
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn activities_are_paged_to_the_end_and_returned_in_time_order() {
+    let twin = twin().await;
+    let s = with_env_key(&twin, "acts").await;
+    let p = person(&twin);
+    let (a, b) = (ago(300), ago(1));
+    twin.clear_log();
+    let ans = query(&s, "activities", json!({"start": ds(a), "end": ds(b), "fields": ["name", "type"]})).await;
+    let want: Vec<String> = days(a, b).into_iter().filter(|d| sample::activity(&p, *d).is_some()).map(|d| sample::activity_id(d).to_string()).collect();
+    assert!(want.len() > 100, "more than one page");
+    assert_eq!(keys(&ans["data"]), want, "every page, oldest first, no duplicate");
+    let pages = twin.requests().iter().filter(|r| r.path.contains("activities/search")).count();
+    assert!(pages >= 2, "{pages} pages");
+    // The profile: the threshold speed converted, personal fields only when asked.
+    let pr = s.ok("vitals_query", json!({"collection": "garmin.profile", "format": "records"})).await;
+    assert_eq!(pr["data"][0]["lactate_threshold_speed_m_s"], 3.571);
+    assert!(pr["data"][0].get("birth_year").is_none());
+    let pr = s.ok("vitals_query", json!({"collection": "garmin.profile", "format": "records", "options": {"personal": true}})).await;
+    assert_eq!(pr["data"][0]["birth_year"], 1985);
+    let z = s.ok("vitals_query", json!({"collection": "garmin.hr_zones", "format": "records"})).await;
+    assert_eq!(z["data"][0]["zone_floors_bpm"], json!([120, 136, 151, 166, 180]));
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_token_is_renewed_before_expiry_and_once_after_a_401_and_a_deleted_key_says_what_to_do() {
+    let twin = twin().await;
+    let s = with_env_key(&twin, "renew").await;
+    let first = query(&s, "steps", json!({"day": ds(ago(1))})).await;
+    assert!(first["notices"]["credential_refreshed"].as_str().unwrap().contains("exchanged"), "the key is exchanged lazily, said");
+    assert_eq!(twin.state.garmin.lock().unwrap().exchanges, [200]);
+    query(&s, "steps", json!({"day": ds(ago(2))})).await;
+    assert_eq!(twin.state.garmin.lock().unwrap().exchanges, [200], "the token is reused");
+    // Garmin refuses the token (401): one exchange, the page asked again, nothing lost.
+    twin.garmin(|g| g.expire_tokens());
+    let again = query(&s, "steps", json!({"day": ds(ago(3))})).await;
+    assert_eq!(again["count"], 1);
+    assert!(again["notices"]["credential_refreshed"].is_string(), "{}", again["notices"]);
+    assert_eq!(twin.state.garmin.lock().unwrap().exchanges, [200, 200]);
+    // The user deleted the key: the next exchange is refused, and the answer says what to do.
+    twin.garmin(|g| {
+        g.deleted.push(KEY.into());
+        g.expire_tokens();
+    });
+    let e = s.err("vitals_query", json!({"collection": "garmin.steps", "day": ds(ago(4))})).await;
+    assert!(
+        e.contains("create a new key at Garmin Connect → Settings → Personal API Key")
+            || e.contains("Create a new key at Garmin Connect → Settings → Personal API Key"),
+        "{e}"
+    );
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_near_its_end_is_renewed_before_the_first_request() {
+    let twin = twin().await;
+    // Tokens that live 30 minutes: inside the hour before expiry from the start.
+    twin.garmin(|g| g.cfg.token_lifetime_s = 1800);
+    let s = with_env_key(&twin, "margin").await;
+    query(&s, "steps", json!({"day": ds(ago(1))})).await;
+    query(&s, "steps", json!({"day": ds(ago(2))})).await;
+    assert_eq!(twin.state.garmin.lock().unwrap().exchanges, [200, 200], "renewed within the hour before expiry, not after a 401");
+    assert_eq!(twin.requests().iter().filter(|r| r.method == "GET").count(), 2, "no request was refused first");
+    s.close().await;
+}
+
+fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(server_bin());
+    c.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("VITALS_CONFIG_DIR", dir)
+        .env("VITALS_TOKEN_STORE", "file")
+        .env("VITALS_GARMIN_BASE_URL", twin.base_url())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+fn paste(twin: &Twin, dir: &std::path::Path, key: &str, extra: &[&str]) -> (bool, String) {
+    let mut args = vec!["app", "garmin", "--api-key", "-"];
+    args.extend_from_slice(extra);
+    let mut c = cli(twin, dir, &args).spawn().unwrap();
+    writeln!(c.stdin.take().unwrap(), "{key}").unwrap();
+    let o = c.wait_with_output().unwrap();
+    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pasted_key_is_checked_saved_with_its_expiry_and_never_shown() {
+    let twin = twin().await;
+    let (dir, env) = base_env(&twin, "paste");
+    let (ok, out) = paste(&twin, &dir, CHINA_KEY, &[]);
+    assert!(!ok && out.contains("China") && !out.contains(CHINA_KEY), "{out}");
+    assert!(vitals::accounts::TokenStore::file(&dir).load("garmin").unwrap().is_none(), "a refused key is never saved");
+    let (ok, out) = paste(&twin, &dir, KEY, &["--key-days", "90"]);
+    assert!(ok, "{out}");
+    assert!(!out.contains(KEY));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect(&twin, true, &pairs).await;
+    let c = s.ok("vitals_check", json!({})).await;
+    let g = c["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin").unwrap().clone();
+    assert_eq!((g["connection"].as_str(), g["credential"].as_str()), (Some("api_key"), Some("api_key")), "{g}");
+    assert!(g.to_string().contains("key_expires_at"), "the key's own expiry is shown: {g}");
+    assert!(!c.to_string().contains(KEY));
+    let t = s.ok("vitals_today", json!({"days": 2})).await;
+    let garmin = t["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin").unwrap();
+    let roles: Vec<&str> = garmin["sections"].as_array().unwrap().iter().map(|x| x["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["sleep", "hrv", "body_battery", "summary"]);
+    assert_eq!(garmin["synthetic"], false);
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn export_takes_the_fit_out_of_garmins_zip() {
+    let twin = twin().await;
+    let s = with_env_key(&twin, "export").await;
+    let ans = query(&s, "activities", json!({"start": ds(ago(10)), "end": ds(ago(1)), "fields": ["name"]})).await;
+    let id = ans["data"][0]["id"].as_str().unwrap().to_string();
+    let dir = std::env::temp_dir().join(format!("vitals-e2e-garmin-export-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.fit");
+    let r = s.ok("vitals_export", json!({"provider": "garmin", "id": id, "format": "fit", "path": path.display().to_string()})).await;
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[8..12], b".FIT", "the FIT itself, not the ZIP");
+    assert_eq!(r["bytes"], bytes.len());
+    assert!(r["notes"][0].as_str().unwrap().contains("ZIP"));
+    let e = s.err("vitals_export", json!({"provider": "garmin", "id": id, "format": "gpx", "path": dir.join("x.gpx").display().to_string()})).await;
+    assert!(e.contains("Send one of: fit"), "{e}");
+    let e = s.err("vitals_export", json!({"provider": "garmin", "id": "1", "format": "fit", "path": dir.join("y.fit").display().to_string()})).await;
+    assert!(e.contains("no activity with that id"), "{e}");
+    for r in twin.requests() {
+        assert!(r.method == "GET" || r.path == vitals::http::GARMIN_KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
+    }
+    s.close().await;
+}
+
+#[test]
+fn the_twin_answers_404_off_the_allowlist_and_400_over_a_limit() {
+    let mut g = vitals_twin::garmin::Garmin::default();
+    let tok: Value = serde_json::from_slice(&g.exchange(Some(&format!("ApiKey {KEY}"))).body).unwrap();
+    let bearer = tok["access_token"].as_str().unwrap().to_string();
+    let mut ask = |path: &str| {
+        g.admit(Some(&bearer)).map_err(|a| a.status).unwrap();
+        g.answer(path, &Default::default()).status
+    };
+    assert_eq!(ask("/metrics-service/metrics/trainingreadiness/2026-11-08"), 404);
+    assert_eq!(ask("/personalrecord-service/personalrecord/prs/me"), 404);
+    assert_eq!(ask("/usersummary-service/stats/stress/daily/2026-10-01/2026-10-31"), 400, "31 days of stress is over its 28");
+    assert_eq!(ask("/usersummary-service/stats/stress/daily/2026-10-01/2026-10-28"), 200);
+    assert_eq!(g.exchange(Some("ApiKey wrong")).status, 401);
+    assert_eq!(g.exchange(Some(&format!("ApiKey {CHINA_KEY}"))).status, 526);
+}
+
+/// The key and its tokens appear in no tool result, log line or CLI output, on success or refusal.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_key_and_its_tokens_never_appear_in_any_output() {
+    let twin = twin().await;
+    let (dir, mut env) = base_env(&twin, "leak");
+    env.push(("VITALS_LOG".into(), "debug".into()));
+    let (ok, mut out) = paste(&twin, &dir, KEY, &[]);
+    assert!(ok, "{out}");
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect(&twin, true, &pairs).await;
+    for (tool, args) in [
+        ("vitals_sources", json!({})),
+        ("vitals_check", json!({})),
+        ("vitals_today", json!({"days": 1})),
+        ("vitals_query", json!({"collection": "garmin.sleep", "day": ds(ago(1))})),
+        ("vitals_connect", json!({"provider": "garmin"})),
+    ] {
+        out.push_str(&format!("{:?}", s.call_raw(tool, args).await));
+    }
+    twin.garmin(|g| g.expire_tokens());
+    out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "garmin.steps", "day": ds(ago(2))})).await));
+    twin.garmin(|g| {
+        g.deleted.push(KEY.into());
+        g.expire_tokens();
+    });
+    out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "garmin.steps", "day": ds(ago(3))})).await));
+    out.push_str(&s.close().await);
+    for args in [&["--check"][..], &["forget", "garmin"]] {
+        let o = cli(&twin, &dir, args).env("VITALS_LOG", "debug").output().unwrap();
+        out.push_str(&String::from_utf8_lossy(&o.stdout));
+        out.push_str(&String::from_utf8_lossy(&o.stderr));
+    }
+    assert!(out.contains("Personal API Key"), "the refusal was exercised");
+    for secret in [KEY, "garmin-twin-token-", "-SECRET"] {
+        assert!(!out.contains(secret), "a secret leaked ({secret:?})");
+    }
+}
