@@ -65,6 +65,9 @@ pub struct CollectionSpec {
     /// The provider's dates are the user's own local days, inclusive at both ends (Garmin): a
     /// window asks for exactly its days, unpadded, so a one-day route is one request a day.
     pub exact_days: bool,
+    /// Read one record at a time, named by `vitals_query`'s `id` (an activity by the id its
+    /// listing gave), rather than over a range.
+    pub by_id: bool,
 }
 
 /// The provider serves only the last `days` days (today included): older days are unreachable,

@@ -333,6 +333,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     embedded: &[],
     retention: None,
     exact_days: false,
+    by_id: false,
     options: &[],
 }];
 

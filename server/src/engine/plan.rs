@@ -42,6 +42,8 @@ pub struct QueryRequest {
     pub options: Option<serde_json::Map<String, serde_json::Value>>,
     /// Keep only the last this-many records of the range (vitals_today's latest weigh-in); said in notices.
     pub keep_last: Option<usize>,
+    /// One record by its id, for collections read one at a time (`garmin.activity`).
+    pub id: Option<String>,
 }
 
 pub struct Plan {
@@ -74,6 +76,8 @@ pub struct Plan {
     pub prepared: Option<Due>,
     /// The asked range began before the provider's retention: it was cut to what can be reached.
     pub beyond_retention: Option<BeyondRetention>,
+    /// The one record asked for by id.
+    pub id: Option<String>,
 }
 
 fn bad(s: String) -> QueryError {
@@ -97,6 +101,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let (range, beyond_retention) = retention(range, provider.spec().display, collection, &qualified, &zone)?;
     let (fields, upstream_fields, ignored_fields) = fields(req.fields.as_deref(), collection, &qualified)?;
     let options = plan_options(collection, &qualified, req.options.as_ref())?;
+    let id = record_id(engine, req.id.as_deref(), &req, collection, &qualified)?;
     Ok(Plan {
         provider,
         collection,
@@ -119,6 +124,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         cred,
         prepared: None,
         beyond_retention,
+        id,
     })
 }
 
@@ -304,6 +310,29 @@ fn retention(range: Option<(Date, Date)>, display: &str, collection: &Collection
     );
     let out = BeyondRetention { first_reachable: first.to_string(), asked_start: s.to_string(), unreachable_days: before as u32, note };
     Ok((Some((first, e)), Some(out)))
+}
+
+/// `id`: required by a collection read one record at a time, refused anywhere else, and only
+/// letters, digits, `-` and `_` (it becomes part of a request's path).
+fn record_id(engine: &Engine, id: Option<&str>, req: &QueryRequest, c: &CollectionSpec, qualified: &str) -> Result<Option<String>, QueryError> {
+    let by_id = || engine.collections_where(|c| c.by_id).join(", ");
+    match (id.map(str::trim), c.by_id) {
+        (None, false) => Ok(None),
+        (Some(_), false) => Err(bad(format!("`id`: {qualified} is read over a range, not by id; leave `id` out. It applies to {}.", by_id()))),
+        (None, true) => {
+            Err(bad(format!("`id`: {qualified} reads one record by its id; send `id` (for example the `id` of a row of its listing collection) and no range.")))
+        }
+        (Some(i), true) => {
+            if req.start.is_some() || req.end.is_some() || req.day.is_some() || req.latest {
+                return Err(bad(format!("`id`: {qualified} reads one record by id; send `id` alone, without `start`, `end`, `day` or `latest`.")));
+            }
+            let ok = !i.is_empty() && i.len() <= 64 && i.chars().all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_');
+            if !ok {
+                return Err(bad(format!("`id` must be a record id as the listing gives it (letters, digits, `-`, `_`); got {i:?}.")));
+            }
+            Ok(Some(i.to_string()))
+        }
+    }
 }
 
 /// `fields`: the known ones plus the always-returned keys (and, upstream, the day keys the cut

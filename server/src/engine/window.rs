@@ -37,7 +37,11 @@ const EPOCH: Date = jiff::civil::date(1970, 1, 1);
 pub fn split(plan: &Plan) -> Vec<Piece> {
     let c = plan.collection;
     let Some((s, e)) = plan.range else {
-        let upstream = if plan.latest { Window::Latest } else { Window::Unbounded };
+        let upstream = match (&plan.id, plan.latest) {
+            (Some(id), _) => Window::Record(id.clone()),
+            (None, true) => Window::Latest,
+            (None, false) => Window::Unbounded,
+        };
         return vec![Piece { upstream, own: Own::All, keeps_undated: true }];
     };
     let owns = match (c.range, c.split) {

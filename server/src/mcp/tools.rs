@@ -38,6 +38,9 @@ pub struct QueryArgs {
     /// One local day, YYYY-MM-DD: shorthand for start = end = day.
     #[serde(default)]
     pub day: Option<String>,
+    /// One record by its id, only for collections read one at a time (`garmin.activity`, with an `id` from garmin.activities).
+    #[serde(default)]
+    pub id: Option<String>,
     /// Field names to return (`id` and `day`, or `timestamp` for series, always come back).
     #[serde(default)]
     pub fields: Option<FieldsArg>,
@@ -182,6 +185,7 @@ with a range. Unknown fields are listed, not silently dropped.",
             forget: a.forget.unwrap_or(false),
             options: a.options,
             keep_last: None,
+            id: a.id,
         };
         // A retry of a 2026 `input_required` round: the connect this query started is finishing.
         let needs = match state {

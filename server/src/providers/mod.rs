@@ -92,10 +92,18 @@ pub const EXPIRY_MARGIN_S: i64 = 60;
 /// The time window of one upstream request, already padded by the engine.
 #[derive(Debug, Clone)]
 pub enum Window {
-    Dates { start: jiff::civil::Date, end: jiff::civil::Date },
-    Instants { start: String, end: String },
+    Dates {
+        start: jiff::civil::Date,
+        end: jiff::civil::Date,
+    },
+    Instants {
+        start: String,
+        end: String,
+    },
     Latest,
     Unbounded,
+    /// One record, by the id the caller gave (`CollectionSpec.by_id`).
+    Record(String),
 }
 
 /// One page as the provider sent it.

@@ -45,6 +45,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     }
 }
@@ -71,6 +72,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     }
 }

@@ -339,3 +339,41 @@ async fn the_key_and_its_tokens_never_appear_in_any_output() {
         assert!(!out.contains(secret), "a secret leaked ({secret:?})");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_activity_by_id_and_sensitive_data_only_when_switched_on() {
+    let twin = twin().await;
+    let (_, mut env) = base_env(&twin, "byid");
+    env.push(("VITALS_GARMIN_API_KEY".into(), KEY.into()));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect(&twin, true, &pairs).await;
+    let p = person(&twin);
+    let ride = days(ago(14), ago(1)).into_iter().find(|d| sample::activity(&p, *d).is_some_and(|a| a["activityType"]["typeKey"] == "cycling")).unwrap();
+    let id = sample::activity_id(ride).to_string();
+    let a = s.ok("vitals_query", json!({"collection": "garmin.activity", "id": id, "format": "records"})).await;
+    assert_eq!(a["count"], 1);
+    assert_eq!(a["data"][0]["id"], id);
+    assert_eq!(a["data"][0]["min_hr_bpm"], 96.0);
+    assert_eq!(a["data"][0]["workouts"][0]["workoutName"], "Sweet spot 3x10", "the workout it followed, in the same row");
+    for (args, needle) in [
+        (json!({"collection": "garmin.activity"}), "send `id`"),
+        (json!({"collection": "garmin.activity", "id": id, "day": ds(ago(1))}), "without `start`"),
+        (json!({"collection": "garmin.activity", "id": "../x"}), "letters, digits"),
+        (json!({"collection": "garmin.sleep", "id": id}), "garmin.activity"),
+    ] {
+        let e = s.err("vitals_query", args).await;
+        assert!(e.contains("`id`") && e.contains(needle), "{e}");
+    }
+    let e = s.err("vitals_query", json!({"collection": "garmin.food", "day": ds(ago(1))})).await;
+    assert!(e.contains("VITALS_GARMIN_SENSITIVE=food"), "{e}");
+    s.close().await;
+    env.push(("VITALS_GARMIN_SENSITIVE".into(), "food, menstrual_cycle".into()));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect(&twin, true, &pairs).await;
+    let (a, b) = (ago(30), ago(1));
+    let f = query(&s, "food", json!({"start": ds(a), "end": ds(b)})).await;
+    assert_eq!(f["count"], days(a, b).iter().filter(|d| !sample::food(**d).as_object().unwrap().is_empty()).count(), "a day without a log is no row");
+    let c = query(&s, "menstrual_cycle", json!({"start": ds(ago(60)), "end": ds(b)})).await;
+    assert!(c["count"].as_u64().unwrap() >= 2, "{c}");
+    s.close().await;
+}

@@ -12,6 +12,9 @@ use std::time::Duration;
 /// Every embedded series of Garmin rows: `{interval_s, start, items}`.
 pub const SHAPE: SampleShape = SampleShape { interval: "interval_s", items: "items", start: "start" };
 
+/// Collections of data people guard most: off until the user names them in `VITALS_GARMIN_SENSITIVE`.
+pub const SENSITIVE: &[&str] = &["food", "menstrual_cycle"];
+
 /// Seconds per character of a sleep stage timeline.
 pub const STAGE_EPOCH_S: u32 = 60;
 
@@ -69,6 +72,7 @@ const BASE: CollectionSpec = CollectionSpec {
     options: &[],
     retention: None,
     exact_days: true,
+    by_id: false,
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[
@@ -252,6 +256,62 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // One listing call may span a year (reference §6).
         split: Split::Days(366),
         order: PageOrder::NewestFirst,
+        ..BASE
+    },
+    CollectionSpec {
+        name: "activity",
+        path: "activity-service/activity",
+        summary: "One activity by its `id` (from garmin.activities): everything of the listing plus minimum heart rate, Garmin's \
+                  split summaries (its typed splits, distances m, times s) and the structured workout it followed, if any. Per-second \
+                  data and laps are only in the activity's FIT file (vitals_export).",
+        range: RangeKind::None,
+        day_keys: &[],
+        always: &["id"],
+        key: Some("id"),
+        fields: &[
+            "name",
+            "type",
+            "start",
+            "start_local",
+            "distance_m",
+            "duration_s",
+            "moving_s",
+            "elapsed_s",
+            "avg_speed_m_s",
+            "avg_hr_bpm",
+            "max_hr_bpm",
+            "min_hr_bpm",
+            "calories_kcal",
+            "elevation_gain_m",
+            "elevation_loss_m",
+            "aerobic_effect",
+            "anaerobic_effect",
+            "training_load",
+            "laps",
+            "split_summaries",
+            "workouts",
+        ],
+        split: Split::Whole,
+        volume: "one activity, ~1,500 characters",
+        by_id: true,
+        ..BASE
+    },
+    CollectionSpec {
+        name: "food",
+        path: "nutrition-service/food/logs",
+        summary: "SENSITIVE, off unless enabled (VITALS_GARMIN_SENSITIVE=food). One row per day the user logged food: calories, \
+                  carbohydrate, protein and fat eaten (g), the calorie goal, and the meals. One request per day.",
+        fields: &["calories_kcal", "carbs_g", "protein_g", "fat_g", "goal_kcal", "meals"],
+        split: Split::Days(1),
+        ..BASE
+    },
+    CollectionSpec {
+        name: "menstrual_cycle",
+        path: "periodichealth-service/menstrualcycle/calendar",
+        summary: "SENSITIVE, off unless enabled (VITALS_GARMIN_SENSITIVE=menstrual_cycle). One row per cycle, labelled by the day it \
+                  started: cycle and period length (days), and whether Garmin predicted it rather than the user logging it.",
+        fields: &["cycle_length_days", "period_length_days", "predicted"],
+        volume: "one row a month",
         ..BASE
     },
     CollectionSpec {

@@ -336,6 +336,35 @@ pub fn activity(v: &Value) -> Value {
     })
 }
 
+/// One activity from the activity service (`summaryDTO` holds the numbers).
+pub fn activity_detail(v: &Value) -> Value {
+    let sm = v.get("summaryDTO").cloned().unwrap_or(Value::Null);
+    let time = |k: &str| sm.get(k).and_then(Value::as_str).map(|s| s.trim_end_matches(".0").replace('T', " "));
+    json!({
+        "id": v.get("activityId").map(|x| x.to_string().trim_matches('"').to_string()),
+        "name": text(v, "activityName"),
+        "type": v.pointer("/activityTypeDTO/typeKey").cloned().unwrap_or(Value::Null),
+        "start": start_of(time("startTimeLocal").as_deref(), time("startTimeGMT").as_deref()),
+        "start_local": time("startTimeLocal"),
+        "distance_m": num(&sm, "distance"),
+        "duration_s": num(&sm, "duration"),
+        "moving_s": num(&sm, "movingDuration"),
+        "elapsed_s": num(&sm, "elapsedDuration"),
+        "avg_speed_m_s": num(&sm, "averageSpeed"),
+        "avg_hr_bpm": num(&sm, "averageHR"),
+        "max_hr_bpm": num(&sm, "maxHR"),
+        "min_hr_bpm": num(&sm, "minHR"),
+        "calories_kcal": num(&sm, "calories"),
+        "elevation_gain_m": num(&sm, "elevationGain"),
+        "elevation_loss_m": num(&sm, "elevationLoss"),
+        "aerobic_effect": num(&sm, "trainingEffect"),
+        "anaerobic_effect": num(&sm, "anaerobicTrainingEffect"),
+        "training_load": num(&sm, "activityTrainingLoad"),
+        "laps": v.pointer("/metadataDTO/lapCount").cloned().unwrap_or(Value::Null),
+        "split_summaries": text(v, "splitSummaries"),
+    })
+}
+
 pub fn fitness_age(v: &Value) -> Option<Value> {
     real(json!({
         "date": v.get("calendarDate").or_else(|| v.get("asOfDateGmt")).cloned().unwrap_or(Value::Null),
@@ -343,6 +372,37 @@ pub fn fitness_age(v: &Value) -> Option<Value> {
         "chronological_age": num(v, "chronologicalAge"),
         "achievable_fitness_age": num(v, "achievableFitnessAge"),
         "components": text(v, "components"),
+    }))
+}
+
+/// A day's food log: what was eaten against the goal, and the meals.
+pub fn food(v: &Value) -> Option<Value> {
+    let eaten = v.get("dailyNutritionContent").cloned().unwrap_or(Value::Null);
+    let meals: Vec<Value> = v
+        .get("mealDetails")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|m| json!({"name": m.pointer("/meal/mealName").cloned().unwrap_or(Value::Null), "calories_kcal": m.pointer("/mealNutritionContent/calories").cloned().unwrap_or(Value::Null)}))
+        .collect();
+    real(json!({
+        "date": text(v, "calendarDate"),
+        "calories_kcal": num(&eaten, "calories"),
+        "carbs_g": num(&eaten, "carbs"),
+        "protein_g": num(&eaten, "protein"),
+        "fat_g": num(&eaten, "fat"),
+        "goal_kcal": v.pointer("/dailyNutritionGoals/calories").cloned().unwrap_or(Value::Null),
+        "meals": if meals.is_empty() { Value::Null } else { json!(meals) },
+    }))
+}
+
+/// One menstrual cycle, by the day it started.
+pub fn cycle(v: &Value) -> Option<Value> {
+    real(json!({
+        "date": text(v, "startDate"),
+        "cycle_length_days": num(v, "cycleLength"),
+        "period_length_days": num(v, "periodLength"),
+        "predicted": text(v, "predictedCycle"),
     }))
 }
 

@@ -12,6 +12,9 @@ use super::{Credential, CredentialSource, FileFormat, Finished, Options, Page, P
 use crate::catalog::{CollectionSpec, ProviderSpec};
 use serde_json::Value;
 
+/// The continuation that asks for an activity's workouts after the activity itself.
+const WORKOUTS: &str = "workouts";
+
 /// Activities per page of the search (100 is the highest cap clients use; reference §6).
 pub const PAGE: usize = 100;
 
@@ -39,6 +42,8 @@ impl SampleApi for Sample {
 
 pub struct Garmin {
     base: String,
+    /// The sensitive collections the user switched on (`VITALS_GARMIN_SENSITIVE`).
+    sensitive: Vec<String>,
     /// `VITALS_GARMIN_API_KEY`, else the saved key and its token, else the built-in sample.
     cred: StoredCredential,
     sample: Sample,
@@ -48,7 +53,8 @@ impl Garmin {
     pub fn from_env() -> Garmin {
         let cred = StoredCredential::from_env(&catalog::GARMIN, None, Some("built-in sample data"));
         let zone = crate::time::Zone::default_zone();
-        Garmin { base: auth::base(), cred, sample: Sample { person: sample::Person::new(zone.tz.iana_name().unwrap_or("UTC")) } }
+        let sensitive = crate::env::var("VITALS_GARMIN_SENSITIVE").map(|v| v.split(',').map(|x| x.trim().to_string()).collect()).unwrap_or_default();
+        Garmin { base: auth::base(), sensitive, cred, sample: Sample { person: sample::Person::new(zone.tz.iana_name().unwrap_or("UTC")) } }
     }
 }
 
@@ -80,8 +86,8 @@ impl Provider for Garmin {
         let mut p: Vec<(String, String)> = vec![];
         match c.name {
             // Dates in the path.
-            "steps" | "stress" | "hydration" | "weight" => url.push_str(&format!("/{from}/{to}")),
-            "spo2" | "hrv" | "fitness_age" => url.push_str(&format!("/{from}")),
+            "steps" | "stress" | "hydration" | "weight" | "menstrual_cycle" => url.push_str(&format!("/{from}/{to}")),
+            "spo2" | "hrv" | "fitness_age" | "food" => url.push_str(&format!("/{from}")),
             "heartrate" => p.push(("date".into(), from)),
             "activities" => {
                 p.extend([
@@ -90,6 +96,15 @@ impl Provider for Garmin {
                     ("start".into(), next.unwrap_or("0").into()),
                     ("limit".into(), PAGE.to_string()),
                 ]);
+            }
+            // The activity, then (the next "page") the workout it followed.
+            "activity" => {
+                if let Window::Record(id) = w {
+                    url.push_str(&format!("/{id}"));
+                }
+                if next == Some(WORKOUTS) {
+                    url.push_str("/workouts");
+                }
             }
             "hr_zones" | "profile" => {}
             _ => p.extend([("startDate".into(), from), ("endDate".into(), to)]),
@@ -115,8 +130,15 @@ impl Provider for Garmin {
             "spo2" => one(decode::spo2),
             "hrv" => one(decode::hrv),
             "fitness_age" => one(decode::fitness_age),
+            "food" => one(decode::food),
+            "menstrual_cycle" => rows(decode::cycle),
             "weight" => decode::weights(&v),
             "hr_zones" => decode::list(&v).iter().map(decode::hr_zones).collect(),
+            "activity" if at.token.as_deref() == Some(WORKOUTS) => vec![serde_json::json!({ "workouts": decode::list(&v) })],
+            "activity" => {
+                next_token = Some(WORKOUTS.to_string());
+                vec![decode::activity_detail(&v)]
+            }
             "activities" => {
                 let page = decode::list(&v);
                 // A full page may be followed by more: ask from the next offset until a short page.
@@ -132,6 +154,18 @@ impl Provider for Garmin {
     }
     fn finish(&self, c: &CollectionSpec, records: Vec<Value>, options: &Options) -> Finished {
         let records = match c.name {
+            // The activity and its workouts arrive as two pages: one row.
+            "activity" => {
+                let mut row = records.iter().find(|r| r.get("id").is_some()).cloned().unwrap_or_default();
+                if let (Some(m), Some(w)) = (row.as_object_mut(), records.iter().find_map(|r| r.get("workouts"))) {
+                    m.insert("workouts".into(), if w.as_array().is_some_and(|a| a.is_empty()) { Value::Null } else { w.clone() });
+                }
+                if row.is_null() {
+                    vec![]
+                } else {
+                    vec![row]
+                }
+            }
             "profile" => {
                 let personal = options.get("personal").and_then(Value::as_bool).unwrap_or(false);
                 records.iter().map(|r| decode::profile(r, personal)).collect()
@@ -149,8 +183,14 @@ impl Provider for Garmin {
             _ => "Garmin refused the request (HTTP 403) for this key.".into(),
         }
     }
-    fn unavailable(&self, _c: &CollectionSpec, _cred: &Credential) -> Option<String> {
-        None
+    fn unavailable(&self, c: &CollectionSpec, _cred: &Credential) -> Option<String> {
+        (catalog::SENSITIVE.contains(&c.name) && !self.sensitive.iter().any(|s| s == c.name)).then(|| {
+            format!(
+                "garmin.{} is off: it is sensitive data, read only when the user switches it on. To switch it on, set \
+                 VITALS_GARMIN_SENSITIVE={} (the extension's \"Garmin sensitive data\" setting), then ask again.",
+                c.name, c.name
+            )
+        })
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is built-in synthetic Garmin data (Garmin has no sandbox), not the user's own. No Garmin key is connected. \

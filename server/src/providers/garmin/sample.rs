@@ -221,6 +221,47 @@ pub fn activity_zip(id: u64) -> Vec<u8> {
     z.finish().expect("writing to memory").into_inner()
 }
 
+/// The activity service's view of the activity on `d`: its summary, splits and (for rides) a workout.
+pub fn activity_detail(p: &Person, d: Date) -> Option<(Value, Value)> {
+    let a = activity(p, d)?;
+    let t = |k: &str| a[k].as_str().unwrap_or_default().replace(' ', "T") + ".0";
+    let detail = json!({
+        "activityId": a["activityId"], "activityName": a["activityName"], "activityTypeDTO": a["activityType"],
+        "summaryDTO": {"startTimeLocal": t("startTimeLocal"), "startTimeGMT": t("startTimeGMT"), "distance": a["distance"], "duration": a["duration"],
+            "movingDuration": a["movingDuration"], "elapsedDuration": a["elapsedDuration"], "averageSpeed": a["averageSpeed"], "averageHR": a["averageHR"],
+            "maxHR": a["maxHR"], "minHR": 96, "calories": a["calories"], "elevationGain": a["elevationGain"], "elevationLoss": a["elevationLoss"],
+            "trainingEffect": a["aerobicTrainingEffect"], "anaerobicTrainingEffect": a["anaerobicTrainingEffect"], "activityTrainingLoad": a["activityTrainingLoad"]},
+        "metadataDTO": {"lapCount": a["lapCount"], "hasSplits": true},
+        "splitSummaries": [{"splitType": "RWD_RUN", "noOfSplits": 1, "distance": a["distance"], "duration": a["movingDuration"], "averageSpeed": a["averageSpeed"]}],
+    });
+    let workouts = if a["activityType"]["typeKey"] == "cycling" {
+        json!([{"workoutId": 555, "workoutName": "Sweet spot 3x10", "sportType": {"sportTypeKey": "cycling"}}])
+    } else {
+        json!([])
+    };
+    Some((detail, workouts))
+}
+
+/// The food logged on `d` (most days nothing: Garmin's empty object).
+pub fn food(d: Date) -> Value {
+    if !h(d, 60).is_multiple_of(3) {
+        return json!({});
+    }
+    json!({"calendarDate": d.to_string(), "dailyNutritionContent": {"calories": 2150, "carbs": 260, "protein": 110, "fat": 70},
+        "dailyNutritionGoals": {"calories": 2400}, "mealDetails": [{"meal": {"mealName": "Breakfast"}, "mealNutritionContent": {"calories": 520}}]})
+}
+
+/// Cycles that started in `[a, b]`: every 28 days from 2026-01-03, the ones after today predicted.
+pub fn cycles(a: Date, b: Date, today: Date) -> Value {
+    let first = Date::constant(2026, 1, 3);
+    let list: Vec<Value> = days(a, b)
+        .into_iter()
+        .filter(|d| (*d - first).get_days().rem_euclid(28) == 0)
+        .map(|d| json!({"startDate": d.to_string(), "cycleLength": 28, "periodLength": 5, "predictedCycle": d > today}))
+        .collect();
+    json!({"cycleSummaries": list})
+}
+
 pub fn fitness_age(d: Date) -> Value {
     json!({"calendarDate": d.to_string(), "chronologicalAge": 41, "fitnessAge": 35.2, "achievableFitnessAge": 33.0, "components": {"rhr": {"value": 52}}})
 }
@@ -320,6 +361,11 @@ impl Api<'_> {
                 Some(v) => json_answer(v),
                 None => status(204, ""),
             },
+            ["nutrition-service", "food", "logs", d] => json_answer(day(d).map(food).unwrap_or(json!({}))),
+            ["periodichealth-service", "menstrualcycle", "calendar", a, b] => match self.range("menstrual", Some(a), Some(b)) {
+                Ok(ds) => json_answer(ds.first().zip(ds.last()).map_or(json!({"cycleSummaries": []}), |(x, y)| cycles(*x, *y, self.today()))),
+                Err(e) => e,
+            },
             ["fitnessage-service", "fitnessage", d] => json_answer(day(d).map(fitness_age).unwrap_or(json!({}))),
             ["biometric-service", "heartRateZones"] => json_answer(hr_zones()),
             ["userprofile-service", "userprofile", "settings"] => json_answer(settings()),
@@ -332,6 +378,14 @@ impl Api<'_> {
                 let all: Vec<Value> = days(from, to).into_iter().rev().filter_map(|d| activity(p, d)).collect();
                 json_answer(Value::Array(all.into_iter().skip(start).take(limit).collect()))
             }
+            ["activity-service", "activity", id, rest @ ..] => {
+                let found = id.parse::<u64>().ok().filter(|i| self.activity_exists(*i)).and_then(|i| self.activity_day(i)).and_then(|d| activity_detail(p, d));
+                match (found, rest) {
+                    (Some((detail, _)), []) => json_answer(detail),
+                    (Some((_, workouts)), ["workouts"]) => json_answer(workouts),
+                    _ => status(404, "not found"),
+                }
+            }
             ["download-service", "files", "activity", id] => match id.parse::<u64>().ok().filter(|i| self.activity_exists(*i)) {
                 Some(i) => Answer { status: 200, content_type: "application/zip", body: activity_zip(i) },
                 None => status(404, "not found"),
@@ -341,8 +395,11 @@ impl Api<'_> {
         }
     }
 
+    fn activity_day(&self, id: u64) -> Option<Date> {
+        Date::constant(2000, 1, 1).checked_add((((id.saturating_sub(20_000_000_000)) / 10) as i64).days()).ok()
+    }
+
     fn activity_exists(&self, id: u64) -> bool {
-        let d = Date::constant(2000, 1, 1).checked_add((((id.saturating_sub(20_000_000_000)) / 10) as i64).days()).ok();
-        d.is_some_and(|d| activity_id(d) == id && d <= self.today() && activity(self.person, d).is_some())
+        self.activity_day(id).is_some_and(|d| activity_id(d) == id && d <= self.today() && activity(self.person, d).is_some())
     }
 }

@@ -52,6 +52,7 @@ macro_rules! col {
             options: &[],
             retention: Option::None,
             exact_days: false,
+            by_id: false,
         }
     };
 }
@@ -241,6 +242,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         options: &[],
         retention: Option::None,
         exact_days: false,
+        by_id: false,
     },
     col!(
         "rest_mode_period",
@@ -290,6 +292,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         options: &[],
         retention: Option::None,
         exact_days: false,
+        by_id: false,
     },
     CollectionSpec {
         embedded: &[

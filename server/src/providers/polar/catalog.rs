@@ -154,6 +154,7 @@ const BASE: CollectionSpec = CollectionSpec {
     options: &[],
     retention: None,
     exact_days: false,
+    by_id: false,
 };
 
 static COLLECTIONS: &[CollectionSpec] = &[

@@ -125,6 +125,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[OptionSpec {
             name: "include_manual",
             default: false,
@@ -151,6 +152,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
     CollectionSpec {
@@ -193,6 +195,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
     CollectionSpec {
@@ -239,6 +242,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
     CollectionSpec {
@@ -277,6 +281,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
     CollectionSpec {
@@ -305,6 +310,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
     CollectionSpec {
@@ -327,6 +333,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: &[],
         retention: None,
         exact_days: false,
+        by_id: false,
         options: &[],
     },
 ];
