@@ -139,12 +139,13 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
     };
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         notes.push(format!("{} sent the file gzipped; it was unpacked, so the file is plain {}.", spec.display, format.as_str().to_uppercase()));
-        gunzip(&bytes).map_err(|e| QueryError::Upstream(format!("{} sent a gzipped file that does not unpack ({e}); nothing was written.", spec.display)))?
+        crate::archive::gunzip(&bytes)
+            .map_err(|e| QueryError::Upstream(format!("{} sent a gzipped file that does not unpack ({e}); nothing was written.", spec.display)))?
     } else {
         bytes
     };
     let bytes = if bytes.starts_with(b"PK\x03\x04") {
-        let (name, inner) = unzip_one(&bytes, format.as_str())
+        let (name, inner) = crate::archive::unzip_one(&bytes, format.as_str())
             .map_err(|e| QueryError::Upstream(format!("{} sent a ZIP without a .{} file in it ({e}); nothing was written.", spec.display, format.as_str())))?;
         notes.push(format!("{} sent a ZIP; its {name} was extracted, so the file is the {} itself.", spec.display, format.as_str().to_uppercase()));
         inner
@@ -172,29 +173,6 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
         replaced: exists,
         notes,
     })
-}
-
-/// The first file named `*.<ext>` inside a ZIP, and its name.
-fn unzip_one(b: &[u8], ext: &str) -> Result<(String, Vec<u8>), String> {
-    use std::io::Read;
-    let mut z = zip::ZipArchive::new(std::io::Cursor::new(b)).map_err(|e| e.to_string())?;
-    for i in 0..z.len() {
-        let mut f = z.by_index(i).map_err(|e| e.to_string())?;
-        let name = f.name().map_err(|e| e.to_string())?.to_string();
-        if name.to_ascii_lowercase().ends_with(&format!(".{ext}")) {
-            let mut out = vec![];
-            f.read_to_end(&mut out).map_err(|e| e.to_string())?;
-            return Ok((name, out));
-        }
-    }
-    Err(format!("{} file(s), none ending in .{ext}", z.len()))
-}
-
-fn gunzip(b: &[u8]) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut out = vec![];
-    flate2::read::GzDecoder::new(b).read_to_end(&mut out)?;
-    Ok(out)
 }
 
 /// Whole or not at all: the bytes go to a hidden file beside the target, then take its name, by

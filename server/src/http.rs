@@ -29,6 +29,27 @@ impl Request {
     }
 }
 
+/// How a binary body (a ZIP, a FIT) travels where text is expected: this prefix, then standard
+/// base64. A provider that reads files in a query (Garmin's FIT) takes it back with [`binary`].
+pub const BINARY_PREFIX: &str = "base64:";
+
+/// Bytes as a body: text when they are UTF-8 and the type is textual, else [`BINARY_PREFIX`] + base64.
+pub fn body_of(bytes: Vec<u8>, content_type: &str) -> String {
+    use base64::Engine as _;
+    let textual = content_type.is_empty() || content_type.contains("json") || content_type.starts_with("text/") || content_type.contains("xml");
+    match String::from_utf8(bytes) {
+        Ok(s) if textual => s,
+        Ok(s) => format!("{BINARY_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(s.as_bytes())),
+        Err(e) => format!("{BINARY_PREFIX}{}", base64::engine::general_purpose::STANDARD.encode(e.as_bytes())),
+    }
+}
+
+/// The bytes of a binary body, if it is one.
+pub fn binary(body: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(body.strip_prefix(BINARY_PREFIX)?).ok()
+}
+
 /// One answer from upstream, before any interpretation.
 pub struct Reply {
     pub status: u16,
@@ -116,7 +137,8 @@ impl Http {
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
         let quota = quota(header);
-        let body = resp.text().await.map_err(|e| classify(&e).to_string());
+        let content_type = header("content-type").unwrap_or_default();
+        let body = resp.bytes().await.map(|b| body_of(b.to_vec(), &content_type)).map_err(|e| classify(&e).to_string());
         Ok(Reply { status, retry_after, quota, body })
     }
 }

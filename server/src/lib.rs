@@ -8,6 +8,7 @@
 //! - [`export`]: an activity's file written where the user asked (the one write of health data);
 //! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
 pub mod accounts;
+pub mod archive;
 pub mod catalog;
 pub mod connection;
 pub mod engine;

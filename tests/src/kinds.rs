@@ -473,7 +473,15 @@ impl Provider for Kind {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, _next: Option<&str>, cred: &Credential) -> Request {
+    fn read_request(
+        &self,
+        c: &CollectionSpec,
+        w: &Window,
+        _fields: Option<&[String]>,
+        _next: Option<&str>,
+        cred: &Credential,
+        _options: &vitals::providers::Options,
+    ) -> Request {
         let mut params = match w {
             Window::Dates { start, end } => vec![("start_date".to_string(), start.to_string()), ("end_date".to_string(), end.to_string())],
             _ => vec![],

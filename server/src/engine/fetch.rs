@@ -103,7 +103,7 @@ pub fn cache_prefix(provider: &str) -> String {
 fn cache_key(plan: &Plan, piece: &Piece) -> String {
     let p = &plan.provider;
     format!(
-        "{}{}|{}|{}|{}|{}|{}|{:?}",
+        "{}{}|{}|{}|{}|{}|{}|{:?}|{:?}",
         cache_prefix(p.spec().name),
         plan.cred.mode().as_str(),
         plan.cred.kind.as_str(),
@@ -111,7 +111,8 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
         plan.collection.name,
         plan.zone.name,
         piece.label(),
-        plan.upstream_fields
+        plan.upstream_fields,
+        plan.options
     )
 }
 
@@ -173,7 +174,7 @@ async fn fetch_window(
             // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
             for body in hit.bodies.iter().filter(|b| !b.is_empty()) {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
-                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None };
+                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None, options: plan.options.clone() };
                 let page = plan.provider.parse_page(plan.collection, body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
@@ -262,7 +263,14 @@ async fn judge(
         // kept as an empty body so the cache serves it as one.
         s if p.spec().no_data.contains(&s) => Ok((crate::providers::Page { records: vec![], next_token: None }, String::new())),
         200 => match reply.body {
-            Ok(body) => match decode(p, plan.collection, crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string) }, body).await {
+            Ok(body) => match decode(
+                p,
+                plan.collection,
+                crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string), options: plan.options.clone() },
+                body,
+            )
+            .await
+            {
                 (Ok(page), body) => Ok((page, body)),
                 (Err(e), _) => Err(e),
             },
@@ -292,7 +300,7 @@ async fn fetch_page(
     out: &mut WindowOut,
 ) -> Result<Outcome, QueryError> {
     let p = &plan.provider;
-    let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred);
+    let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
     let refused = || QueryError::Auth(p.auth_help(401, &plan.cred));
     let mut bearer = plan.cred.bearer.clone().ok_or_else(refused)?;
     let offline = p.offline().filter(|_| plan.cred.mode() == Mode::Sandbox);

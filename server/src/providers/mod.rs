@@ -138,6 +138,8 @@ pub struct PageAt {
     /// The continuation this page was asked with (None: the first page), for offset paging whose
     /// next offset the body does not carry (Garmin's activity search).
     pub token: Option<String>,
+    /// The query's options, where one decides what follows a page (Garmin's `laps`).
+    pub options: Options,
 }
 
 /// Collection-specific options of a query (`include_manual`), validated against the catalog.
@@ -164,8 +166,17 @@ pub trait SampleApi: Send + Sync {
 pub trait Provider: Send + Sync {
     fn spec(&self) -> &'static ProviderSpec;
     fn credential(&self) -> &dyn CredentialSource;
-    /// The request for one page of a collection over one window, with the query's credential.
-    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request;
+    /// The request for one page of a collection over one window, with the query's credential and
+    /// options (an option that changes what is fetched, such as Garmin's `laps`).
+    fn read_request(
+        &self,
+        c: &CollectionSpec,
+        w: &Window,
+        fields: Option<&[String]>,
+        next_token: Option<&str>,
+        cred: &Credential,
+        options: &Options,
+    ) -> Request;
     /// Decode one page body, asked as `at` says.
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError>;
     /// What every answer of `c` should say about how the provider's data was read (a time

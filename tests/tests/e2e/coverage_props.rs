@@ -286,7 +286,15 @@ impl Provider for Prop {
     fn credential(&self) -> &dyn CredentialSource {
         &Anyone
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next_token: Option<&str>, _cred: &Credential) -> Request {
+    fn read_request(
+        &self,
+        c: &CollectionSpec,
+        w: &Window,
+        _fields: Option<&[String]>,
+        next_token: Option<&str>,
+        _cred: &Credential,
+        _options: &vitals::providers::Options,
+    ) -> Request {
         let mut params: Vec<(String, String)> = match w {
             Window::Dates { start, end } => vec![("start_date".into(), start.to_string()), ("end_date".into(), end.to_string())],
             Window::Instants { start, end } => vec![("start_datetime".into(), start.clone()), ("end_datetime".into(), end.clone())],

@@ -355,6 +355,24 @@ async fn one_activity_by_id_and_sensitive_data_only_when_switched_on() {
     assert_eq!(a["data"][0]["id"], id);
     assert_eq!(a["data"][0]["min_hr_bpm"], 96.0);
     assert_eq!(a["data"][0]["workouts"][0]["workoutName"], "Sweet spot 3x10", "the workout it followed, in the same row");
+    assert!(a["data"][0].get("fit").is_none(), "the FIT is read only when asked");
+    // Laps, zones and records from the activity's FIT, checked against the FIT itself.
+    let l = s.ok("vitals_query", json!({"collection": "garmin.activity", "id": id, "format": "records", "options": {"laps": true}})).await;
+    let fit = &l["data"][0]["fit"];
+    let zip = sample::activity_zip(&p, ride).unwrap();
+    let (_, bytes) = vitals::archive::unzip_one(&zip, "fit").unwrap();
+    assert_eq!(fit, &vitals::providers::garmin::fit::summarise(&bytes, false).unwrap());
+    let moving = sample::activity(&p, ride).unwrap()["movingDuration"].as_f64().unwrap();
+    assert_eq!(fit["records"]["count"], moving as u64, "a record a second, every one counted");
+    let zone_s: f64 = fit["hr_zone_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).sum();
+    assert_eq!(zone_s, moving, "every second is in one zone");
+    assert_eq!(fit["laps"].as_array().unwrap().len(), (moving * 3.2 / 1000.0).ceil() as usize, "a lap a kilometre and the rest");
+    assert!(fit.get("track").is_none(), "no GPS without options.gps");
+    let run = days(ago(14), ago(1)).into_iter().find(|d| sample::activity(&p, *d).is_some_and(|a| a["activityType"]["typeKey"] == "running")).unwrap();
+    let g = s
+        .ok("vitals_query", json!({"collection": "garmin.activity", "id": sample::activity_id(run).to_string(), "format": "records", "options": {"gps": true}}))
+        .await;
+    assert!(g["data"][0]["fit"]["track"].as_array().unwrap().len() > 100, "the track when asked");
     for (args, needle) in [
         (json!({"collection": "garmin.activity"}), "send `id`"),
         (json!({"collection": "garmin.activity", "id": id, "day": ds(ago(1))}), "without `start`"),

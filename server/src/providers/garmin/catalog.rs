@@ -262,8 +262,9 @@ static COLLECTIONS: &[CollectionSpec] = &[
         name: "activity",
         path: "activity-service/activity",
         summary: "One activity by its `id` (from garmin.activities): everything of the listing plus minimum heart rate, Garmin's \
-                  split summaries (its typed splits, distances m, times s) and the structured workout it followed, if any. Per-second \
-                  data and laps are only in the activity's FIT file (vitals_export).",
+                  split summaries (its typed splits, distances m, times s) and the structured workout it followed, if any. With \
+                  options.laps=true also what only its FIT file holds: laps, time per heart-rate zone and the per-second records \
+                  summarised; the GPS track only with options.gps=true.",
         range: RangeKind::None,
         day_keys: &[],
         always: &["id"],
@@ -290,9 +291,18 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "laps",
             "split_summaries",
             "workouts",
+            "fit",
         ],
         split: Split::Whole,
-        volume: "one activity, ~1,500 characters",
+        volume: "one activity, ~1,500 characters; with laps a few thousand more",
+        options: &[
+            OptionSpec {
+                name: "laps",
+                default: false,
+                doc: "read the activity's FIT file too: every lap, the time in each heart-rate zone, the per-second records summarised (in `fit`)",
+            },
+            OptionSpec { name: "gps", default: false, doc: "add the GPS track from the FIT file (`fit.track`): it shows where the user was, even at home" },
+        ],
         by_id: true,
         ..BASE
     },

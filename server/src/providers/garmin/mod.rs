@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod decode;
+pub mod fit;
 pub mod sample;
 
 use super::credential::StoredCredential;
@@ -14,6 +15,12 @@ use serde_json::Value;
 
 /// The continuation that asks for an activity's workouts after the activity itself.
 const WORKOUTS: &str = "workouts";
+/// ... and then for its FIT file, when `laps` or `gps` asks for what only the file holds.
+const FILE: &str = "fit";
+
+fn on(options: &Options, k: &str) -> bool {
+    options.get(k).and_then(Value::as_bool).unwrap_or(false)
+}
 
 /// Activities per page of the search (100 is the highest cap clients use; reference §6).
 pub const PAGE: usize = 100;
@@ -31,7 +38,7 @@ impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> crate::http::Reply {
         let (path, q) = parts(req);
         let a = sample::Api { person: &self.person, now: jiff::Timestamp::now() }.answer(&path, &q);
-        crate::http::Reply { status: a.status, retry_after: None, quota: None, body: Ok(String::from_utf8_lossy(&a.body).into_owned()) }
+        crate::http::Reply { status: a.status, retry_after: None, quota: None, body: Ok(crate::http::body_of(a.body, a.content_type)) }
     }
     fn file(&self, req: &Request) -> (u16, Vec<u8>) {
         let (path, q) = parts(req);
@@ -58,6 +65,14 @@ impl Garmin {
     }
 }
 
+/// The activity's file (a ZIP holding its FIT) as its summary.
+fn activity_file(body: &str, gps: bool) -> Result<Value, PageError> {
+    let refused = |why: String| PageError::Refused(format!("Garmin's file of this activity could not be read: {why}"));
+    let zip = crate::http::binary(body).ok_or_else(|| refused("it is not a file".into()))?;
+    let (_, fit) = crate::archive::unzip_one(&zip, "fit").map_err(refused)?;
+    Ok(serde_json::json!({ "fit": fit::summarise(&fit, gps).map_err(refused)? }))
+}
+
 /// The local days a window asks for (Garmin's dates are the user's own days, inclusive).
 fn days(w: &Window) -> Option<(String, String)> {
     match w {
@@ -80,7 +95,7 @@ impl Provider for Garmin {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential, _options: &Options) -> Request {
         let (from, to) = days(w).unwrap_or_default();
         let mut url = format!("{}/{}", self.base, c.path);
         let mut p: Vec<(String, String)> = vec![];
@@ -99,11 +114,11 @@ impl Provider for Garmin {
             }
             // The activity, then (the next "page") the workout it followed.
             "activity" => {
-                if let Window::Record(id) = w {
-                    url.push_str(&format!("/{id}"));
-                }
-                if next == Some(WORKOUTS) {
-                    url.push_str("/workouts");
+                let id = if let Window::Record(id) = w { id.as_str() } else { "" };
+                match next {
+                    Some(FILE) => url = format!("{}/download-service/files/activity/{id}", self.base),
+                    Some(WORKOUTS) => url.push_str(&format!("/{id}/workouts")),
+                    _ => url.push_str(&format!("/{id}")),
                 }
             }
             "hr_zones" | "profile" => {}
@@ -114,6 +129,9 @@ impl Provider for Garmin {
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError> {
         if body.trim().is_empty() {
             return Ok(Page { records: vec![], next_token: None });
+        }
+        if c.name == "activity" && at.token.as_deref() == Some(FILE) {
+            return Ok(Page { records: vec![activity_file(body, on(&at.options, "gps"))?], next_token: None });
         }
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Garmin sent a body that is not complete JSON ({e})")))?;
         let rows = |f: fn(&Value) -> Option<Value>| decode::list(&v).iter().filter_map(f).collect::<Vec<_>>();
@@ -134,7 +152,10 @@ impl Provider for Garmin {
             "menstrual_cycle" => rows(decode::cycle),
             "weight" => decode::weights(&v),
             "hr_zones" => decode::list(&v).iter().map(decode::hr_zones).collect(),
-            "activity" if at.token.as_deref() == Some(WORKOUTS) => vec![serde_json::json!({ "workouts": decode::list(&v) })],
+            "activity" if at.token.as_deref() == Some(WORKOUTS) => {
+                next_token = (on(&at.options, "laps") || on(&at.options, "gps")).then(|| FILE.to_string());
+                vec![serde_json::json!({ "workouts": decode::list(&v) })]
+            }
             "activity" => {
                 next_token = Some(WORKOUTS.to_string());
                 vec![decode::activity_detail(&v)]
@@ -154,11 +175,14 @@ impl Provider for Garmin {
     }
     fn finish(&self, c: &CollectionSpec, records: Vec<Value>, options: &Options) -> Finished {
         let records = match c.name {
-            // The activity and its workouts arrive as two pages: one row.
+            // The activity, its workouts and (when asked) its file arrive as pages: one row.
             "activity" => {
                 let mut row = records.iter().find(|r| r.get("id").is_some()).cloned().unwrap_or_default();
                 if let (Some(m), Some(w)) = (row.as_object_mut(), records.iter().find_map(|r| r.get("workouts"))) {
                     m.insert("workouts".into(), if w.as_array().is_some_and(|a| a.is_empty()) { Value::Null } else { w.clone() });
+                }
+                if let (Some(m), Some(f)) = (row.as_object_mut(), records.iter().find_map(|r| r.get("fit"))) {
+                    m.insert("fit".into(), f.clone());
                 }
                 if row.is_null() {
                     vec![]

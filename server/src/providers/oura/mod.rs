@@ -29,7 +29,15 @@ impl Provider for Oura {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, fields: Option<&[String]>, next_token: Option<&str>, cred: &Credential) -> Request {
+    fn read_request(
+        &self,
+        c: &CollectionSpec,
+        w: &Window,
+        fields: Option<&[String]>,
+        next_token: Option<&str>,
+        cred: &Credential,
+        _options: &super::Options,
+    ) -> Request {
         let prefix = if cred.mode() == Mode::Sandbox { "v2/sandbox/usercollection" } else { "v2/usercollection" };
         let mut p: Vec<(String, String)> = Vec::new();
         match (w, c.range) {

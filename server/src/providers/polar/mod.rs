@@ -88,7 +88,7 @@ impl Provider for Polar {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, _next: Option<&str>, _cred: &Credential) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, _next: Option<&str>, _cred: &Credential, _options: &Options) -> Request {
         let mut p: Vec<(String, String)> = vec![];
         match c.name {
             // Samples and zones always: the summaries are made from them, and the options only

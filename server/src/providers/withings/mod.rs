@@ -81,7 +81,7 @@ impl Provider for Withings {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential, _options: &Options) -> Request {
         let mut p: Vec<(String, String)> = vec![];
         let mut add = |k: &str, v: String| p.push((k.to_string(), v));
         let action = match c.name {
