@@ -315,9 +315,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     let both = Vitals(server, withings);
     let v = question(&both, &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
     line("withings measurements, one year", &v, &Measure::default());
-    // Ten sections (Oura's four and Withings' three connected, Polar's three from its sample), read at the same time.
+    // Fourteen sections (Oura's four and Withings' three connected, Polar's three and Garmin's four from their samples), read at once.
     let v = question(&both, &base, o.runs, "today", "", "").await;
-    line("vitals_today, 7 days, Oura, Withings, Polar", &v, &Measure::default());
+    line("vitals_today, 7 days, all four providers", &v, &Measure::default());
     // Polar keeps 28 days of heart rate and 30 of exercises: the longest ranges it serves.
     let polar = Vitals(vitals.0.clone(), polar_login(root, &twin, &base, o.latency_ms));
     let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date();
