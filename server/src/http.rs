@@ -27,6 +27,11 @@ impl Request {
     pub fn param(&self, name: &str) -> Option<&str> {
         self.params.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
+    /// The URL's path and the params by name: what an in-process sample API routes on.
+    pub fn route(&self) -> (String, std::collections::HashMap<String, String>) {
+        let path = url::Url::parse(&self.url).map(|u| u.path().to_string()).unwrap_or_default();
+        (path, self.params.iter().cloned().collect())
+    }
 }
 
 /// How a binary body (a ZIP, a FIT) travels where text is expected: this prefix, then standard

@@ -268,14 +268,19 @@ async fn polar_token(AxState(s): AxState<Arc<State>>, h: HeaderMap, body: String
     s.polar.lock().unwrap().token(auth, &form(&body)).into_response()
 }
 
-async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
-    let q = q.unwrap_or_default();
+/// Note a request in the twin's log, as it arrived.
+fn log(s: &State, m: &Method, path: &str, query: &str, h: &HeaderMap) {
     s.log.lock().unwrap().push(LoggedRequest {
         method: m.to_string(),
-        path: uri.path().to_string(),
-        query: q.clone(),
+        path: path.to_string(),
+        query: query.to_string(),
         user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
     });
+}
+
+async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
+    let q = q.unwrap_or_default();
+    log(&s, &m, uri.path(), &q, &h);
     let bearer = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
     let latency = s.polar.lock().unwrap().cfg.faults.latency_ms;
     if latency > 0 {
@@ -286,12 +291,7 @@ async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http:
 
 async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap) -> Response {
     let q = q.unwrap_or_default();
-    s.log.lock().unwrap().push(LoggedRequest {
-        method: m.to_string(),
-        path: uri.path().to_string(),
-        query: q.clone(),
-        user_agent: h.get("user-agent").and_then(|v| v.to_str().ok()).map(str::to_string),
-    });
+    log(&s, &m, uri.path(), &q, &h);
     let header = |k: &str| h.get(k).and_then(|v| v.to_str().ok()).map(str::to_string);
     let reply = |a: garmin::Answer| {
         let mut b = Response::builder().status(a.status).header("content-type", a.content_type);

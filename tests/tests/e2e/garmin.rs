@@ -11,18 +11,6 @@ use std::io::Write;
 use vitals::providers::garmin::sample;
 use vitals_twin::garmin::{CHINA_KEY, KEY};
 
-fn today() -> Date {
-    jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date()
-}
-
-fn ago(k: i64) -> Date {
-    today().checked_sub(jiff::Span::new().days(k)).unwrap()
-}
-
-fn ds(d: Date) -> String {
-    d.to_string()
-}
-
 fn days(a: Date, b: Date) -> Vec<Date> {
     let mut out = vec![];
     let mut d = a;

@@ -9,19 +9,6 @@ use serde_json::{json, Value};
 use vitals::providers::polar::sample::{self, Dialect};
 use vitals_twin::polar::{CLIENT_ID, CLIENT_SECRET, USER_ID};
 
-/// Today in the twin's and the server's zone (-06:00).
-fn today() -> Date {
-    jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date()
-}
-
-fn ago(k: i64) -> Date {
-    today().checked_sub(jiff::Span::new().days(k)).unwrap()
-}
-
-fn ds(d: Date) -> String {
-    d.to_string()
-}
-
 fn env_for(twin: &Twin, dir: &std::path::Path) -> Vec<(String, String)> {
     let b = twin.base_url();
     vec![

@@ -29,19 +29,14 @@ struct Sample {
     person: sample::Person,
 }
 
-fn parts(req: &Request) -> (String, std::collections::HashMap<String, String>) {
-    let path = url::Url::parse(&req.url).map(|u| u.path().to_string()).unwrap_or_default();
-    (path, req.params.iter().cloned().collect())
-}
-
 impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> crate::http::Reply {
-        let (path, q) = parts(req);
+        let (path, q) = req.route();
         let a = sample::Api { person: &self.person, now: jiff::Timestamp::now() }.answer(&path, &q);
         crate::http::Reply { status: a.status, retry_after: None, quota: None, body: Ok(crate::http::body_of(a.body, a.content_type)) }
     }
     fn file(&self, req: &Request) -> (u16, Vec<u8>) {
-        let (path, q) = parts(req);
+        let (path, q) = req.route();
         let a = sample::Api { person: &self.person, now: jiff::Timestamp::now() }.answer(&path, &q);
         (a.status, a.body)
     }

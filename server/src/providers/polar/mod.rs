@@ -21,11 +21,6 @@ struct Sample {
     person: sample::Person,
 }
 
-fn request_parts(req: &Request) -> (String, std::collections::HashMap<String, String>) {
-    let path = url::Url::parse(&req.url).map(|u| u.path().to_string()).unwrap_or_default();
-    (path, req.params.iter().cloned().collect())
-}
-
 impl Sample {
     fn api(&self) -> sample::Api<'_> {
         sample::Api { person: &self.person, now: jiff::Timestamp::now(), dialect: Default::default(), registered: None }
@@ -34,12 +29,12 @@ impl Sample {
 
 impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> crate::http::Reply {
-        let (path, params) = request_parts(req);
+        let (path, params) = req.route();
         let a = self.api().answer(&path, &params);
         crate::http::Reply { status: a.status, retry_after: None, quota: None, body: Ok(String::from_utf8_lossy(&a.body).into_owned()) }
     }
     fn file(&self, req: &Request) -> (u16, Vec<u8>) {
-        let (path, params) = request_parts(req);
+        let (path, params) = req.route();
         let a = self.api().answer(&path, &params);
         (a.status, a.body)
     }

@@ -28,8 +28,7 @@ struct Sample {
 
 impl SampleApi for Sample {
     fn answer(&self, req: &Request) -> crate::http::Reply {
-        let path = url::Url::parse(&req.url).map(|u| u.path().to_string()).unwrap_or_default();
-        let params = req.params.iter().cloned().collect();
+        let (path, params) = req.route();
         let api = sample::Api { person: &self.person, page_size: 300, now: jiff::Timestamp::now(), order: None };
         crate::http::Reply { status: 200, retry_after: None, quota: None, body: Ok(api.answer(&path, &params).to_string()) }
     }

@@ -144,6 +144,22 @@ pub fn date(s: &str) -> jiff::civil::Date {
     s.parse().unwrap()
 }
 
+/// Today in the twins' people's zone and the server's ([`TZ`], -06:00), for suites on real time
+/// (Polar and Garmin keep only recent days).
+pub fn today() -> jiff::civil::Date {
+    jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date()
+}
+
+/// `k` days before [`today`].
+pub fn ago(k: i64) -> jiff::civil::Date {
+    today().checked_sub(jiff::Span::new().days(k)).unwrap()
+}
+
+/// A day as the tools take it.
+pub fn ds(d: jiff::civil::Date) -> String {
+    d.to_string()
+}
+
 /// The records of an answer's `data`, whether columnar (`{columns, rows}`) or one object each.
 pub fn records(data: &Value) -> Vec<Value> {
     if let Some(a) = data.as_array() {
