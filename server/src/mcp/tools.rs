@@ -92,7 +92,7 @@ pub struct TodayArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExportArgs {
-    /// The provider whose activity to export, e.g. `polar` (vitals_sources lists which offer files).
+    /// The provider whose activity to export: `polar` or `garmin` (vitals_sources says which offer files, and which formats).
     pub provider: String,
     /// The activity's `id`, as its collection gives it (e.g. polar.exercises).
     pub id: String,
@@ -283,7 +283,7 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
     #[tool(
         name = "vitals_export",
         title = "Save one activity's file (FIT, TCX or GPX) where the user says",
-        description = "Writes one activity (e.g. a Polar exercise, by the `id` its collection gives) as a FIT, TCX or GPX file to the \
+        description = "Writes one activity (a Polar exercise, a Garmin activity, by the `id` its collection gives) as a FIT, TCX or GPX file to the \
 absolute `path` the user named, in a folder that exists. Never overwrites a file unless overwrite=true. The only tool that writes \
 to disk, and only the user's own file where they asked: call it only when the user asks to save or export an activity. The answer \
 says the path, size and format; `synthetic` true means the sample's file, not the user's.",
