@@ -192,6 +192,33 @@ pub struct RateBudget {
 }
 
 impl CollectionSpec {
+    /// What a provider's catalog starts a collection from (`..CollectionSpec::DAILY`): dated rows
+    /// named by their `date`, one request per window of 28 days, no paging (so no page order to
+    /// trust), no series, options, retention or padding rules of its own.
+    pub const DAILY: CollectionSpec = CollectionSpec {
+        name: "",
+        path: "",
+        summary: "",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["date"],
+        always: &["date"],
+        key: Some("date"),
+        fields: &[],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "1 row a day, small",
+        order: PageOrder::Unknown,
+        split: Split::Days(28),
+        series: None,
+        embedded: &[],
+        options: &[],
+        retention: None,
+        exact_days: false,
+        by_id: false,
+    };
+
     pub fn knows_field(&self, f: &str) -> bool {
         self.fields.contains(&f) || self.always.contains(&f)
     }

@@ -50,30 +50,8 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
     max_in_flight: Some(2),
 };
 
-const BASE: CollectionSpec = CollectionSpec {
-    name: "",
-    path: "",
-    summary: "",
-    range: RangeKind::Date,
-    latest: false,
-    projectable: false,
-    day_keys: &["date"],
-    always: &["date"],
-    key: Some("date"),
-    fields: &[],
-    enveloped: true,
-    in_sandbox: true,
-    volume: "1 row a day, small",
-    // Each window is one request (no paging) except the activity search.
-    order: PageOrder::Unknown,
-    split: Split::Days(28),
-    series: None,
-    embedded: &[],
-    options: &[],
-    retention: None,
-    exact_days: true,
-    by_id: false,
-};
+/// Garmin's dates are the user's own days: unpadded windows (each collection sets its route's limit).
+const BASE: CollectionSpec = CollectionSpec { exact_days: true, ..CollectionSpec::DAILY };
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {

@@ -4,8 +4,7 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split,
-    TodaySpec,
+    CollectionSpec, Embedded, FileFormat, Files, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split, TodaySpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -131,31 +130,9 @@ const EXERCISE_EMBEDDED: &[Embedded] = &[
     raw(RAW_FIELDS[10]),
 ];
 
-/// What a collection spec of Polar's has by default: dated documents of one request per window.
-const BASE: CollectionSpec = CollectionSpec {
-    name: "",
-    path: "",
-    summary: "",
-    range: RangeKind::Date,
-    latest: false,
-    projectable: false,
-    day_keys: &["date"],
-    always: &["date"],
-    key: Some("date"),
-    fields: &[],
-    enveloped: true,
-    in_sandbox: true,
-    volume: "",
-    // Every window is one request (no paging): it finishes or it does not, so order never matters.
-    order: PageOrder::Unknown,
-    split: Split::Days(RANGE_DAYS),
-    series: None,
-    embedded: &[],
-    options: &[],
-    retention: None,
-    exact_days: false,
-    by_id: false,
-};
+/// What a collection spec of Polar's has by default: dated documents of one request per window
+/// (it finishes or it does not, so order never matters), windows Polar's range routes accept.
+const BASE: CollectionSpec = CollectionSpec { split: Split::Days(RANGE_DAYS), ..CollectionSpec::DAILY };
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
