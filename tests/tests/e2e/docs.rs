@@ -98,6 +98,25 @@ fn readme_test_command_is_what_ci_runs() {
     assert!(ci.contains("cargo clippy --workspace --all-targets --locked -- -D warnings"), "CI denies lint warnings");
 }
 
+/// README's set-up and run commands are the ones CI runs, so CI tests what a newcomer types.
+#[test]
+fn readme_setup_and_run_commands_are_what_ci_runs() {
+    let readme = doc("README.md");
+    let ci = doc(".ci/run");
+    let blocks: Vec<&str> = readme.split("```sh\n").skip(1).map(|b| &b[..b.find("```").unwrap()]).take(3).collect();
+    assert_eq!(blocks[0].lines().next(), Some("./setup.sh"), "README's set-up starts with the script");
+    let run = blocks[1].trim();
+    assert!(run.starts_with("cargo run --release --locked -p vitals --bin vitals-mcp"), "README's run command: {run}");
+    assert!(ci.lines().any(|l| l.trim() == "./setup.sh"), "CI runs README's set-up script as it is");
+    assert!(ci.contains(run), "CI runs README's run command: {run}");
+    assert_eq!(blocks[2].trim(), "cargo test --workspace --locked");
+    // The release build setup.sh ends with is the one `cargo xtask dist` builds, so dist reuses it.
+    let setup = doc("setup.sh");
+    let dist = doc("xtask/src/dist.rs");
+    assert!(setup.contains("cargo build --release --locked -p vitals --bin vitals-mcp"));
+    assert!(dist.contains(r#""build", "--release", "--locked", "--quiet", "-p", "vitals", "--bin", "vitals-mcp""#));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn query_parameters_in_the_readme_are_the_tool_schema() {
     let line = doc("README.md").lines().find(|l| l.starts_with("`vitals_query` parameters:")).expect("README lists vitals_query's parameters").to_string();
