@@ -140,13 +140,12 @@ pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
 
     // Pack, sign, verify.
     let zip = bundle::zipfile::pack(&stage).map_err(|e| e.to_string())?;
-    let now = jiff::Timestamp::now();
+    let now = signing_time()?;
     let file = match opts.signing {
         Signing::Unsigned => zip,
         Signing::SelfSigned => {
-            let s = sign::Signer::self_signed("vitals self-signed (local use only)", now).map_err(|e| e.to_string())?;
-            std::fs::write(root.join("target/dist/self-signed-cert.pem"), &s.cert_pem).map_err(|e| e.to_string())?;
-            sign::sign(&zip, &s.signer, now).map_err(|e| e.to_string())?
+            let signer = throwaway_signer(&root.join("target/dist"), now)?;
+            sign::sign(&zip, &signer, now).map_err(|e| e.to_string())?
         }
         Signing::Pem { key, cert, intermediates } => {
             let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("{}: {e}", p.display()));
@@ -226,4 +225,80 @@ fn openssl_check(root: &Path, file: &[u8]) -> Option<Result<String, String>> {
     } else {
         Err(format!("openssl cms -verify refused the signature: {}", String::from_utf8_lossy(&o.stderr).trim()))
     })
+}
+
+/// When the signature says it was made: `SOURCE_DATE_EPOCH` (the reproducible-builds convention) when
+/// set, so two runs over the same binaries give the same bytes; otherwise now.
+fn signing_time() -> Result<jiff::Timestamp, String> {
+    match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(v) => v
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .and_then(|s| jiff::Timestamp::from_second(s).ok())
+            .ok_or_else(|| format!("SOURCE_DATE_EPOCH is {v:?}: send whole seconds since 1970-01-01 UTC, e.g. 1767225600")),
+        Err(_) => Ok(jiff::Timestamp::now()),
+    }
+}
+
+/// Days a kept throwaway certificate is reused before a new one is made (it is valid for a year).
+const THROWAWAY_DAYS: u64 = 300;
+
+/// `--self-signed`: the throwaway key and certificate kept in `dir` (key 0600), made once and reused,
+/// so two `dist` runs sign with the same certificate and, with `SOURCE_DATE_EPOCH`, give the same bytes.
+fn throwaway_signer(dir: &Path, now: jiff::Timestamp) -> Result<sign::Signer, String> {
+    let (key, cert) = (dir.join("self-signed-key.pem"), dir.join("self-signed-cert.pem"));
+    let young =
+        |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|a| a.as_secs() < THROWAWAY_DAYS * 86_400);
+    if young(&cert) {
+        if let (Ok(k), Ok(c)) = (std::fs::read_to_string(&key), std::fs::read_to_string(&cert)) {
+            if let Ok(s) = sign::Signer::from_pem(&k, &c, &[]) {
+                return Ok(s);
+            }
+        }
+    }
+    let s = sign::Signer::self_signed("vitals self-signed (local use only)", now).map_err(|e| e.to_string())?;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    write_private(&key, &s.key_pem)?;
+    std::fs::write(&cert, &s.cert_pem).map_err(|e| format!("{}: {e}", cert.display()))?;
+    Ok(s.signer)
+}
+
+fn write_private(path: &Path, text: &str) -> Result<(), String> {
+    use std::io::Write;
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    o.open(path).and_then(|mut f| f.write_all(text.as_bytes())).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_throwaway_certificate_is_kept_and_reused_so_signing_is_repeatable() {
+        let dir = std::env::temp_dir().join(format!("vitals-xtask-selfsigned-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let at = jiff::Timestamp::from_second(1_767_225_600).unwrap();
+        let stage = dir.join("stage");
+        std::fs::create_dir_all(&stage).unwrap();
+        std::fs::write(stage.join("manifest.json"), "{}").unwrap();
+        let zip = bundle::zipfile::pack(&stage).unwrap();
+        let first = sign::sign(&zip, &throwaway_signer(&dir, at).unwrap(), at).unwrap();
+        let second = sign::sign(&zip, &throwaway_signer(&dir, at).unwrap(), at).unwrap();
+        assert_eq!(first, second, "same key, same certificate, same signing time: same bytes");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join("self-signed-key.pem")).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "the throwaway key is private");
+        }
+        // A damaged pair is replaced, not used.
+        std::fs::write(dir.join("self-signed-key.pem"), "not a key").unwrap();
+        let third = sign::sign(&zip, &throwaway_signer(&dir, at).unwrap(), at).unwrap();
+        assert_ne!(first, third, "a new key signs differently");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
