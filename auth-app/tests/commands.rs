@@ -27,7 +27,7 @@ fn lab() -> (&'static Lab, MutexGuard<'static, ()>) {
         let (oura_cb, withings_cb) = (format!("http://localhost:{}/callback/", free()), format!("http://localhost:{}/callback", free()));
         twin.state.oauth.lock().unwrap().apps[0].redirect_uri = oura_cb.clone();
         twin.withings(|w| w.oauth.apps[0].redirect_uris = vec![withings_cb.clone()]);
-        let dir = std::env::temp_dir().join(format!("vitals-settings-cmd-{}", std::process::id()));
+        let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vitals-settings-cmd-{}", std::process::id()));
         let b = twin.base_url();
         let env = [
             ("VITALS_CONFIG_DIR", dir.display().to_string()),

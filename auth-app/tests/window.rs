@@ -146,7 +146,7 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     let twin = vitals_twin::start(Default::default(), 0).await.unwrap();
     let redirect = format!("http://localhost:{}/callback/", free_port());
     twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
-    let dir = std::env::temp_dir().join(format!("vitals-settings-window-{}", std::process::id()));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vitals-settings-window-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let b = twin.base_url();
 

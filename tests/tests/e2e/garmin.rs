@@ -22,7 +22,7 @@ fn days(a: Date, b: Date) -> Vec<Date> {
 }
 
 fn base_env(twin: &Twin, tag: &str) -> (std::path::PathBuf, Vec<(String, String)>) {
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-garmin-{}-{tag}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-garmin-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     (dir.clone(), vec![("VITALS_CONFIG_DIR".into(), dir.display().to_string()), ("VITALS_GARMIN_BASE_URL".into(), twin.base_url())])
 }
@@ -254,7 +254,7 @@ async fn export_takes_the_fit_out_of_garmins_zip() {
     let s = with_env_key(&twin, "export").await;
     let ans = query(&s, "activities", json!({"start": ds(ago(10)), "end": ds(ago(1)), "fields": ["name"]})).await;
     let id = ans["data"][0]["id"].as_str().unwrap().to_string();
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-garmin-export-{}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-garmin-export-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("run.fit");

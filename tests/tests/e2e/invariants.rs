@@ -121,7 +121,7 @@ async fn the_token_never_appears_in_any_output() {
     let twin = twin().await;
     twin.set_faults(Faults { server_error_next: 1, ..Default::default() });
     // A client secret from the environment and one from the settings file: neither may show.
-    let cfg = std::env::temp_dir().join(format!("vitals-leak-{}", std::process::id()));
+    let cfg = common::scratch().join(format!("vitals-leak-{}", std::process::id()));
     vitals::accounts::Settings::at(&cfg).save("oura", "file-client-id", &vitals::secret::Secret::new(FILE_SECRET)).unwrap();
     let cfg_s = cfg.to_str().unwrap().to_string();
     let secrets: [(&str, &str); 3] = [("VITALS_OURA_CLIENT_ID", "env-client-id"), ("VITALS_OURA_CLIENT_SECRET", ENV_SECRET), ("VITALS_CONFIG_DIR", &cfg_s)];

@@ -80,7 +80,7 @@ fn host_target() -> String {
 
 /// A bundle folder as Claude Desktop extracts it: every file 0600, the launcher beside the binaries.
 fn extracted(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vitals-mcpb-{}-{tag}", std::process::id()));
+    let d = common::scratch().join(format!("vitals-mcpb-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     let bin = d.join(bundle::binary_path(&host_target()));
     std::fs::create_dir_all(bin.parent().unwrap()).unwrap();
@@ -229,7 +229,7 @@ async fn the_extension_starts_the_way_claude_desktop_starts_it() {
     let staged = extracted("desktop");
     let file = staged.with_extension("mcpb");
     std::fs::write(&file, bundle::zipfile::pack(&staged).unwrap()).unwrap();
-    let install = std::env::temp_dir().join(format!("vitals mcpb {} / Claude Extensions/local.dxt.vitals", std::process::id()));
+    let install = common::scratch().join(format!("vitals mcpb {} / Claude Extensions/local.dxt.vitals", std::process::id()));
     let _ = std::fs::remove_dir_all(&install);
     let o = Command::new(tools.join("node_modules/.bin/mcpb")).arg("unpack").arg(&file).arg(&install).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

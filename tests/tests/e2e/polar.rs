@@ -24,7 +24,7 @@ fn env_for(twin: &Twin, dir: &std::path::Path) -> Vec<(String, String)> {
 /// A server reading the twin's Polar with a login the twin issued (registered long ago).
 pub async fn connected(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> Session {
     let access = twin.state.polar.lock().unwrap().grant();
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-polar-{}-{tag}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-polar-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let tokens = vitals::accounts::Tokens {
         access: vitals::secret::Secret::new(access),
@@ -303,7 +303,7 @@ async fn a_refused_token_says_connect_again_and_nothing_is_refreshed() {
 async fn logging_in_registers_once_409_is_fine_and_missing_consents_are_said() {
     let twin = twin().await;
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-polar-login-{}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-polar-login-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let mut env = env_for(&twin, &dir);
     env.push(("VITALS_POLAR_REDIRECT_URI".into(), format!("http://localhost:{port}/callback")));
@@ -374,7 +374,7 @@ async fn export_writes_the_files_polar_serves_and_never_overwrites() {
     let rows = ex["data"].as_array().unwrap();
     let run = rows.iter().find(|r| r["has_route"] == true).unwrap()["id"].as_str().unwrap().to_string();
     let ride = rows.iter().find(|r| r["has_route"] == false).unwrap()["id"].as_str().unwrap().to_string();
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-polar-export-{}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-polar-export-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let path = |n: &str| dir.join(n).display().to_string();
@@ -431,7 +431,7 @@ async fn the_polar_token_and_secret_never_appear_in_any_output() {
     let twin = twin().await;
     let s = connected(&twin, "leak", &[("VITALS_LOG", "debug")]).await;
     let token = twin.state.polar.lock().unwrap().tokens().into_iter().next().expect("the granted token");
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-polar-{}-leak", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-polar-{}-leak", std::process::id()));
     let mut out = String::new();
     for (tool, args) in [
         ("vitals_sources", json!({})),

@@ -35,7 +35,7 @@ fn race(root: &Path, env: &HashMap<String, String>) -> String {
 }
 
 fn temp(tag: &str) -> PathBuf {
-    let root = std::env::temp_dir().join(format!("vitals-race-{tag}-{}", std::process::id()));
+    let root = crate::common::scratch().join(format!("vitals-race-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).unwrap();
     root

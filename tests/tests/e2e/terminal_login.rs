@@ -8,7 +8,7 @@ use vitals_twin::oura::oauth::Portal;
 const APP_SECRET: &str = "twin-client-secret";
 
 fn config_dir(tag: &str) -> std::path::PathBuf {
-    let d = std::env::temp_dir().join(format!("vitals-e2e-acc-{}-{tag}", std::process::id()));
+    let d = common::scratch().join(format!("vitals-e2e-acc-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     d
 }
@@ -169,7 +169,7 @@ async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
 #[cfg(unix)]
 #[test]
 fn settings_starts_the_app_beside_the_server_or_says_how_to_get_it() {
-    let dir = std::env::temp_dir().join(format!("vitals-settings-launch-{}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-settings-launch-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     // The executables are written by `cp` and `sh`, never by this process: a child that another

@@ -12,7 +12,7 @@ async fn fixture(tag: &str) -> (Twin, std::path::PathBuf, Vec<(String, String)>)
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let redirect = format!("http://localhost:{port}/callback");
     twin.withings(|w| w.oauth.apps[0].redirect_uris = vec![redirect.clone()]);
-    let dir = std::env::temp_dir().join(format!("vitals-e2e-wlogin-{}-{tag}", std::process::id()));
+    let dir = common::scratch().join(format!("vitals-e2e-wlogin-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let b = twin.base_url();
     let env = vec![

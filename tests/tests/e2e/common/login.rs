@@ -25,7 +25,7 @@ impl Fixture {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let redirect = format!("http://localhost:{port}/callback/");
         twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
-        let dir = std::env::temp_dir().join(format!("vitals-e2e-connect-{}-{tag}", std::process::id()));
+        let dir = super::scratch().join(format!("vitals-e2e-connect-{}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         if app {
             vitals::accounts::Settings::at(&dir).save("oura", APP_ID, &vitals::secret::Secret::new(APP_SECRET)).unwrap();

@@ -46,6 +46,14 @@ pub struct Session<H: rmcp::ClientHandler = ()> {
 }
 
 /// Spawn the server pointed at `twin`, connected with a personal token unless `sandbox`.
+/// The folder for a test's files: under `target/`, never the system temp folder (which a long
+/// history of runs would fill); `cargo clean` empties it.
+pub fn scratch() -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("e2e");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 pub async fn connect(twin: &Twin, sandbox: bool, extra: &[(&str, &str)]) -> Session {
     connect_with(twin, sandbox, extra, rmcp::service::ClientLifecycleMode::Initialize).await
 }
@@ -63,7 +71,7 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
     mode: rmcp::service::ClientLifecycleMode,
     handler: H,
 ) -> Session<H> {
-    let stderr = std::env::temp_dir().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
+    let stderr = scratch().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
     let mut cmd = tokio::process::Command::new(server_bin());
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
@@ -74,7 +82,7 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
         // Never the developer's own keyring: a test's tokens stay in its own folder.
         .env("VITALS_TOKEN_STORE", "file")
         // Hermetic: never the developer's own saved login (a test that wants one passes its own).
-        .env("VITALS_CONFIG_DIR", std::env::temp_dir().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
+        .env("VITALS_CONFIG_DIR", scratch().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
     if !sandbox {
         cmd.env("OURA_PAT", TOKEN);
     }
@@ -112,9 +120,13 @@ impl<H: rmcp::ClientHandler> Session<H> {
     pub fn stderr_text(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
     }
+    /// End the session; its stderr, read. The log file goes with it (a test that fails before
+    /// closing keeps its log in `target/tmp/e2e/` to read).
     pub async fn close(self) -> String {
         let _ = self.client.cancel().await;
-        std::fs::read_to_string(&self.stderr).unwrap_or_default()
+        let said = std::fs::read_to_string(&self.stderr).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.stderr);
+        said
     }
 }
 
@@ -208,7 +220,7 @@ impl WithingsLogin {
     pub fn new(twin: &Twin, tag: &str) -> WithingsLogin {
         let now = twin.state.withings.lock().unwrap().cfg.now();
         let (access, refresh) = twin.state.withings.lock().unwrap().oauth.grant(WITHINGS_SCOPES, now);
-        let dir = std::env::temp_dir().join(format!("vitals-e2e-withings-{}-{tag}", std::process::id()));
+        let dir = scratch().join(format!("vitals-e2e-withings-{}-{tag}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let tokens = vitals::accounts::Tokens {
             access: vitals::secret::Secret::new(access.clone()),
