@@ -175,8 +175,8 @@ impl OAuthSpec {
     /// The redirect this process sends, and where the value came from.
     pub fn redirect(&self) -> (String, String) {
         match crate::env::var(self.redirect_env) {
-            Some(v) => (v, format!("environment {}", self.redirect_env)),
-            None => (self.redirect.to_string(), "default (register exactly this at the developer portal)".into()),
+            Some(v) => (v, format!("the environment variable {}", self.redirect_env)),
+            None => (self.redirect.to_string(), "the default".into()),
         }
     }
 }

@@ -181,6 +181,11 @@ async fn main() -> std::process::ExitCode {
     if cli.check {
         let report = check_report(&engine).await;
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));
+        if !report.all_answered() {
+            let failed: Vec<&str> = report.providers.iter().filter(|p| p.answered_by == "nobody").map(|p| p.provider.as_str()).collect();
+            eprintln!("vitals-mcp --check: {} did not answer (api_detail says why)", failed.join(", "));
+            return std::process::ExitCode::FAILURE;
+        }
         return std::process::ExitCode::SUCCESS;
     }
     if cli.list_tools {

@@ -97,14 +97,14 @@ impl Settings {
     }
 }
 
-/// Where to get app credentials and the three ways to give them, for a provider that has none.
+/// Where to get app credentials and the four ways to give them, for a provider that has none.
 pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
     let env = oauth.app_env;
     let (redirect, _) = oauth.redirect();
     format!(
         "No {} app credentials are set. Create an app at {} with the redirect URI {redirect} (exactly), then give its client ID \
-         and secret in one of three ways: the extension's settings in Claude Desktop; the vitals settings app; or \
-         `vitals-mcp app {}` (reads the secret from standard input), or the variables {} and {}.",
+         and secret in one of four ways: the extension's settings in Claude Desktop; the vitals settings app; \
+         `vitals-mcp app {}` (reads the secret from standard input); or the variables {} and {}.",
         p.display, oauth.portal, p.name, env.client_id, env.client_secret
     )
 }

@@ -11,7 +11,10 @@ use jiff::civil::Date;
 use jiff::ToSpan;
 
 /// Every `truncated.cause` an answer can carry (README lists them; a test holds the two equal).
-pub const CAUSES: &[&str] = &["page_cap", "provider_failing", "rate_limited", "pagination_cycle", MAX_CHARS];
+pub const CAUSES: &[&str] = &["page_cap", "provider_failing", UNREACHABLE, "rate_limited", "pagination_cycle", MAX_CHARS];
+
+/// The cause of an answer cut because the provider could not be reached at all (the network).
+pub const UNREACHABLE: &str = "unreachable";
 
 /// The cause of an answer cut to fit `max_chars` (engine/shape.rs), not because fetching stopped.
 pub const MAX_CHARS: &str = "max_chars";
@@ -29,6 +32,13 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
             "provider_failing",
             format!("{who} kept failing: {e}"),
             "call again with `start` = `continue_from` in a little while; this is the provider failing, not missing data".into(),
+        ),
+        StopReason::Unreachable(e) => (
+            UNREACHABLE,
+            format!("{who} could not be reached: {e}"),
+            "check this computer's network connection (and any proxy or firewall), then call again with `start` = \
+             `continue_from`; nothing is known about the data itself"
+                .into(),
         ),
         StopReason::RateLimitBudget(w) => (
             "rate_limited",

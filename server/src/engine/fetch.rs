@@ -24,6 +24,8 @@ use std::time::Duration;
 pub enum StopReason {
     PageCap(u32),
     Transient(String),
+    /// Not one attempt at the page got an HTTP answer: the network, not the provider.
+    Unreachable(String),
     RateLimitBudget(Duration),
     /// The provider handed back a page token it had given before: following it would loop.
     Cycle,
@@ -306,6 +308,8 @@ async fn fetch_page(
     let offline = p.offline().filter(|_| plan.cred.mode() == Mode::Sandbox);
     let lim = &engine.limits;
     let mut transient = 0u32;
+    // Whether any attempt at this page got an HTTP answer (else the provider was never reached).
+    let mut replied = false;
     let mut refreshed = false;
     let mut attempt = 0u32;
     loop {
@@ -331,6 +335,7 @@ async fn fetch_page(
             source.limiter.pause(wait);
             out.stats.paced += wait;
         }
+        replied |= sent.is_ok();
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply, token).await {
                 Ok((page, body)) => return Ok(Outcome::Page(page, body)),
@@ -368,7 +373,8 @@ async fn fetch_page(
             Err(e) => e.to_string(),
         };
         if transient >= lim.transient_retries {
-            return Ok(Outcome::Stop(StopReason::Transient(format!("{failure} (after {transient} retries)"))));
+            let failure = format!("{failure} (after {transient} retries)");
+            return Ok(Outcome::Stop(if replied { StopReason::Transient(failure) } else { StopReason::Unreachable(failure) }));
         }
         transient += 1;
         out.stats.transient_retries += 1;

@@ -38,11 +38,23 @@ pub struct ProviderCheck {
     /// The OAuth redirect this process sends, and where that value came from (register exactly it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redirect: Option<String>,
-    /// Whether one cheap request (yesterday's records of one collection) succeeded (for built-in
-    /// sample data: whether the sample answered; `api_detail` then says nothing was contacted).
+    /// Who answered one cheap read (yesterday's records of one collection): `api` (the provider's
+    /// API, or Oura's sandbox API), `sample_data` (the built-in sample, in process: nothing was
+    /// contacted), or `nobody` (it failed; `api_detail` says why and what to check).
+    pub answered_by: String,
+    /// Whether the provider's API itself answered (false for built-in sample data).
     pub api_answered: bool,
     pub api_detail: String,
 }
+
+impl CheckReport {
+    /// Whether every provider answered (its API or its built-in sample): `--check`'s exit status.
+    pub fn all_answered(&self) -> bool {
+        self.providers.iter().all(|p| p.answered_by != NOBODY)
+    }
+}
+
+const NOBODY: &str = "nobody";
 
 pub async fn check_report(engine: &Engine) -> CheckReport {
     let mut providers = Vec::new();
@@ -51,18 +63,18 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
         let spec = p.spec();
         // `fresh`: the check is about the API answering now, not about what memory holds.
         let probe = QueryRequest { collection: format!("{}.{}", spec.name, spec.probe), fresh: true, ..Default::default() };
-        let (ok, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
-            // Built-in sample data answers in process: say that no request left this computer.
+        let (by, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
+            // Built-in sample data answers in process: say that, and that nothing was contacted.
             Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
-                true,
+                "sample_data",
                 format!(
-                    "not contacted: no {} account is connected, so the built-in sample data answered in process ({}.{}: {} record(s)); no request left this computer",
-                    spec.display, spec.name, spec.probe, a.count
+                    "sample data answered: no {} account is connected, so the built-in sample data answered in process ({}.{}: {} record(s)); {} was not contacted",
+                    spec.display, spec.name, spec.probe, a.count, spec.display
                 ),
             ),
-            Ok(a) if a.notices.truncated.is_none() => (true, format!("{}.{} answered ({} record(s), {} page(s))", spec.name, spec.probe, a.count, a.pages)),
-            Ok(a) => (false, a.notices.truncated.map(|t| t.reason).unwrap_or_default()),
-            Err(e) => (false, e.to_string()),
+            Ok(a) if a.notices.truncated.is_none() => ("api", format!("{}.{} answered ({} record(s), {} page(s))", spec.name, spec.probe, a.count, a.pages)),
+            Ok(a) => (NOBODY, a.notices.truncated.map(|t| failed(spec.display, &t)).unwrap_or_default()),
+            Err(e) => (NOBODY, e.to_string()),
         };
         providers.push(ProviderCheck {
             provider: spec.name.into(),
@@ -78,13 +90,29 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             token_store: crate::accounts::token_store().map(|s| s.describe()).unwrap_or_else(|e| format!("none: {e}")),
             redirect: spec.connection.oauth().map(|o| {
                 let (url, from) = o.redirect();
-                format!("{url} ({from})")
+                format!("{url} (from {from}; register exactly this URL at {})", o.portal)
             }),
-            api_answered: ok,
+            answered_by: by.into(),
+            api_answered: by == "api",
             api_detail: detail,
         });
     }
     CheckReport { server: format!("vitals {}", env!("CARGO_PKG_VERSION")), providers }
+}
+
+/// A probe that did not complete, said as what it is: a check asks no range, so the query's
+/// "continue from" advice does not apply.
+fn failed(display: &str, t: &crate::engine::answer::Truncated) -> String {
+    match t.cause.as_str() {
+        crate::engine::cut::UNREACHABLE => {
+            let why = t.reason.split(" could not be reached: ").nth(1).and_then(|r| r.split(". ").next()).unwrap_or(&t.reason);
+            format!(
+                "{display} could not be reached: {why}. Check this computer's network connection (and any proxy or firewall), \
+                 and that the host named is {display}'s."
+            )
+        }
+        _ => format!("{display} did not answer in full ({}): {}", t.cause, t.reason),
+    }
 }
 
 fn app_report(provider: &str, env: &crate::accounts::AppEnv) -> String {

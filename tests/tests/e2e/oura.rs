@@ -340,3 +340,56 @@ async fn every_tool_works_on_the_2026_07_28_lifecycle_too() {
     assert!(e.contains("`latest`"));
     s.close().await;
 }
+
+/// `--check` says a provider it cannot reach as exactly that, with what to check, and exits 1;
+/// with every provider answering it exits 0.
+#[tokio::test(flavor = "multi_thread")]
+async fn check_says_an_unreachable_provider_and_exits_non_zero() {
+    let twin = twin().await;
+    let dir = common::scratch().join(format!("vitals-check-exit-{}", std::process::id()));
+    let run = |base: &str| {
+        std::process::Command::new(server_bin())
+            .arg("--check")
+            .env("OURA_PAT", TOKEN)
+            .env("VITALS_OURA_BASE_URL", base)
+            .env("VITALS_BACKOFF_MS", "5")
+            .env("VITALS_CONFIG_DIR", &dir)
+            .env("VITALS_TOKEN_STORE", "file")
+            .output()
+            .unwrap()
+    };
+    // A port nothing listens on: bound, read, released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let o = run(&format!("http://127.0.0.1:{port}"));
+    assert_eq!(o.status.code(), Some(1), "an unreachable provider fails the check");
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let oura = &r["providers"][0];
+    assert_eq!(oura["answered_by"], "nobody");
+    let said = oura["api_detail"].as_str().unwrap();
+    assert!(said.starts_with("Oura could not be reached: the connection failed: 127.0.0.1: could not connect"), "{said}");
+    assert!(said.contains("network connection") && !said.contains("page cap") && !said.contains("continue_from"), "{said}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("oura did not answer"));
+    // The others answered from their built-in samples, and say so.
+    assert!(r["providers"].as_array().unwrap()[1..].iter().all(|p| p["answered_by"] == "sample_data" && p["api_answered"] == false), "{r}");
+
+    // vitals_today: every Oura section is an error with its cause, none is "missing" or "empty".
+    let dead = format!("http://127.0.0.1:{port}");
+    let s = connect(&twin, false, &[("VITALS_OURA_BASE_URL", &dead)]).await;
+    let t = s.ok("vitals_today", json!({"days": 2})).await;
+    let oura = &t["providers"][0];
+    assert_eq!(oura["missing"], json!([]), "{oura}");
+    let errors = oura["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), oura["sections"].as_array().unwrap().len(), "{oura}");
+    assert!(errors.iter().all(|e| e.as_str().unwrap().contains("Oura could not be reached")), "{errors:?}");
+    for sec in oura["sections"].as_array().unwrap() {
+        assert!(sec["answer"]["notices"]["empty"].is_null(), "a failed section is never empty: {sec}");
+        assert_eq!(sec["answer"]["notices"]["truncated"]["cause"], "unreachable");
+    }
+    s.close().await;
+
+    let o = run(&twin.base_url());
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stdout));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!((r["providers"][0]["answered_by"].as_str(), r["providers"][0]["api_answered"].as_bool()), (Some("api"), Some(true)));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -67,7 +67,7 @@ async fn measurements_are_one_row_per_weigh_in_over_a_month_and_a_day() {
         assert_eq!(r["weight_kg"].to_string(), weight_of(g), "decoded with the group's own exponent: {g}");
     }
     let rules = a["notices"]["rules"].to_string();
-    assert!(rules.contains("merged into") && rules.contains("manual entr"), "{rules}");
+    assert!(rules.contains("merged into") && rules.contains("typed in by hand in the Withings app were left out"), "{rules}");
     assert!(a["synthetic"] == false && a["notices"].get("synthetic").is_none());
 
     // One day: exactly that day's weigh-ins.
@@ -306,9 +306,12 @@ async fn without_a_login_the_sample_answers_offline_and_says_so() {
     assert_eq!(w["collections"].as_array().unwrap().len(), 7);
     let check = s.ok("vitals_check", json!({})).await;
     let w = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
-    assert_eq!(w["api_answered"], true, "{w}");
-    assert!(w["api_detail"].as_str().unwrap().contains("no request left this computer"), "{w}");
-    assert!(w["redirect"].as_str().unwrap().starts_with("http://localhost:8765/callback (default"), "{w}");
+    assert_eq!((w["answered_by"].as_str(), w["api_answered"].as_bool()), (Some("sample_data"), Some(false)), "{w}");
+    assert!(
+        w["api_detail"].as_str().unwrap().starts_with("sample data answered") && w["api_detail"].as_str().unwrap().contains("Withings was not contacted"),
+        "{w}"
+    );
+    assert!(w["redirect"].as_str().unwrap().starts_with("http://localhost:8765/callback (from the default; register exactly this URL at "), "{w}");
     s.close().await;
 }
 

@@ -287,10 +287,11 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
     let merged = grouped - clusters.len();
     if merged > 0 {
         notes.push(format!(
-            "{} measure groups were merged into {} weigh-ins: a scale stores one step-on as several groups (composition, pulse, pulse \
+            "{} measure groups were merged into {} weigh-in{}: a scale stores one step-on as several groups (composition, pulse, pulse \
              wave velocity), so groups of one device at most {MERGE_WINDOW_S} s apart are one row (`groups` says how many).",
             grouped,
-            clusters.len()
+            clusters.len(),
+            if clusters.len() == 1 { "" } else { "s" }
         ));
     }
     let mut conflicts = 0;
@@ -310,9 +311,10 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
         }
     } else if !by_hand.is_empty() {
         notes.push(format!(
-            "{} manual entr{} (typed in by hand in the Withings app) left out; send options.include_manual=true to include them, flagged source=manual.",
+            "{} {} typed in by hand in the Withings app {} left out; send options.include_manual=true to include them, flagged source=manual.",
             by_hand.len(),
-            if by_hand.len() == 1 { "y was" } else { "ies were" }
+            if by_hand.len() == 1 { "entry" } else { "entries" },
+            if by_hand.len() == 1 { "was" } else { "were" }
         ));
     }
     notes.extend(common_notes(&rows, conflicts));
