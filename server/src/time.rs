@@ -27,36 +27,58 @@ impl Zone {
     /// An IANA name (`Europe/Paris`) or a fixed offset (`+02:00`, `-06:00`, `Z`/`UTC`).
     pub fn parse(s: &str) -> Result<Zone, String> {
         let t = s.trim();
+        let shown: String = s.chars().take(40).collect();
         if t.starts_with('+') || t.starts_with('-') {
             let sign = if t.starts_with('-') { -1 } else { 1 };
             let rest = &t[1..];
-            let (h, m) = rest.split_once(':').unwrap_or((rest, "0"));
-            let (h, m): (i32, i32) = match (h.parse(), m.parse()) {
-                (Ok(h), Ok(m)) if h <= 14 && m < 60 => (h, m),
-                _ => return Err(format!("{s:?} is not an offset of the form ±HH:MM")),
+            let (h, m) = rest.split_once(':').unwrap_or((rest, "00"));
+            let two = |x: &str| (1..=2).contains(&x.len()) && x.bytes().all(|b| b.is_ascii_digit());
+            let (h, m): (i32, i32) = match (two(h) && two(m), h.parse(), m.parse()) {
+                (true, Ok(h), Ok(m)) if h <= 14 && m < 60 && h * 60 + m <= 14 * 60 => (h, m),
+                _ => return Err(format!("{shown:?} is not an offset from -14:00 to +14:00 written ±HH:MM")),
             };
-            let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|e| e.to_string())?;
+            let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|_| format!("{shown:?} is not an offset from -14:00 to +14:00"))?;
             return Ok(Zone { tz: TimeZone::fixed(off), name: t.to_string() });
         }
-        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string() }).map_err(|_| format!("{s:?} is not a known IANA time zone name"))
+        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string() }).map_err(|_| format!("{shown:?} is not a known IANA time zone name"))
     }
 
     pub fn today(&self) -> Date {
         Timestamp::now().to_zoned(self.tz.clone()).date()
     }
 
-    /// The instant a local day starts (DST-aware: the first valid instant of that day).
+    /// The instant a local day starts (DST-aware: the first valid instant of that day). Days that
+    /// come from input are bounded by `engine/plan.rs` (`FIRST_DAY` to a year after today), far inside
+    /// the range where this cannot overflow in any zone; a day outside it is a bug, not bad input.
     pub fn day_start(&self, d: Date) -> jiff::Zoned {
-        d.to_zoned(self.tz.clone()).expect("every civil date in range has a start")
+        d.to_zoned(self.tz.clone()).expect("days reaching here are bounded by the query plan")
     }
 }
 
 /// Parse `YYYY-MM-DD` strictly.
 pub fn parse_date(s: &str) -> Option<Date> {
-    if s.len() != 10 {
-        return None;
+    read_date(s).ok()
+}
+
+/// Parse `YYYY-MM-DD` strictly, or say what is wrong: the shape, the month, or a day the month
+/// does not have (`2026-02-30`), in words a person can act on.
+pub fn read_date(s: &str) -> Result<Date, String> {
+    let b = s.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(0..4) || !digits(5..7) || !digits(8..10) {
+        return Err("is not a calendar date as YYYY-MM-DD".into());
     }
-    s.parse::<Date>().ok()
+    let num = |r: std::ops::Range<usize>| s[r].parse::<i16>().unwrap_or(0);
+    let (y, m, d) = (num(0..4), num(5..7) as i8, num(8..10) as i8);
+    if !(1..=12).contains(&m) {
+        return Err(format!("does not exist: months run from 01 to 12, not {m:02}"));
+    }
+    let first = Date::new(y, m, 1).map_err(|_| "is not a calendar date as YYYY-MM-DD".to_string())?;
+    let days = first.days_in_month();
+    if !(1..=days).contains(&d) {
+        return Err(format!("does not exist: {} {y} has {days} days", first.strftime("%B")));
+    }
+    Date::new(y, m, d).map_err(|_| "is not a calendar date as YYYY-MM-DD".into())
 }
 
 /// The local day of a provider time string: a date as it is, an instant converted to `zone`,

@@ -5,7 +5,7 @@ use super::resolution::Resolution;
 use super::{Engine, QueryError};
 use crate::catalog::{CollectionSpec, RangeKind};
 use crate::providers::{Credential, Due, Mode, Options, Provider};
-use crate::time::{parse_date, Zone};
+use crate::time::{read_date, Zone};
 use jiff::civil::Date;
 use jiff::ToSpan;
 use std::sync::Arc;
@@ -84,8 +84,27 @@ fn bad(s: String) -> QueryError {
     QueryError::BadInput(s)
 }
 
-fn date_param(name: &str, v: &str) -> Result<Date, QueryError> {
-    parse_date(v.trim()).ok_or_else(|| bad(format!("`{name}` must be a calendar date as YYYY-MM-DD (for example 2026-11-30); got {v:?}.")))
+/// The earliest day a query may name: no wearable recorded anything before it.
+pub const FIRST_DAY: Date = jiff::civil::date(1970, 1, 1);
+
+/// How far after today a query may reach: a provider's predictions (a cycle's next days) reach no
+/// further, and any later day could only be empty.
+const AHEAD_DAYS: i64 = 366;
+
+/// A day parameter: a real calendar date, from [`FIRST_DAY`] to a year after today.
+fn date_param(name: &str, v: &str, today: Date) -> Result<Date, QueryError> {
+    let shown: String = v.chars().take(40).collect();
+    let shown = if shown.len() < v.len() { format!("{shown:?}… ({} characters)", v.chars().count()) } else { format!("{v:?}") };
+    let d = read_date(v.trim()).map_err(|why| bad(format!("`{name}`: {shown} {why}. Send a calendar date as YYYY-MM-DD, for example {today}.")))?;
+    let last = today.checked_add(AHEAD_DAYS.days()).unwrap_or(today);
+    if d < FIRST_DAY || d > last {
+        return Err(bad(format!(
+            "`{name}`: {d} is outside the days a query can name, {FIRST_DAY} to {last} (a year after today, {today}): no provider has data \
+             {}. Send a day in that span.",
+            if d < FIRST_DAY { "from before 1970" } else { "that far ahead" }
+        )));
+    }
+    Ok(d)
 }
 
 /// Check every parameter, one function each, into a plan; the first bad one is an error naming it.
@@ -160,17 +179,30 @@ fn usable(provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: 
 }
 
 /// `tz`: an IANA name or an offset; this machine's zone when absent.
+/// A word-valued parameter as it was sent: an empty or space-padded value is refused with what to
+/// send, never taken to mean the default (or the trimmed word) without a word said.
+fn word<'a>(name: &str, v: Option<&'a str>, send: &str) -> Result<Option<&'a str>, QueryError> {
+    match v {
+        None => Ok(None),
+        Some("") => Err(bad(format!("`{name}`: an empty string is not a value. {send}, or leave `{name}` out for the default."))),
+        Some(v) if v.trim() != v => Err(bad(format!("`{name}`: {v:?} has spaces around it. Send {:?} without them.", v.trim()))),
+        Some(v) => Ok(Some(v)),
+    }
+}
+
+const TZ_SEND: &str = "Send an IANA name such as Europe/Paris or an offset such as -06:00";
+
 fn zone(tz: Option<&str>) -> Result<Zone, QueryError> {
-    match tz.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. Send an IANA name such as Europe/Paris or an offset such as -06:00."))),
+    match word("tz", tz, TZ_SEND)? {
+        Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. {TZ_SEND}."))),
         None => Ok(Zone::default_zone()),
     }
 }
 
 /// `format`: columns (default), records or csv.
 fn format(f: Option<&str>) -> Result<Format, QueryError> {
-    match f.map(str::trim) {
-        None | Some("") | Some("columns") | Some("json") => Ok(Format::Columns),
+    match word("format", f, "Send `columns`, `records` or `csv`")? {
+        None | Some("columns") | Some("json") => Ok(Format::Columns),
         Some("records") => Ok(Format::Records),
         Some("csv") => Ok(Format::Csv),
         Some(f) => Err(bad(format!(
@@ -181,7 +213,7 @@ fn format(f: Option<&str>) -> Result<Format, QueryError> {
 
 /// `resolution`: a known one, and only where the collection has a series to resample.
 fn resolution(engine: &Engine, r: Option<&str>, collection: &CollectionSpec, qualified: &str) -> Result<Option<Resolution>, QueryError> {
-    let Some(r) = r.map(str::trim).filter(|s| !s.is_empty()) else {
+    let Some(r) = word("resolution", r, &format!("Send one of {}", Resolution::names()))? else {
         return Ok(None);
     };
     let res = Resolution::parse(r).ok_or_else(|| bad(format!("`resolution`: {r:?} is not a resolution. Send one of {}.", Resolution::names())))?;
@@ -233,25 +265,40 @@ fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &Collecti
     if req.latest {
         return Ok((None, None));
     }
+    let today = zone.today();
     if collection.range == RangeKind::None {
+        // Not used, but still read: a value that is not a day is refused, never passed over.
+        for (name, v) in [("day", &req.day), ("start", &req.start), ("end", &req.end)] {
+            if let Some(v) = v {
+                date_param(name, v, today)?;
+            }
+        }
         let note = has_range.then(|| format!("{qualified} is not filtered by time: `start`/`end`/`day` were not used, and every record is returned."));
         return Ok((None, note));
     }
-    let today = zone.today();
+    if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
+        return Err(bad("`day` is one day by itself: send either `day`, or `start` and `end`, not both.".into()));
+    }
     let mut note = None;
     let (s, e) = match (&req.day, &req.start, &req.end) {
         (Some(d), _, _) => {
-            let d = date_param("day", d)?;
+            let d = date_param("day", d, today)?;
             (d, d)
         }
-        (None, Some(s), Some(e)) => (date_param("start", s)?, date_param("end", e)?),
+        (None, Some(s), Some(e)) => (date_param("start", s, today)?, date_param("end", e, today)?),
         (None, Some(s), None) => {
-            let s = date_param("start", s)?;
+            let s = date_param("start", s, today)?;
+            if s > today {
+                return Err(bad(format!(
+                    "`start` ({s}) is after today ({today}) and `end` was not given, so the range would end today, before it starts. \
+                     Send a `start` up to {today}, or an `end` as well."
+                )));
+            }
             note = Some(format!("`end` was not given: the range ends today ({today})."));
-            (s, today.max(s))
+            (s, today)
         }
         (None, None, Some(e)) => {
-            let e = date_param("end", e)?;
+            let e = date_param("end", e, today)?;
             let s = e.checked_sub((DEFAULT_DAYS - 1).days()).unwrap_or(e);
             note = Some(format!("`start` was not given: the range starts {DEFAULT_DAYS} days before `end`, on {s}."));
             (s, e)

@@ -1,4 +1,5 @@
 //! The MCP layer: tool schemas, descriptions and translation into engine calls. No data logic here.
+mod args;
 mod check;
 pub mod connect;
 mod sources;

@@ -3,10 +3,9 @@ use super::connect::{connect, ConnectReport, Connection};
 use super::{check_report, sources_report, CheckReport, SourcesReport};
 use crate::accounts::link::Links;
 use crate::engine::{Answer, Engine, QueryError, QueryRequest, TodayReport};
-use rmcp::handler::server::common::schema_for_output;
+use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
-use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, RoleServer, ServerHandler};
@@ -15,6 +14,8 @@ use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
 pub const SOURCES_URI: &str = "vitals://sources";
+/// Said the same way when the resource is listed and when it is read.
+const SOURCES_MIME: &str = "application/json";
 
 /// `fields` as an array of names, or (accepted, and said in the answer) one comma-separated string.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -105,6 +106,11 @@ pub struct ExportArgs {
     pub overwrite: Option<bool>,
 }
 
+/// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
+fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
+    schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
+}
+
 #[derive(Clone)]
 pub struct Vitals {
     engine: Arc<Engine>,
@@ -120,7 +126,21 @@ fn structured<T: Serialize>(v: &T) -> CallToolResponse {
 #[tool_router(router = tool_router)]
 impl Vitals {
     pub fn new(engine: Arc<Engine>) -> Self {
-        Vitals { engine, links: Arc::new(Links::default()), tool_router: Self::tool_router() }
+        let mut tool_router = Self::tool_router();
+        for route in tool_router.map.values_mut() {
+            let t = &mut route.attr;
+            super::args::clean_schema(Arc::make_mut(&mut t.input_schema));
+            if let Some(o) = t.output_schema.as_mut() {
+                super::args::clean_schema(Arc::make_mut(o));
+            }
+        }
+        Vitals { engine, links: Arc::new(Links::default()), tool_router }
+    }
+
+    /// `args` read as `tool`'s parameters, against the schema it lists (mcp/args.rs).
+    fn args<T: serde::de::DeserializeOwned>(&self, tool: &str, args: JsonObject) -> Result<T, String> {
+        let schema = self.tool_router.get(tool).map(|t| t.input_schema.clone()).unwrap_or_default();
+        super::args::decode(tool, &schema, args)
     }
 
     /// The names of the tools this server lists, in order (pinned against the docs by a test).
@@ -136,7 +156,8 @@ for each collection: the qualified name to pass to vitals_query (e.g. `oura.dail
 (`date`, `datetime` for time series, `none`), whether `latest` is honoured, its fields and typical volume. Call this first.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    pub async fn vitals_sources(&self) -> Result<Json<SourcesReport>, String> {
+    pub async fn vitals_sources(&self, args: JsonObject) -> Result<Json<SourcesReport>, String> {
+        super::args::none("vitals_sources", &args)?;
         Ok(Json(sources_report(&self.engine)))
     }
 
@@ -155,15 +176,17 @@ start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, 
 answer with `truncated` as complete. `latest=true` only on collections whose `latest` is true in vitals_sources, and never \
 with a range. Unknown fields are listed, not silently dropped.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<QueryArgs>(),
         output_schema = schema_for_output::<Answer>()
     )]
     pub async fn vitals_query(
         &self,
-        Parameters(a): Parameters<QueryArgs>,
+        args: JsonObject,
         RequestState(state): RequestState,
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
+        let a: QueryArgs = self.args("vitals_query", args)?;
         let (fields, fields_split) = match a.fields {
             None => (None, false),
             Some(FieldsArg::List(v)) => (Some(v), false),
@@ -226,15 +249,17 @@ Never ask the user for a password, key or secret in the chat. `state`: `connecte
 anew, e.g. to switch accounts), or `waiting_for_browser` (give the user `url`; the login stays open 10 minutes). If app \
 credentials are missing, the error says where to get them.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
+        input_schema = input::<ConnectArgs>(),
         output_schema = schema_for_output::<ConnectReport>()
     )]
     pub async fn vitals_connect(
         &self,
-        Parameters(a): Parameters<ConnectArgs>,
+        args: JsonObject,
         RequestState(state): RequestState,
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
+        let a: ConnectArgs = self.args("vitals_connect", args)?;
         let connectable: Vec<&str> = self.engine.providers().filter(|p| p.spec().connection.connects()).map(|p| p.spec().name).collect();
         let name = a.provider.trim().to_ascii_lowercase();
         let Some(p) = self.engine.provider(&name).filter(|p| p.spec().connection.connects()) else {
@@ -274,9 +299,11 @@ credentials are missing, the error says where to get them.",
         description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
 (1–30, default 7), and the latest weigh-in of the last 90 days, as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what the provider answered with no records (today is often not synced \
 yet); `errors` names what failed or came back incomplete, with why. Computes nothing: summarise from the records yourself.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<TodayArgs>()
     )]
-    pub async fn vitals_today(&self, Parameters(a): Parameters<TodayArgs>) -> Result<Json<TodayReport>, String> {
+    pub async fn vitals_today(&self, args: JsonObject) -> Result<Json<TodayReport>, String> {
+        let a: TodayArgs = self.args("vitals_today", args)?;
         self.engine.today(a.days, a.max_chars).await.map(Json).map_err(|e| e.to_string())
     }
 
@@ -288,9 +315,11 @@ absolute `path` the user named, in a folder that exists. Never overwrites a file
 to disk, and only the user's own file where they asked: call it only when the user asks to save or export an activity. The answer \
 says the path, size and format; `synthetic` true means the sample's file, not the user's.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
+        input_schema = input::<ExportArgs>(),
         output_schema = schema_for_output::<crate::export::Exported>()
     )]
-    pub async fn vitals_export(&self, Parameters(a): Parameters<ExportArgs>) -> Result<CallToolResponse, String> {
+    pub async fn vitals_export(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: ExportArgs = self.args("vitals_export", args)?;
         let req = crate::export::ExportRequest { provider: a.provider, id: a.id, format: a.format, path: a.path, overwrite: a.overwrite.unwrap_or(false) };
         crate::export::export(&self.engine, req).await.map(|e| structured(&e)).map_err(|e| e.to_string())
     }
@@ -303,7 +332,8 @@ personal_token, oauth, api_key, session) and where it came from, scopes, the tok
 pasted key's own expiry, and whether the API answered one cheap request. Shows no secret and no health value.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    pub async fn vitals_check(&self) -> Result<Json<CheckReport>, String> {
+    pub async fn vitals_check(&self, args: JsonObject) -> Result<Json<CheckReport>, String> {
+        super::args::none("vitals_check", &args)?;
         Ok(Json(check_report(&self.engine).await))
     }
 }
@@ -321,7 +351,7 @@ impl ServerHandler for Vitals {
     }
 
     async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(vec![Resource::new(SOURCES_URI, "sources").with_mime_type("application/json")]))
+        Ok(ListResourcesResult::with_all_items(vec![Resource::new(SOURCES_URI, "sources").with_mime_type(SOURCES_MIME)]))
     }
 
     async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
@@ -329,6 +359,6 @@ impl ServerHandler for Vitals {
             return Err(ErrorData::resource_not_found(format!("no resource at {}; the one resource is {SOURCES_URI}", request.uri), None));
         }
         let text = serde_json::to_string_pretty(&sources_report(&self.engine)).unwrap_or_default();
-        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
+        Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri).with_mime_type(SOURCES_MIME)]).into())
     }
 }

@@ -305,6 +305,12 @@ async fn tools_list_and_server_info_are_the_contract() {
     let res = s.client.read_resource(rmcp::model::ReadResourceRequestParams::new("vitals://sources")).await.unwrap();
     let body = format!("{res:?}");
     assert!(body.contains("oura.daily_sleep"));
+    // Listed and read as the same type, and the text is that type.
+    let listed = s.client.list_all_resources().await.unwrap();
+    let listed_mime = listed[0].mime_type.clone();
+    let rmcp::model::ResourceContents::TextResourceContents { mime_type, text, .. } = &res.contents[0] else { panic!("text contents") };
+    assert_eq!((listed_mime.as_deref(), mime_type.as_deref()), (Some("application/json"), Some("application/json")));
+    serde_json::from_str::<Value>(text).expect("the resource is JSON, as it says");
     s.close().await;
 }
 
