@@ -45,6 +45,13 @@ pub struct ProviderState {
     pub token_store: String,
     /// Whether "Revoke" also ends access at the provider (else only the local credential goes).
     pub revokes_at_provider: bool,
+    /// Whether Connect can start a login now (OAuth: app credentials are there to sign in with).
+    pub can_connect: bool,
+    /// Whether Revoke has a saved login to act on.
+    pub can_revoke: bool,
+    /// Whether Forget app credentials has saved ones to delete (not ones from the environment,
+    /// which only the environment can remove).
+    pub can_forget_app: bool,
 }
 
 /// A finished action: what it did, in words, and the provider's state after it.
@@ -97,6 +104,9 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         import_from: p.connection.session().and_then(|x| x.import).map(|i| i.default_dir.to_string()),
         token_store: String::new(),
         revokes_at_provider: p.connection.revoke().at_provider(),
+        can_connect: false,
+        can_revoke: false,
+        can_forget_app: false,
     };
     s.summary = match p.connection {
         Connection::OAuth(o) => format!("Not set up: create an app at {} with the redirect below, then save its client ID and secret here.", o.portal),
@@ -105,9 +115,12 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         Connection::Session(x) => grant::import_help(p, x.import),
         Connection::None => "Sample data only.".into(),
     };
+    // An error leaves nothing to connect or revoke with until it is mended (the summary says how).
     let error = |mut s: ProviderState, why: String| {
         s.state = "error".into();
         s.summary = why;
+        s.can_connect = false;
+        s.can_revoke = false;
         s
     };
     let mut app_missing = false;
@@ -120,7 +133,9 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         if let Some(a) = &app {
             s.client_id = Some(a.client_id.clone());
             s.secret_saved = !a.client_secret.is_empty();
-            s.app_source = Some(a.origin(&o.app_env));
+            s.app_source = Some(home_short(&a.origin(&o.app_env)));
+            s.can_connect = true;
+            s.can_forget_app = matches!(a.source, vitals::accounts::AppSource::Settings(_));
             s.state = "app_saved".into();
             s.summary = format!("App credentials saved. Press Connect to sign in to {} in your browser.", p.display);
         }
@@ -133,24 +148,24 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         Ok(t) => t,
         Err(e) => return error(s, format!("The token store is not usable: {e}")),
     };
-    s.token_store = store.describe();
+    s.token_store = home_short(&store.describe());
     match store.load(p.name) {
         Ok(Some(t)) => {
             s.state = "connected".into();
+            s.can_revoke = true;
             s.scopes = t.scopes.clone();
             s.expires_at = rfc3339(t.expires_at);
             s.key_expires_at = rfc3339(t.key_expires_at);
-            let renew = match (&p.connection, t.refresh.is_some()) {
-                (Connection::ApiKey(_), _) => " and is renewed from the key",
-                (_, true) => " and renews on its own",
-                (_, false) => "; connect again then",
+            let now = jiff::Timestamp::now();
+            // The expiry is said once, in local time and relative to now.
+            s.summary = match (t.expires_at.map(|at| when(at, now)), &p.connection, t.refresh.is_some()) {
+                (Some(w), Connection::ApiKey(_), _) => format!("Connected. Access renews from the key; the current token expires {w}."),
+                (Some(w), _, true) => format!("Connected. Access renews on its own; the current token expires {w}."),
+                (Some(w), _, false) => format!("Connected. Access expires {w}; connect again then."),
+                (None, ..) => "Connected.".into(),
             };
-            s.summary = match &s.expires_at {
-                Some(at) => format!("Connected. Access expires {at}{renew}."),
-                None => "Connected.".into(),
-            };
-            if let Some(at) = &s.key_expires_at {
-                s.summary.push_str(&format!(" The key itself expires {at}: create a new one before then."));
+            if let Some(at) = t.key_expires_at {
+                s.summary.push_str(&format!(" The key itself expires {}: create a new one before then.", when(at, now)));
             }
             if let Some(step) = &t.setup_pending {
                 s.summary.push_str(&format!(" Not ready yet: {step} has not succeeded; it is tried again on the next read."));
@@ -201,7 +216,7 @@ pub fn save_app(state: tauri::State<'_, AppState>, provider: String, client_id: 
 pub async fn save_key(state: tauri::State<'_, AppState>, provider: String, key: String, days: Option<u32>) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
     let c = grant::save_key(p, Secret::new(key.trim()), days, "the settings app").await?;
-    Ok(Done { message: c.summary(), state: state_of(&state, p) })
+    Ok(Done { message: connected(&c), state: state_of(&state, p) })
 }
 
 /// Sign in with email and password (never stored). When the provider sends a one-time code, the
@@ -229,7 +244,7 @@ pub async fn session_code(state: tauri::State<'_, AppState>, provider: String, c
 
 async fn submit(state: &AppState, p: &'static ProviderSpec, form: SessionForm) -> Result<Done, String> {
     match grant::submit(p, form.clone(), "the settings app").await? {
-        Submitted::Connected(c) => Ok(Done { message: c.summary(), state: state_of(state, p) }),
+        Submitted::Connected(c) => Ok(Done { message: connected(&c), state: state_of(state, p) }),
         Submitted::NeedsCode(words) => {
             state.waiting.lock().expect("waiting lock").insert(p.name, form);
             Ok(Done { message: words, state: state_of(state, p) })
@@ -243,7 +258,7 @@ pub async fn import(state: tauri::State<'_, AppState>, provider: String, folder:
     let p = spec(&state, &provider)?;
     let dir = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).map(std::path::PathBuf::from);
     let c = grant::import(p, dir).await?;
-    Ok(Done { message: c.summary(), state: state_of(&state, p) })
+    Ok(Done { message: connected(&c), state: state_of(&state, p) })
 }
 
 /// Start the browser login (or join the one under way) and open the browser on it.
@@ -261,7 +276,7 @@ pub async fn connect_wait(state: tauri::State<'_, AppState>, provider: String) -
     let p = spec(&state, &provider)?;
     let l = state.links.current(p.name).ok_or_else(|| format!("No {} login was started; press Connect.", p.display))?;
     match l.wait(link::CALLBACK_WAIT + std::time::Duration::from_secs(5)).await {
-        Some(Ok(c)) => Ok(Done { message: c.summary(), state: state_of(&state, p) }),
+        Some(Ok(c)) => Ok(Done { message: connected(&c), state: state_of(&state, p) }),
         Some(Err(e)) => Err(format!("Not connected: {e}")),
         None => Err("No browser came back in time; press Connect again.".into()),
     }
@@ -296,4 +311,47 @@ pub fn open_portal(state: tauri::State<'_, AppState>, provider: String) -> Resul
     let p = spec(&state, &provider)?;
     let portal = p.connection.portal().ok_or_else(|| format!("{} has no page to open.", p.display))?;
     webbrowser::open(portal).map_err(|e| format!("No browser could be opened: {e}"))
+}
+
+/// An instant in words for a person: relative to `now`, then the local date and time
+/// ("in 16 hours (Sat 5 Dec, 11:16)", "3 days ago (Tue 1 Dec, 09:00)").
+pub fn when(at_unix: i64, now: jiff::Timestamp) -> String {
+    let Ok(at) = jiff::Timestamp::from_second(at_unix) else {
+        return "at an unreadable time".into();
+    };
+    let secs = at.as_second() - now.as_second();
+    let n = secs.abs();
+    let amount = match n {
+        0..60 => "less than a minute".to_string(),
+        60..5_400 => plural(n / 60, "minute"),
+        5_400..172_800 => plural((n + 1_800) / 3_600, "hour"),
+        _ => plural((n + 43_200) / 86_400, "day"),
+    };
+    let local = at.to_zoned(jiff::tz::TimeZone::system()).strftime("%a %-d %b, %H:%M").to_string();
+    if secs >= 0 {
+        format!("in {amount} ({local})")
+    } else {
+        format!("{amount} ago ({local})")
+    }
+}
+
+fn plural(n: i64, unit: &str) -> String {
+    format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+}
+
+/// A path under the home folder written from `~`, as a person reads it.
+fn home_short(s: &str) -> String {
+    match dirs::home_dir().map(|h| h.display().to_string()).filter(|h| h.len() > 1) {
+        Some(home) => s.replace(&format!("{home}/"), "~/"),
+        None => s.to_string(),
+    }
+}
+
+/// What a finished login says in the window: that it worked, and any step still to come. The card
+/// above it already says the expiry, the scopes and where the login is kept, once each.
+fn connected(c: &grant::Connected) -> String {
+    match c.pending_or_step() {
+        Some(more) => format!("Connected {}. {more}", c.display),
+        None => format!("Connected {}.", c.display),
+    }
 }

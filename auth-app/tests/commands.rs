@@ -112,6 +112,46 @@ fn providers_come_from_the_server_and_start_not_set_up() {
     assert_eq!(o["portal"], "https://developer.ouraring.com");
     assert_eq!(o["revokes_at_provider"], true);
     assert_eq!(provider(&all, "withings")["revokes_at_provider"], false);
+    // Nothing set up: nothing to connect with, revoke or forget.
+    assert_eq!((o["can_connect"].as_bool(), o["can_revoke"].as_bool(), o["can_forget_app"].as_bool()), (Some(false), Some(false), Some(false)), "{o}");
+}
+
+/// Each state enables exactly the buttons that can act, and says the expiry once, relative and local.
+#[test]
+fn each_state_enables_only_what_can_act() {
+    let (lab, _turn) = lab();
+    let (_app, wv) = app();
+    let flags = |v: &Value| {
+        (
+            v["state"].as_str().unwrap().to_string(),
+            v["can_connect"].as_bool().unwrap(),
+            v["can_revoke"].as_bool().unwrap(),
+            v["can_forget_app"].as_bool().unwrap(),
+        )
+    };
+    let saved = call(&wv, "save_app", json!({"provider": "oura", "clientId": "twin-client", "clientSecret": SECRET})).unwrap();
+    assert_eq!(flags(&saved["state"]), ("app_saved".into(), true, false, true), "app credentials only");
+    let (done, _) = connect(lab, &wv, "oura");
+    let st = done.unwrap()["state"].clone();
+    assert_eq!(flags(&st), ("connected".into(), true, true, true));
+    let summary = st["summary"].as_str().unwrap();
+    assert!(summary.starts_with("Connected. Access renews on its own; the current token expires in "), "{summary}");
+    assert!(!summary.contains(st["expires_at"].as_str().unwrap()) && !summary.contains('Z'), "no raw UTC timestamp: {summary}");
+    // The login file is damaged: an error in plain words, and nothing offered that would act on it.
+    std::fs::write(lab.dir.join("tokens.json"), "not json").unwrap();
+    let e = provider(&call(&wv, "providers", json!({})).unwrap(), "oura").clone();
+    assert_eq!(flags(&e), ("error".into(), false, false, true), "{e}");
+    assert!(e["summary"].as_str().unwrap().starts_with("The saved login could not be read"), "{e}");
+}
+
+#[test]
+fn an_instant_is_said_relative_and_in_local_time() {
+    let now = jiff::Timestamp::from_second(1_780_000_000).unwrap();
+    let w = vitals_settings::commands::when(now.as_second() + 16 * 3600 + 120, now);
+    assert!(w.starts_with("in 16 hours (") && w.ends_with(')'), "{w}");
+    assert!(vitals_settings::commands::when(now.as_second() - 3 * 86_400, now).starts_with("3 days ago ("));
+    assert!(vitals_settings::commands::when(now.as_second() + 30, now).starts_with("in less than a minute ("));
+    assert!(vitals_settings::commands::when(now.as_second() + 60, now).starts_with("in 1 minute ("));
 }
 
 #[test]

@@ -106,6 +106,18 @@ impl Driver {
         let e = self.find(css).await;
         self.send(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
     }
+    async fn enabled(&self, css: &str) -> bool {
+        let e = self.find(css).await;
+        self.send(reqwest::Method::GET, &format!("/element/{e}/enabled"), None).await.as_bool().unwrap()
+    }
+    /// Which of these buttons can be pressed, in order.
+    async fn enabled_all(&self, css: &[&str]) -> Vec<bool> {
+        let mut v = vec![];
+        for c in css {
+            v.push(self.enabled(c).await);
+        }
+        v
+    }
     async fn click(&self, css: &str) {
         let e = self.find(css).await;
         self.send(reqwest::Method::POST, &format!("/element/{e}/click"), Some(json!({}))).await;
@@ -142,12 +154,19 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     let (driver_bin, browser) = (tauri_driver(), browser());
     let app = PathBuf::from(env!("CARGO_BIN_EXE_vitals-settings"));
 
-    // The provider: the twin, with the app registered at a free loopback redirect.
+    // The provider: the twin, with the app registered at the redirect a user has (Oura's default,
+    // so the screenshot shows what a user sees), or at a free port when something holds that one.
     let twin = vitals_twin::start(Default::default(), 0).await.unwrap();
-    let redirect = format!("http://localhost:{}/callback/", free_port());
+    let default = "http://localhost:9876/callback/";
+    let default_free = std::net::TcpListener::bind("127.0.0.1:9876").is_ok();
+    let redirect = if default_free { default.to_string() } else { format!("http://localhost:{}/callback/", free_port()) };
+    assert!(default_free || std::env::var_os("VITALS_UPDATE_SCREENSHOT").is_none(), "port 9876 is taken: the screenshot would show another redirect");
     twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
-    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vitals-settings-window-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    // A home of its own: the window shows the default folder (~/.config/vitals), as a user's does.
+    let home = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vitals-settings-window-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let dir = home.join(".config/vitals");
     let b = twin.base_url();
 
     // A display nobody holds (an X server leaves /tmp/.X<n>-lock while it runs).
@@ -161,16 +180,21 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     cmd.arg("--").arg(&driver_bin).args(["--port", &port.to_string(), "--native-port", &native.to_string()]);
     cmd.env("DISPLAY", &display)
         .env("NO_AT_BRIDGE", "1")
-        .env("VITALS_CONFIG_DIR", &dir)
+        .env("HOME", &home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("VITALS_CONFIG_DIR")
         .env("VITALS_TOKEN_STORE", "file")
         .env("VITALS_OURA_AUTHORIZE_URL", format!("{b}/oauth/authorize"))
         .env("VITALS_OURA_TOKEN_URL", format!("{b}/oauth/v2/ext/oauth-token"))
         .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{b}/oauth/token"))
         .env("VITALS_OURA_REVOKE_URL", format!("{b}/oauth/revoke"))
-        .env("VITALS_OURA_REDIRECT_URI", &redirect)
         .env("BROWSER", &browser)
         .env_remove("VITALS_OURA_CLIENT_ID")
-        .env_remove("VITALS_OURA_CLIENT_SECRET");
+        .env_remove("VITALS_OURA_CLIENT_SECRET")
+        .env_remove("VITALS_OURA_REDIRECT_URI");
+    if !default_free {
+        cmd.env("VITALS_OURA_REDIRECT_URI", &redirect);
+    }
     group.0.push(spawn_group(&mut cmd));
 
     // Both the driver and WebKitWebDriver behind it must accept connections before a session.
@@ -190,13 +214,22 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     };
     let d = Driver { http, base, session };
 
+    let buttons = ["#oura-save", "#oura-connect", "#oura-revoke", "#oura-forget"];
     assert_eq!(d.wait_text("#oura-state", 20, |t| !t.is_empty()).await, "not set up");
     assert!(d.text("#pickup").await.contains("next request"));
     assert_eq!(d.text("#oura-redirect").await, redirect);
+    // Nothing set up: nothing can be pressed until an ID and a secret are typed.
+    assert_eq!(d.enabled_all(&buttons).await, [false, false, false, false], "nothing set up");
     d.type_in("#oura-client-id", "twin-client").await;
+    assert!(!d.enabled("#oura-save").await, "an ID without a secret cannot be saved");
     d.type_in("#oura-client-secret", SECRET).await;
+    assert!(d.enabled("#oura-save").await, "an ID and a secret can be saved");
     d.click("#oura-save").await;
     assert_eq!(d.wait_text("#oura-state", 10, |t| t == "app credentials saved").await, "app credentials saved");
+    // App credentials only: connect and forget them; there is no login to revoke.
+    // Save again would change nothing until a new secret or another ID is typed.
+    assert_eq!(d.enabled_all(&buttons).await, [false, true, false, true], "app credentials saved");
+    assert!(d.text("#provider-oura").await.contains("~/.config/vitals/settings.json"), "paths are shown from the home folder");
     assert!(d.text("#oura-message").await.starts_with("Saved the Oura client ID and secret"));
     let source = d.send(reqwest::Method::GET, "/source", None).await;
     assert!(!source.as_str().unwrap_or_default().contains(SECRET), "the saved secret is not in the page");
@@ -206,6 +239,11 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     assert_eq!(state, "connected", "message: {}", d.text("#oura-message").await);
     assert!(d.text("#oura-message").await.starts_with("Connected Oura"));
     assert!(d.text("#oura-scopes").await.contains("heartrate"));
+    assert_eq!(d.enabled_all(&buttons).await, [false, true, true, true], "connected");
+    // The expiry is said once, relative and in local time, never as a raw UTC timestamp.
+    let card = d.text("#provider-oura").await;
+    assert_eq!(card.matches("expires").count(), 1, "{card}");
+    assert!(card.contains("renews on its own; the current token expires in ") && !card.contains(":00Z") && !card.contains("Z;"), "{card}");
 
     // The screenshot of the connected window, for the README.
     let png = d.send(reqwest::Method::GET, "/screenshot", None).await;
@@ -221,6 +259,16 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     assert_eq!(d.wait_text("#oura-state", 15, |t| t == "app credentials saved").await, "app credentials saved");
     assert!(d.text("#oura-message").await.contains("access revoked at Oura"));
     assert!(vitals::accounts::TokenStore::file(&dir).load("oura").unwrap().is_none());
+    assert_eq!(d.enabled_all(&buttons).await, [false, true, false, true], "revoked: the app credentials stay");
+
+    // An error: the saved login is damaged. Saving again re-reads the state, which says so in plain
+    // words, and offers nothing that would act on the damaged login.
+    std::fs::write(dir.join("tokens.json"), "not json").unwrap();
+    d.type_in("#oura-client-secret", SECRET).await;
+    d.click("#oura-save").await;
+    assert_eq!(d.wait_text("#oura-state", 10, |t| t == "error").await, "error");
+    assert!(d.text("#oura-summary").await.contains("is not valid JSON; delete it and connect again"));
+    assert_eq!(d.enabled_all(&buttons[1..]).await, [false, false, true], "error");
     d.send(reqwest::Method::DELETE, "", None).await;
     drop(group);
 }

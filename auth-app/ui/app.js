@@ -21,9 +21,31 @@ function say(p, text, kind) {
   m.className = `message ${kind}`;
 }
 
+// While an action runs, nothing in the card can be pressed; after it, each button is enabled only
+// when it can act (`data-can`, re-checked as the user types).
 function busy(p, on) {
-  document.querySelectorAll(`#provider-${p} button, #provider-${p} input`).forEach((b) => { b.disabled = on; });
+  document.querySelectorAll(`#provider-${p} button, #provider-${p} input, #provider-${p} select`).forEach((b) => { b.disabled = on; });
+  if (!on) refresh(p);
 }
+
+function refresh(p) {
+  document.querySelectorAll(`#provider-${p} [data-can]`).forEach((b) => { b.disabled = !CAN[b.dataset.can](p); });
+}
+
+const value = (id) => (document.getElementById(id) || {}).value || '';
+const typed = (id) => value(id).trim() !== '';
+const saved = {};
+// Why each button can act; the window re-checks them on every keystroke in the card.
+const CAN = {
+  // Saving changes something: a new secret, or another ID beside the saved secret.
+  save_app: (p) => typed(`${p}-client-id`) && (typed(`${p}-client-secret`) || (saved[p].secret_saved && value(`${p}-client-id`).trim() !== saved[p].client_id)),
+  connect: (p) => saved[p].can_connect,
+  revoke: (p) => saved[p].can_revoke,
+  forget_app: (p) => saved[p].can_forget_app,
+  save_key: (p) => typed(`${p}-key`),
+  sign_in: (p) => typed(`${p}-email`) && typed(`${p}-password`),
+  send_code: (p) => typed(`${p}-code`),
+};
 
 // Ask once, inline: the action runs only after "Yes".
 function confirmThen(p, question, yes, action) {
@@ -90,7 +112,6 @@ function card(s) {
   if (s.state === 'connected' && s.scopes.length) {
     details.push(el('p', { class: 'details', id: `${p}-scopes` }, `Access granted: ${s.scopes.join(', ')}`));
   }
-  if (s.key_expires_at) details.push(el('p', { class: 'details', id: `${p}-key-expiry` }, `The key expires ${s.key_expires_at}.`));
   if (s.app_source) details.push(el('p', { class: 'details' }, `App credentials from: ${s.app_source}`));
   if (s.token_store) details.push(el('p', { class: 'details' }, `Login kept in: ${s.token_store}`));
   if (s.caution) details.push(el('p', { class: 'details', id: `${p}-caution` }, s.caution));
@@ -104,19 +125,21 @@ function card(s) {
     ...details,
     ...body,
     el('div', { class: 'row' },
-      el('button', { id: `${p}-revoke`, class: 'danger', onclick: () => confirmThen(p, revokeWords, 'Yes, revoke',
+      el('button', { id: `${p}-revoke`, class: 'danger', 'data-can': 'revoke', onclick: () => confirmThen(p, revokeWords, 'Yes, revoke',
         () => run(p, () => invoke('revoke', { provider: p }), 'Revoking…')) }, 'Revoke'),
-      ...(s.connection === 'oauth' ? [el('button', { id: `${p}-forget`, class: 'danger', onclick: () => confirmThen(p, `Delete the saved ${s.display} client ID and secret?`, 'Yes, delete',
+      ...(s.connection === 'oauth' ? [el('button', { id: `${p}-forget`, class: 'danger', 'data-can': 'forget_app', onclick: () => confirmThen(p, `Delete the saved ${s.display} client ID and secret?`, 'Yes, delete',
         () => run(p, () => invoke('forget_app', { provider: p }), 'Deleting…')) }, 'Forget app credentials')] : [])),
     el('div', { class: 'confirm hidden', id: `${p}-confirm`, role: 'alertdialog', 'aria-live': 'assertive' }),
     el('p', { class: 'message', id: `${p}-message`, role: 'status', 'aria-live': 'polite' }));
 }
 
-// A form whose inputs are read, then cleared, when it is sent.
-function form(p, id, fields, submit, label) {
+// A form whose inputs are read, then cleared, when it is sent; its button acts when `can` says so.
+function form(p, id, fields, submit, label, can) {
+  const attrs = { type: 'submit', form: id, id: `${id}-send`, class: 'primary' };
+  if (can) attrs['data-can'] = can;
   return [
-    el('form', { class: 'fields', id, onsubmit: (ev) => { ev.preventDefault(); submit(); } }, ...fields),
-    el('div', { class: 'row' }, el('button', { type: 'submit', form: id, id: `${id}-send`, class: 'primary' }, label)),
+    el('form', { class: 'fields', id, onsubmit: (ev) => { ev.preventDefault(); if (!can || CAN[can](p)) submit(); } }, ...fields),
+    el('div', { class: 'row' }, el('button', attrs, label)),
   ];
 }
 
@@ -165,8 +188,8 @@ const KINDS = {
         el('span', {}),
         el('span', { class: 'details', id: `${p}-secret-note` }, 'The secret is kept on this computer and never shown again.')),
       el('div', { class: 'row' },
-        el('button', { type: 'submit', form: `${p}-form`, id: `${p}-save`, class: 'primary' }, 'Save'),
-        el('button', { id: `${p}-connect`, onclick: () => connect(s) }, s.state === 'connected' ? 'Connect again' : 'Connect')),
+        el('button', { type: 'submit', form: `${p}-form`, id: `${p}-save`, class: 'primary', 'data-can': 'save_app' }, 'Save'),
+        el('button', { id: `${p}-connect`, 'data-can': 'connect', onclick: () => connect(s) }, s.state === 'connected' ? 'Connect again' : 'Connect')),
     ];
   },
   api_key(s) {
@@ -184,7 +207,7 @@ const KINDS = {
       ], () => {
         const d = document.getElementById(`${p}-days`).value;
         run(p, () => invoke('save_key', { provider: p, key: take(`${p}-key`), days: d ? Number(d) : null }), 'Checking the key…');
-      }, 'Save'),
+      }, 'Save', 'save_key'),
     ];
   },
   session(s) {
@@ -193,13 +216,13 @@ const KINDS = {
       ? form(p, `${p}-codeform`, [
         el('label', { for: `${p}-code` }, 'One-time code'),
         el('input', { id: `${p}-code`, autocomplete: 'one-time-code', inputmode: 'numeric' }),
-      ], () => run(p, () => invoke('session_code', { provider: p, code: take(`${p}-code`) }), 'Signing in…'), 'Send code')
+      ], () => run(p, () => invoke('session_code', { provider: p, code: take(`${p}-code`) }), 'Signing in…'), 'Send code', 'send_code')
       : form(p, `${p}-signin`, [
         el('label', { for: `${p}-email` }, 'Email'),
         el('input', { id: `${p}-email`, type: 'email', autocomplete: 'off' }),
         el('label', { for: `${p}-password` }, 'Password'),
         el('input', { id: `${p}-password`, type: 'password', autocomplete: 'off', placeholder: 'used once, never stored' }),
-      ], () => run(p, () => invoke('session_login', { provider: p, email: document.getElementById(`${p}-email`).value, password: take(`${p}-password`) }), 'Signing in…'), 'Connect');
+      ], () => run(p, () => invoke('session_login', { provider: p, email: document.getElementById(`${p}-email`).value, password: take(`${p}-password`) }), 'Signing in…'), 'Connect', 'sign_in');
     return [...signIn, ...importForm(s)];
   },
   import(s) {
@@ -209,14 +232,17 @@ const KINDS = {
 
 // Replace one provider's card (keeping its last message), or add it.
 function render(s) {
+  saved[s.provider] = s;
   const old = document.getElementById(`provider-${s.provider}`);
   const fresh = card(s);
+  fresh.addEventListener('input', () => refresh(s.provider));
   if (old) {
     fresh.querySelector('.message').textContent = old.querySelector('.message').textContent;
     old.replaceWith(fresh);
   } else {
     document.getElementById('providers').append(fresh);
   }
+  refresh(s.provider);
 }
 
 async function load() {

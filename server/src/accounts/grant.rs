@@ -38,12 +38,20 @@ impl Connected {
             if self.kind == ConnectionKind::ApiKey { "key and token" } else { "tokens" },
             self.saved_in
         );
-        match (&self.pending, self.step) {
-            (Some(p), _) => s.push_str(&format!(" Not ready yet: {p}")),
-            (None, Some(step)) => s.push_str(&format!(" {step}: done.")),
-            _ => {}
+        if let Some(more) = self.pending_or_step() {
+            s.push(' ');
+            s.push_str(&more);
         }
         s
+    }
+
+    /// The provider's step after the login in words: still to come, or done.
+    pub fn pending_or_step(&self) -> Option<String> {
+        match (&self.pending, self.step) {
+            (Some(p), _) => Some(format!("Not ready yet: {p}")),
+            (None, Some(step)) => Some(format!("{step}: done.")),
+            _ => None,
+        }
     }
 
     /// What saving `t` for `p` amounts to, in words.
