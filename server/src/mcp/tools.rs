@@ -329,7 +329,8 @@ says the path, size and format; `synthetic` true means the sample's file, not th
         title = "Check credentials and connectivity",
         description = "Per provider: how it connects (oauth, api_key, session, import, none), the credential kind (none, sandbox, \
 personal_token, oauth, api_key, session) and where it came from, scopes, the token's length (never the token), its expiry and a \
-pasted key's own expiry, and whether the API answered one cheap request. Shows no secret and no health value.",
+pasted key's own expiry, and who answered one cheap read (`answered_by`: `api`, `sample_data` for built-in sample data, or `nobody`, \
+with why and what to check in `api_detail`). Shows no secret and no health value.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_check(&self, args: JsonObject) -> Result<Json<CheckReport>, String> {
