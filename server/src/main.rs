@@ -194,7 +194,8 @@ async fn main() -> std::process::ExitCode {
         }
         return std::process::ExitCode::SUCCESS;
     }
-    match Vitals::new(engine).serve(rmcp::transport::stdio()).await {
+    let (stdin, stdout) = rmcp::transport::stdio();
+    match Vitals::new(engine).serve(vitals::mcp::stdio::guarded(stdin, stdout)).await {
         Ok(running) => {
             let _ = running.waiting().await;
             // The client is gone. A login still waiting for its browser holds a blocking thread,

@@ -3,6 +3,7 @@ mod args;
 mod check;
 pub mod connect;
 mod sources;
+pub mod stdio;
 mod tools;
 
 pub use check::{check_report, CheckReport};

@@ -14,6 +14,7 @@ mod oura;
 mod polar;
 mod python;
 mod speed_size;
+mod stdio;
 mod store_race;
 mod terminal_login;
 mod twin;
