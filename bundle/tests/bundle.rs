@@ -23,7 +23,7 @@ fn time() -> jiff::Timestamp {
 /// A staged bundle: the repo's manifest, a 512 px icon, the launcher, a fake server binary, and
 /// files the ignore list must leave out.
 fn stage(tag: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("vitals-bundle-{}-{tag}", std::process::id()));
+    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("vitals-bundle-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(d.join("server/bin/x86_64-unknown-linux-gnu")).unwrap();
     std::fs::write(d.join("manifest.json"), serde_json::to_vec_pretty(&repo_manifest()).unwrap()).unwrap();

@@ -533,7 +533,7 @@ impl Lab {
         })
         .join()
         .unwrap();
-        let dir = std::env::temp_dir().join(format!("vitals-{tag}-{}", std::process::id()));
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut env = api.env();
         env.push(("VITALS_CONFIG_DIR", dir.display().to_string()));

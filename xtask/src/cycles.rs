@@ -307,7 +307,7 @@ mod tests {
 
     #[test]
     fn a_circle_through_use_trees_super_and_macros_is_found_and_a_parent_using_its_child_is_not() {
-        let root = std::env::temp_dir().join(format!("xtask-cycles-{}", std::process::id()));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("xtask-cycles-{}", std::process::id()));
         write(
             &root,
             &[

@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn the_throwaway_certificate_is_kept_and_reused_so_signing_is_repeatable() {
-        let dir = std::env::temp_dir().join(format!("vitals-xtask-selfsigned-{}", std::process::id()));
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-xtask-selfsigned-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let at = jiff::Timestamp::from_second(1_767_225_600).unwrap();
         let stage = dir.join("stage");

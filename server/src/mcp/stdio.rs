@@ -21,15 +21,17 @@ pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 /// How much of an oversized line's start and end is kept to find its id.
 const EDGE: usize = 4096;
 
+/// What rmcp writes to: messages for the client, one JSON line each.
+pub type ToClient = Pin<Box<dyn Sink<TxJsonRpcMessage<RoleServer>, Error = std::io::Error> + Send>>;
+/// What rmcp reads: the client's messages that passed the guard.
+pub type FromClient = Pin<Box<dyn Stream<Item = RxJsonRpcMessage<RoleServer>> + Send>>;
+
 type Out = Arc<tokio::sync::Mutex<Pin<Box<dyn AsyncWrite + Send>>>>;
 type Pending = Arc<Mutex<HashSet<String>>>;
 
 /// The sink rmcp writes to and the stream it reads from, over any reader and writer (stdin and
 /// stdout in the server; a pipe in tests).
-pub fn guarded<R, W>(
-    read: R,
-    write: W,
-) -> (Pin<Box<dyn Sink<TxJsonRpcMessage<RoleServer>, Error = std::io::Error> + Send>>, Pin<Box<dyn Stream<Item = RxJsonRpcMessage<RoleServer>> + Send>>)
+pub fn guarded<R, W>(read: R, write: W) -> (ToClient, FromClient)
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + 'static,
