@@ -98,6 +98,9 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
     check_id(req.id.trim(), &format!("{}.{}", spec.name, files.listed_in))?;
     let (path, exists) = destination(&req.path, req.overwrite)?;
     let cred = p.credential().current();
+    if let Some(why) = &cred.problem {
+        return Err(QueryError::NeedsAccount { provider: spec.name, why: why.clone() });
+    }
     if cred.mode() == Mode::NeedsCredentials {
         return Err(QueryError::NeedsAccount {
             provider: spec.name,
@@ -111,7 +114,7 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
         Some(api) => api.file(&request),
         None => {
             let bearer = cred.bearer.clone().ok_or_else(|| QueryError::Auth(p.auth_help(401, &cred)))?;
-            source.limiter.acquire().await;
+            let _answered = source.limiter.acquire().await;
             let r = source.http.read_file(&request, &bearer).await.map_err(|e| QueryError::Upstream(format!("{} could not be reached: {e}", spec.display)))?;
             if let Some(wait) = r.retry_after.filter(|_| r.status == 429) {
                 source.limiter.pause(wait.min(Duration::from_secs(60)));

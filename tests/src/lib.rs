@@ -4,6 +4,7 @@ pub mod garmin;
 pub mod kinds;
 pub mod oura;
 pub mod polar;
+pub mod wire;
 pub mod withings;
 
 /// The order a twin pages a listing in (oldest first, newest first, or a fixed shuffle).
@@ -75,6 +76,8 @@ pub struct State {
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
+    /// Faults on the wire, the same for every provider's data routes (the reliability matrix).
+    pub wire: Mutex<wire::Wire>,
     pub log: Mutex<Vec<LoggedRequest>>,
 }
 
@@ -106,6 +109,14 @@ impl Twin {
     pub fn polar(&self, f: impl FnOnce(&mut polar::Polar)) {
         f(&mut self.state.polar.lock().unwrap());
     }
+    /// Faults for the data requests that follow, whatever the provider ([`wire::Rule`]).
+    pub fn wire(&self, rules: Vec<wire::Rule>) {
+        self.state.wire.lock().unwrap().set(rules);
+    }
+    /// How many answers the wire rules changed since they were set.
+    pub fn wire_hits(&self) -> usize {
+        self.state.wire.lock().unwrap().hits
+    }
     pub fn clear_log(&self) {
         self.state.log.lock().unwrap().clear();
     }
@@ -122,6 +133,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         garmin: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
+        wire: Default::default(),
         log: Mutex::new(vec![]),
     });
     let app = Router::new()
@@ -148,6 +160,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/v2/usercollection/{*rest}", any(real_route))
         // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
         .fallback(garmin_route)
+        .layer(axum::middleware::from_fn_with_state(state.clone(), wire::layer))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;

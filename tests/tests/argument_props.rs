@@ -68,7 +68,10 @@ fn any_json() -> impl Strategy<Value = Value> {
         "\\PC{0,12}".prop_map(Value::String),
     ];
     leaf.prop_recursive(2, 8, 3, |inner| {
-        prop_oneof![prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array), prop::collection::btree_map("[a-z]{1,4}", inner, 0..3).prop_map(|m| json!(m))]
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,4}", inner, 0..3).prop_map(|m| json!(m))
+        ]
     })
 }
 
@@ -90,9 +93,41 @@ fn plausible() -> impl Strategy<Value = Value> {
         Just(json!("Mars/Olympus")),
         // Words and names.
         prop::sample::select(vec![
-            "columns", "records", "csv", "json", "", " ", "columns ", "raw", "1m", "5m", "1h", "1d", "7m", "oura", "withings", "polar", "garmin",
-            "fitbit", "fit", "tcx", "gpx", "oura.daily_sleep", "oura.heartrate", "withings.devices", "withings.intraday", "polar.exercises",
-            "garmin.activity", "garmin.steps", "nope.nothing", "oura.", ".", "ünïcødé", "👍", "\u{0}", "\u{202e}",
+            "columns",
+            "records",
+            "csv",
+            "json",
+            "",
+            " ",
+            "columns ",
+            "raw",
+            "1m",
+            "5m",
+            "1h",
+            "1d",
+            "7m",
+            "oura",
+            "withings",
+            "polar",
+            "garmin",
+            "fitbit",
+            "fit",
+            "tcx",
+            "gpx",
+            "oura.daily_sleep",
+            "oura.heartrate",
+            "withings.devices",
+            "withings.intraday",
+            "polar.exercises",
+            "garmin.activity",
+            "garmin.steps",
+            "nope.nothing",
+            "oura.",
+            ".",
+            "ünïcødé",
+            "👍",
+            "\u{0}",
+            "\u{202e}",
         ])
         .prop_map(|s| json!(s)),
         // Numbers at and past bounds.
@@ -137,7 +172,8 @@ fn no_argument_makes_a_tool_panic_hang_or_answer_without_naming_the_parameter() 
             .map(|t| {
                 let lab = &lab;
                 scope.spawn(move || {
-                    let params: Vec<String> = t.input_schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
+                    let params: Vec<String> =
+                        t.input_schema.get("properties").and_then(Value::as_object).map(|p| p.keys().cloned().collect()).unwrap_or_default();
                     let mut runner = TestRunner::new(Config { cases: CASES, failure_persistence: None, ..Config::default() });
                     let name = t.name.to_string();
                     let result = runner.run(&args_for(params), |args| {

@@ -125,9 +125,9 @@ impl From<OnDisk> for Tokens {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("the token file {path} could not be {action}: {reason}")]
-    Io { path: PathBuf, action: &'static str, reason: String },
-    #[error("the token file {0} is not valid JSON; delete it and connect again")]
+    #[error("{path} could not be {action}: {reason}; {hint}")]
+    Io { path: PathBuf, action: &'static str, reason: String, hint: &'static str },
+    #[error("the token file {0} is not valid JSON (cut short or edited), so no login in it can be trusted; move it aside and connect again")]
     Corrupt(PathBuf),
     /// What the refresh callback returned (already free of secrets: it comes from our own errors).
     #[error("{0}")]
@@ -136,10 +136,20 @@ pub enum StoreError {
     Keyring(String),
     #[error("{0}")]
     Config(String),
+    #[error("{0}")]
+    Unsaved(String),
 }
 
 fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
-    StoreError::Io { path: path.to_path_buf(), action, reason: e.kind().to_string() }
+    use std::io::ErrorKind as K;
+    let hint = match e.kind() {
+        K::StorageFull | K::QuotaExceeded | K::FileTooLarge => "free some space on that disk; the login saved before is unchanged",
+        K::IsADirectory => "a folder stands where the file should be; move it away",
+        K::NotADirectory => "a file stands where a folder should be; move it away or set VITALS_CONFIG_DIR to another folder",
+        K::PermissionDenied | K::ReadOnlyFilesystem => "this user cannot write there; fix its permissions or set VITALS_CONFIG_DIR to a folder it can write",
+        _ => "check that folder, or set VITALS_CONFIG_DIR to another one",
+    };
+    StoreError::Io { path: path.to_path_buf(), action, reason: e.kind().to_string(), hint }
 }
 
 /// Where the token file lives: `VITALS_CONFIG_DIR` if set (tests, portable installs), else the
@@ -186,8 +196,60 @@ pub(super) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &
     }
     let mut f = opts.open(&tmp).map_err(|e| io(&tmp, "created", e))?;
     let body = serde_json::to_vec_pretty(value).expect("credentials serialise");
-    f.write_all(&body).and_then(|_| f.sync_all()).map_err(|e| io(&tmp, "written", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))
+    let written = fail_write_for_test().map_or_else(|| f.write_all(&body).and_then(|_| f.sync_all()), Err);
+    if let Err(e) = written.map_err(|e| io(&tmp, "written", e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))) {
+        // The old file stays whole; the half-written copy goes.
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+thread_local! {
+    /// A write error the next private write meets (a full disk), for this thread's tests.
+    static FAIL_WRITE: std::cell::Cell<Option<std::io::ErrorKind>> = const { std::cell::Cell::new(None) };
+}
+
+fn fail_write_for_test() -> Option<std::io::Error> {
+    #[cfg(test)]
+    return FAIL_WRITE.with(|f| f.take()).map(std::io::Error::from);
+    #[cfg(not(test))]
+    None
+}
+
+/// What [`repair_mode`] fixed in this process, said by `vitals_check` (`token_store`).
+static REPAIRED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// The permissions this process found too open on the token file or its folder and closed, in words.
+pub fn repairs() -> Vec<String> {
+    REPAIRED.lock().map(|r| r.clone()).unwrap_or_default()
+}
+
+/// Close a token file or folder that others can read (a copy, a backup restore, an editor) back to
+/// `mode`, and say so: in the log now, in `vitals_check` after. Missing is fine (nothing saved yet).
+fn repair_mode(path: &Path, mode: u32) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let Ok(meta) = std::fs::metadata(path) else { return };
+        let had = meta.permissions().mode() & 0o777;
+        if had & 0o077 == 0 {
+            return;
+        }
+        let said = match std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)) {
+            Ok(()) => format!("{} was open to other users (mode {had:04o}); vitals set it to {mode:04o}", path.display()),
+            Err(e) => format!("{} is open to other users (mode {had:04o}) and could not be set to {mode:04o}: {}", path.display(), e.kind()),
+        };
+        tracing::warn!("{said}");
+        if let Ok(mut r) = REPAIRED.lock() {
+            if !r.contains(&said) {
+                r.push(said);
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
 }
 
 /// Which store holds the tokens.
@@ -269,7 +331,12 @@ impl TokenStore {
     }
 
     fn read_file(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
-        read_json(&self.path())
+        let path = self.path();
+        if path.is_file() {
+            repair_mode(&self.dir, 0o700);
+            repair_mode(&path, 0o600);
+        }
+        read_json(&path)
     }
 
     fn entry(provider: &str) -> Result<keyring::Entry, StoreError> {
@@ -355,8 +422,15 @@ impl TokenStore {
             let mut fresh = refresh(&base).map_err(StoreError::Refresh)?;
             // The same login, so the same account: the engine keeps its cache.
             fresh.login = base.login.clone();
-            self.write_entry(provider, Some(&(&fresh).into()))?;
-            Ok(fresh)
+            match self.write_entry(provider, Some(&(&fresh).into())) {
+                Ok(()) => Ok(fresh),
+                // The provider has already retired the old refresh token if it rotates them: the
+                // saved login may not work again, and saying "unchanged" would be a lie.
+                Err(e) => Err(StoreError::Unsaved(format!(
+                    "the login was renewed but the renewed tokens could not be saved ({e}). If the provider rotates \
+                     refresh tokens, the saved login no longer works: after fixing that, connect again (vitals-mcp auth {provider})"
+                ))),
+            }
         })
     }
 
@@ -439,6 +513,67 @@ mod tests {
         let e = s.refresh_with("oura", &t, |_| Err("the provider said invalid_grant".into())).unwrap_err();
         assert!(e.to_string().contains("invalid_grant"));
         assert_eq!(s.load("oura").unwrap(), Some(t));
+    }
+
+    #[test]
+    fn a_full_disk_at_rotation_leaves_the_old_file_whole_and_says_connect_again() {
+        let s = TokenStore::file(temp());
+        let t = tokens("A1", "R1");
+        s.save("withings", &t).unwrap();
+        let before = std::fs::read(s.path()).unwrap();
+        FAIL_WRITE.with(|f| f.set(Some(std::io::ErrorKind::StorageFull)));
+        let e = s.refresh_with("withings", &t, |_| Ok(tokens("A2-SECRET", "R2-SECRET"))).unwrap_err().to_string();
+        assert!(e.contains("could not be saved") && e.contains("free some space") && e.contains("vitals-mcp auth withings"), "{e}");
+        assert!(!e.contains("SECRET"), "{e}");
+        assert_eq!(std::fs::read(s.path()).unwrap(), before, "the old file is whole");
+        let left: Vec<_> = std::fs::read_dir(s.path().parent().unwrap()).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(!left.iter().any(|n| n.to_string_lossy().ends_with(".tmp")), "no half-written copy is left: {left:?}");
+    }
+
+    #[test]
+    fn damaged_token_files_are_errors_that_say_what_to_do() {
+        let s = TokenStore::file(temp());
+        std::fs::create_dir_all(s.path().parent().unwrap()).unwrap();
+        let whole = r#"{"oura": {"access_token": "A-SECRET", "refresh_token": "R-SECRET"}}"#;
+        for (what, body) in [("cut short", &whole[..whole.len() / 2]), ("not JSON", "<html>"), ("empty", "")] {
+            std::fs::write(s.path(), body).unwrap();
+            let e = s.load("oura").unwrap_err().to_string();
+            assert!(e.contains("not valid JSON") && e.contains("connect again") && !e.contains("SECRET"), "{what}: {e}");
+        }
+        std::fs::remove_file(s.path()).unwrap();
+        std::fs::create_dir(s.path()).unwrap();
+        let e = s.load("oura").unwrap_err().to_string();
+        assert!(e.contains("a folder stands where the file should be"), "{e}");
+        let e = s.save("oura", &tokens("A", "R")).unwrap_err().to_string();
+        assert!(e.contains("a folder stands where the file should be"), "{e}");
+    }
+
+    #[test]
+    fn a_config_folder_that_cannot_be_written_is_said_with_the_way_out() {
+        // A file where the folder should be: refused whoever runs the test (root ignores modes).
+        let base = temp();
+        std::fs::create_dir_all(base.parent().unwrap()).unwrap();
+        std::fs::write(&base, "not a folder").unwrap();
+        let s = TokenStore::file(base.join("inner"));
+        let e = s.save("oura", &tokens("A", "R")).unwrap_err().to_string();
+        assert!(e.contains("a file stands where a folder should be") && e.contains("VITALS_CONFIG_DIR"), "{e}");
+        let e = s.load("oura").unwrap_err().to_string();
+        assert!(e.contains("a file stands where a folder should be"), "reading says the same: {e}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_token_file_open_to_others_is_closed_to_0600_and_said() {
+        use std::os::unix::fs::PermissionsExt;
+        let s = TokenStore::file(temp());
+        s.save("oura", &tokens("A", "R")).unwrap();
+        std::fs::set_permissions(s.path(), std::fs::Permissions::from_mode(0o644)).unwrap();
+        std::fs::set_permissions(s.path().parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert!(s.load("oura").unwrap().is_some());
+        assert_eq!(std::fs::metadata(s.path()).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(s.path().parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o700);
+        let said = repairs().join("\n");
+        assert!(said.contains(&format!("{} was open to other users (mode 0644); vitals set it to 0600", s.path().display())), "{said}");
     }
 
     #[test]

@@ -323,7 +323,8 @@ async fn fetch_page(
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                out.stats.paced += source.limiter.acquire().await;
+                let (paced, _answered) = source.limiter.acquire().await;
+                out.stats.paced += paced;
                 source.http.read(&req, &bearer).await
             }
         };

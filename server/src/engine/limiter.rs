@@ -1,50 +1,73 @@
 //! One request budget per provider, shared by every window of every query in this process.
-//! A token bucket keeps us inside the published budget; a 429 pauses every caller at once, so
-//! eight concurrent windows do not each run into the same limit.
+//! Providers state budgets as "N requests per window" and count them over the last window
+//! (Withings: 120 a minute per application), so the limiter remembers the last N requests and
+//! sends the next one only when the oldest has left the window. A request is dated by when its
+//! answer came back, not when it left: the provider saw it before that, however long it queued
+//! on either side, so the next window's requests cannot reach it inside this one. A token bucket
+//! would not do: full at the start and refilling meanwhile, it lets up to 2N through in one
+//! window (the load test caught it). A 429 pauses every caller at once, so eight concurrent
+//! windows do not each run into the same limit.
 use crate::catalog::RateBudget;
 use std::sync::Mutex;
 use tokio::time::{Duration, Instant};
 
 pub struct Limiter {
-    capacity: f64,
-    per_second: f64,
+    requests: usize,
+    window: Duration,
     state: Mutex<State>,
 }
 
+#[derive(Default)]
 struct State {
-    tokens: f64,
-    at: Instant,
+    /// The requests of the last window: in flight (None) or answered at.
+    recent: Vec<(u64, Option<Instant>)>,
+    next: u64,
     paused_until: Option<Instant>,
+}
+
+/// One request's place in the budget; dropping it (the answer came, or the request failed)
+/// dates the request.
+pub struct Permit<'a> {
+    limiter: &'a Limiter,
+    id: u64,
+}
+
+impl Drop for Permit<'_> {
+    fn drop(&mut self) {
+        let mut s = self.limiter.state.lock().expect("limiter lock");
+        let now = Instant::now();
+        if let Some(slot) = s.recent.iter_mut().find(|(id, _)| *id == self.id) {
+            slot.1 = Some(now);
+        }
+    }
 }
 
 impl Limiter {
     pub fn new(b: RateBudget) -> Limiter {
-        let capacity = f64::from(b.requests.max(1));
-        Limiter {
-            capacity,
-            per_second: capacity / b.per.as_secs_f64().max(0.001),
-            state: Mutex::new(State { tokens: capacity, at: Instant::now(), paused_until: None }),
-        }
+        Limiter { requests: b.requests.max(1) as usize, window: b.per, state: Mutex::new(State::default()) }
     }
 
     /// Take one request from the budget, waiting if it is spent or paused. Returns the time
-    /// waited because the budget was spent (time paused after a 429 is reported with the 429).
-    pub async fn acquire(&self) -> Duration {
+    /// waited because the budget was spent (time paused after a 429 is reported with the 429),
+    /// and the permit to hold until the answer is in.
+    pub async fn acquire(&self) -> (Duration, Permit<'_>) {
         let mut waited = Duration::ZERO;
         loop {
             let (wait, spent) = {
                 let mut s = self.state.lock().expect("limiter lock");
                 let now = Instant::now();
-                let refill = (now - s.at).as_secs_f64() * self.per_second;
-                s.tokens = (s.tokens + refill).min(self.capacity);
-                s.at = now;
+                let window = self.window;
+                s.recent.retain(|(_, done)| done.is_none_or(|t| now.duration_since(t) < window));
                 match s.paused_until {
                     Some(until) if until > now => (until - now, false),
-                    _ if s.tokens >= 1.0 => {
-                        s.tokens -= 1.0;
-                        return waited;
+                    _ if s.recent.len() < self.requests => {
+                        let id = s.next;
+                        s.next += 1;
+                        s.recent.push((id, None));
+                        return (waited, Permit { limiter: self, id });
                     }
-                    _ => (Duration::from_secs_f64((1.0 - s.tokens) / self.per_second), true),
+                    // The first answered request to leave the window; with all in flight, look again soon.
+                    _ => (s.recent.iter().filter_map(|(_, d)| *d).min().map_or(Duration::from_millis(50), |t| t + window - now), true),
                 }
             };
             tokio::time::sleep(wait).await;
@@ -71,10 +94,39 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_budget_is_kept_and_refills() {
         let l = Limiter::new(RateBudget { requests: 2, per: Duration::from_secs(1) });
-        assert_eq!(l.acquire().await, Duration::ZERO);
-        assert_eq!(l.acquire().await, Duration::ZERO);
-        let w = l.acquire().await;
-        assert!(w >= Duration::from_millis(490) && w <= Duration::from_millis(510), "{w:?}");
+        assert_eq!(l.acquire().await.0, Duration::ZERO);
+        assert_eq!(l.acquire().await.0, Duration::ZERO);
+        // The third waits until the first has left the window.
+        let w = l.acquire().await.0;
+        assert_eq!(w, Duration::from_secs(1));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_counts_from_when_its_answer_came() {
+        let l = Limiter::new(RateBudget { requests: 1, per: Duration::from_secs(1) });
+        let (_, slow) = l.acquire().await;
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        drop(slow);
+        let w = l.acquire().await.0;
+        assert_eq!(w, Duration::from_secs(1), "a second after the answer, not after the send");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn no_window_ever_holds_more_than_the_budget() {
+        let l = std::sync::Arc::new(Limiter::new(RateBudget { requests: 5, per: Duration::from_secs(2) }));
+        let start = Instant::now();
+        let sends = futures::future::join_all((0..23).map(|_| {
+            let l = l.clone();
+            async move {
+                let _permit = l.acquire().await;
+                Instant::now() - start
+            }
+        }))
+        .await;
+        for t in &sends {
+            let within = sends.iter().filter(|u| **u >= *t && **u < *t + Duration::from_secs(2)).count();
+            assert!(within <= 5, "{within} sends in the 2 s from {t:?}: {sends:?}");
+        }
     }
 
     #[tokio::test(start_paused = true)]
@@ -84,6 +136,6 @@ mod tests {
         let start = Instant::now();
         let (a, b) = tokio::join!(l.acquire(), l.acquire());
         assert!(start.elapsed() >= Duration::from_secs(3));
-        assert_eq!((a, b), (Duration::ZERO, Duration::ZERO), "a pause is not a spent budget");
+        assert_eq!((a.0, b.0), (Duration::ZERO, Duration::ZERO), "a pause is not a spent budget");
     }
 }

@@ -162,6 +162,9 @@ fn target(engine: &Engine, name: &str) -> Result<(Arc<dyn Provider>, &'static Co
 fn usable(provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: &str) -> Result<Credential, QueryError> {
     let cred = provider.credential().current();
     let p = provider.spec();
+    if let Some(why) = &cred.problem {
+        return Err(QueryError::NeedsAccount { provider: p.name, why: format!("{qualified}: {why}") });
+    }
     if cred.mode() == Mode::NeedsCredentials {
         return Err(QueryError::NeedsAccount {
             provider: p.name,

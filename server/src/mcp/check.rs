@@ -87,7 +87,9 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             key_expires_at: rfc3339(cred.key_expires_at),
             credential_source: cred.origin,
             app_credentials: spec.connection.oauth().map(|o| app_report(spec.name, &o.app_env)),
-            token_store: crate::accounts::token_store().map(|s| s.describe()).unwrap_or_else(|e| format!("none: {e}")),
+            token_store: crate::accounts::token_store()
+                .map(|s| [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "))
+                .unwrap_or_else(|e| format!("none: {e}")),
             redirect: spec.connection.oauth().map(|o| {
                 let (url, from) = o.redirect();
                 format!("{url} (from {from}; register exactly this URL at {})", o.portal)

@@ -65,7 +65,9 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                 .iter()
                 .map(|c| {
                     let why = match cred.mode() {
-                        Mode::NeedsCredentials => Some(format!("needs the user's {} account connected (vitals_connect)", p.spec().display)),
+                        Mode::NeedsCredentials => {
+                            Some(cred.problem.clone().unwrap_or_else(|| format!("needs the user's {} account connected (vitals_connect)", p.spec().display)))
+                        }
                         _ => p.unavailable(c, &cred),
                     };
                     CollectionOut {

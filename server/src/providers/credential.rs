@@ -46,7 +46,15 @@ impl StoredCredential {
     }
 
     pub fn stored(&self) -> Option<Tokens> {
-        self.store.as_ref().ok().and_then(|s| s.load(self.spec.name).ok().flatten())
+        self.load().ok().flatten()
+    }
+
+    /// The saved login, or why it cannot be read. No store at all (no config folder) is no login.
+    fn load(&self) -> Result<Option<Tokens>, String> {
+        match &self.store {
+            Ok(s) => s.load(self.spec.name).map_err(|e| e.to_string()),
+            Err(_) => Ok(None),
+        }
     }
 
     /// How long before its expiry the token is renewed: the key connection's own margin, else the default.
@@ -125,7 +133,18 @@ impl CredentialSource for StoredCredential {
                 None => Credential { due: Some(Due::Exchange), ..Credential::bare(CredentialKind::ApiKey, origin) },
             };
         }
-        if let Some(t) = self.stored() {
+        let saved = match self.load() {
+            Ok(t) => t,
+            Err(e) => {
+                let why = format!(
+                    "the saved logins, {}'s among them, could not be read: {e}. Nothing is read in its place (no sample data). \
+                     After fixing it, or to start again, connect: vitals-mcp auth {}",
+                    self.spec.display, self.spec.name
+                );
+                return Credential { problem: Some(why.clone()), ..Credential::bare(CredentialKind::None, format!("none: {why}")) };
+            }
+        };
+        if let Some(t) = saved {
             let store = self.store.as_ref().map(|s| s.describe()).unwrap_or_default();
             let kind = self.stored_kind();
             let what = match kind {
@@ -174,5 +193,6 @@ fn credential_of(t: Tokens, kind: CredentialKind, origin: String, margin_s: i64)
         account: t.login,
         extra: t.extra,
         due,
+        problem: None,
     }
 }

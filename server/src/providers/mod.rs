@@ -64,6 +64,9 @@ pub struct Credential {
     /// Non-secret fields kept with the login that a provider's routes need (a user id).
     pub extra: std::collections::BTreeMap<String, String>,
     pub due: Option<Due>,
+    /// Why the saved login could not be read (a damaged token file, a keyring that fails): the
+    /// provider then answers with this, never with sample data in the login's place.
+    pub problem: Option<String>,
 }
 
 impl Credential {
@@ -76,7 +79,18 @@ impl Credential {
     }
     /// A credential of `kind` with nothing but its origin.
     pub fn bare(kind: CredentialKind, origin: String) -> Credential {
-        Credential { kind, origin, bearer: None, scopes: None, expires_at: None, key_expires_at: None, account: None, extra: Default::default(), due: None }
+        Credential {
+            kind,
+            origin,
+            bearer: None,
+            scopes: None,
+            expires_at: None,
+            key_expires_at: None,
+            account: None,
+            extra: Default::default(),
+            due: None,
+            problem: None,
+        }
     }
 }
 

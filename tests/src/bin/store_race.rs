@@ -4,7 +4,8 @@
 //!
 //! `store_race <token dir> <provider dir> <label>`; prints the access token it ends with.
 //! The store is the one `VITALS_TOKEN_STORE` picks (the test runs the race on the file and on a
-//! real Secret Service). Label `seed` saves the first pair; `show` prints the stored access token.
+//! real Secret Service). Label `seed` saves the first pair; `show` prints the stored access token;
+//! `hold` takes the lock and waits there to be killed.
 use std::path::PathBuf;
 use vitals::accounts::{TokenStore, Tokens};
 use vitals::secret::Secret;
@@ -32,6 +33,11 @@ fn main() {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
     let out = store.refresh_with("oura", &seen, |t| {
+        // `hold`: stop inside the lock, before the provider is asked, until the test kills it.
+        if label == "hold" {
+            std::fs::write(provider.join("holding"), "").expect("signal");
+            std::thread::sleep(std::time::Duration::from_secs(60));
+        }
         let r = t.refresh.as_ref().ok_or("no refresh token")?.expose().to_string();
         // The provider's side: a refresh token spent twice is refused, and the login is lost.
         std::fs::OpenOptions::new()

@@ -70,6 +70,9 @@ pub struct Withings {
     pub cfg: WithingsConfig,
     pub oauth: oauth::OAuth,
     arrivals: HashMap<String, VecDeque<std::time::Instant>>,
+    /// Requests refused because an application went past its 120 a minute (a client that paces
+    /// itself never sees one).
+    pub over_budget: usize,
 }
 
 /// What a Withings route answers: HTTP status, content type, body.
@@ -106,6 +109,7 @@ impl Withings {
             }
         }
         if self.over_budget(&grant.client_id) {
+            self.over_budget += 1;
             return self.too_many();
         }
         let f = &mut self.cfg.faults;

@@ -73,6 +73,10 @@ fn paths_named_in_architecture_exist() {
     for p in claims(&doc("ARCHITECTURE.md"), |w| w.contains('/') && (w.ends_with(".rs") || w.ends_with('/'))) {
         assert!(root.join(&p).exists(), "ARCHITECTURE.md names {p}, which does not exist");
     }
+    // README's reliability table names its suites by path.
+    for p in claims(&doc("README.md"), |w| w.contains('/') && w.ends_with(".rs")) {
+        assert!(root.join(&p).exists(), "README.md names {p}, which does not exist");
+    }
 }
 
 #[test]

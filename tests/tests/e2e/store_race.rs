@@ -55,6 +55,34 @@ fn two_processes_refreshing_at_once_keep_the_login_in_the_file() {
     let _ = std::fs::remove_dir_all(&root);
 }
 
+#[test]
+fn a_process_killed_while_it_holds_the_refresh_lock_leaves_the_survivor_the_login() {
+    let root = temp("kill");
+    let env = HashMap::from([("VITALS_TOKEN_STORE".to_string(), "file".to_string())]);
+    let (dir, provider) = (root.join("vitals"), root.join("provider"));
+    std::fs::create_dir_all(&provider).unwrap();
+    std::fs::write(provider.join("go"), "").unwrap();
+    assert!(said(&store_race(&env, &dir, &provider, "seed").output().unwrap()).0);
+    let mut holder = store_race(&env, &dir, &provider, "hold").spawn().unwrap();
+    let since = std::time::Instant::now();
+    while !provider.join("holding").exists() {
+        assert!(since.elapsed() < std::time::Duration::from_secs(20), "the holder never took the lock");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let survivor = store_race(&env, &dir, &provider, "b").spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // kill -9: no destructor, no unlock; the kernel drops the lock with the process.
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    let b = said(&survivor.wait_with_output().unwrap());
+    assert!(b.0, "the survivor refreshed and kept the login: {b:?}");
+    assert_eq!(b.1, "A-b");
+    assert_eq!(said(&store_race(&env, &dir, &provider, "show").output().unwrap()).1, "A-b", "and saved it");
+    let left: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(!left.iter().any(|n| n.ends_with(".tmp")), "no half-written file: {left:?}");
+    let _ = std::fs::remove_dir_all(&root);
+}
+
 /// A private session bus with gnome-keyring's Secret Service on it, torn down on drop.
 struct SecretService {
     env: HashMap<String, String>,

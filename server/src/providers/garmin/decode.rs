@@ -186,11 +186,16 @@ fn local_instant(gmt_ms: Option<f64>, local_ms: Option<f64>) -> Option<String> {
     Some(rfc3339(&t.to_zoned(TimeZone::fixed(off))))
 }
 
+/// The longest sleep a timeline is drawn for, in minutes.
+const MAX_NIGHT_MIN: usize = 48 * 60;
+
 /// Garmin's sleep levels (0 deep, 1 light, 2 REM, 3 awake) → one digit a minute from sleep start;
 /// a minute no level covers is 9.
 fn stages(levels: &[Value], start_ms: f64, end_ms: f64) -> Option<String> {
     let minutes = ((end_ms - start_ms) / 60_000.0).ceil().max(0.0) as usize;
-    if levels.is_empty() || minutes == 0 {
+    // A start and end more than two days apart are not one night: no timeline rather than a
+    // string the size of the gap.
+    if levels.is_empty() || minutes == 0 || minutes > MAX_NIGHT_MIN {
         return None;
     }
     let mut out = vec![b'9'; minutes];

@@ -91,7 +91,7 @@ pub const SUMMARY_FIELDS: [&str; 7] = ["splits", "power", "elevation", "cadence"
 /// `2026-02-01T17:55:10` at `offset_min` minutes from UTC → RFC 3339.
 fn local_with_offset(local: &str, offset_min: i64) -> Option<String> {
     let dt: DateTime = local.trim().parse().ok()?;
-    let off = Offset::from_seconds((offset_min * 60) as i32).ok()?;
+    let off = Offset::from_seconds(i32::try_from(offset_min.checked_mul(60)?).ok()?).ok()?;
     let z = off.to_timestamp(dt).ok()?.to_zoned(TimeZone::fixed(off));
     Some(rfc3339(&z))
 }
@@ -236,6 +236,11 @@ fn hypnogram(map: &Value, start: &jiff::Zoned, end: &jiff::Zoned) -> String {
     let sod = i64::from(start.hour()) * 3600 + i64::from(start.minute()) * 60 + i64::from(start.second());
     let points = clock_points(map, sod);
     let total = ((end.timestamp().as_second() - start.timestamp().as_second()).max(0) as f64 / f64::from(EPOCH_S)).ceil() as usize;
+    // More than two days between start and end is not one night: no hypnogram rather than one
+    // the size of the gap.
+    if total > 48 * 3600 / EPOCH_S as usize {
+        return String::new();
+    }
     let mut out = String::with_capacity(total);
     let mut i = 0;
     let mut stage = b'5';
@@ -480,7 +485,7 @@ pub fn cardio(v: &Value) -> Value {
 fn utc_local(s: Option<&str>, offset_min: i64) -> Option<jiff::Zoned> {
     let dt: DateTime = s?.trim().parse().ok()?;
     let ts = dt.to_zoned(TimeZone::UTC).ok()?.timestamp();
-    let off = Offset::from_seconds((offset_min * 60) as i32).ok()?;
+    let off = Offset::from_seconds(i32::try_from(offset_min.checked_mul(60)?).ok()?).ok()?;
     Some(ts.to_zoned(TimeZone::fixed(off)))
 }
 

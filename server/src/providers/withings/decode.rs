@@ -15,10 +15,12 @@ pub const MERGE_WINDOW_S: i64 = 120;
 /// `value × 10^unit`. Dividing the integer by an exact power of ten gives the double nearest to
 /// the decimal, which prints as that decimal (`108400 × 10^-3` → `108.4`, never `108.39999`).
 pub fn decimal(value: i64, unit: i64) -> f64 {
+    // Past ±400 every f64 is 0 or infinite anyway; the clamp keeps a nonsense unit from overflowing.
+    let unit = unit.clamp(-400, 400) as i32;
     if unit >= 0 {
-        value as f64 * 10f64.powi(unit as i32)
+        value as f64 * 10f64.powi(unit)
     } else {
-        value as f64 / 10f64.powi((-unit) as i32)
+        value as f64 / 10f64.powi(-unit)
     }
 }
 
@@ -135,12 +137,18 @@ pub fn local(unix: Option<i64>, tz: &TimeZone) -> Value {
     }
 }
 
+/// A number as Withings documents it, or as a numeric string (seen from JSON libraries that quote
+/// large integers): the value is the same either way.
 fn int(v: &Value, k: &str) -> Option<i64> {
-    v.get(k).and_then(|x| x.as_i64().or_else(|| x.as_f64().map(|f| f as i64)))
+    v.get(k).and_then(|x| x.as_i64().or_else(|| x.as_f64().map(|f| f as i64)).or_else(|| x.as_str()?.trim().parse().ok()))
 }
 
 fn num(v: &Value, k: &str) -> Value {
-    v.get(k).filter(|x| x.is_number()).cloned().unwrap_or(Value::Null)
+    match v.get(k) {
+        Some(x) if x.is_number() => x.clone(),
+        Some(Value::String(s)) => s.trim().parse::<f64>().ok().filter(|f| f.is_finite()).map(number).unwrap_or(Value::Null),
+        _ => Value::Null,
+    }
 }
 
 /// A heart or breathing rate: absent, null or 0 is "not measured".
@@ -198,13 +206,13 @@ pub fn groups(body: &Value) -> Vec<Value> {
         .collect()
 }
 
-fn attrib(g: &Value) -> i64 {
-    int(g, "attrib").unwrap_or(0)
+fn attrib(g: &Value) -> Option<i64> {
+    int(g, "attrib")
 }
 
 /// Entered by hand (attrib 2, or 4 at account creation), or with no device at all.
 fn manual(g: &Value) -> bool {
-    matches!(attrib(g), 2 | 4) || g["device"].is_null()
+    matches!(attrib(g), Some(2 | 4)) || g["device"].is_null()
 }
 
 /// Whole-body values of a set of groups by measure type. Position 7 and no position are the whole
@@ -249,7 +257,7 @@ fn row_of(groups: &[&Value], fields: &[(u32, &str)]) -> (Map<String, Value>, usi
     }
     row.insert("device_model".into(), groups.iter().map(|g| g["model"].clone()).find(|m| !m.is_null()).unwrap_or(Value::Null));
     row.insert("source".into(), Value::String(if manual(first) { "manual" } else { "device" }.into()));
-    row.insert("ambiguous".into(), Value::Bool(groups.iter().any(|g| attrib(g) == 1)));
+    row.insert("ambiguous".into(), Value::Bool(groups.iter().any(|g| attrib(g) == Some(1))));
     (row, conflicts)
 }
 
@@ -257,10 +265,35 @@ fn sort_by_time(rows: &mut [Value]) {
     rows.sort_by_key(|r| r["time"].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()));
 }
 
+/// A group sent twice (pages that overlap, a retried page) is one group: the copy modified last
+/// is kept, so it is neither merged into a weigh-in twice nor counted twice in `groups`.
+fn once_each(groups: Vec<Value>) -> Vec<Value> {
+    let mut by_id: std::collections::HashMap<i64, usize> = Default::default();
+    let mut out: Vec<Value> = Vec::with_capacity(groups.len());
+    for g in groups {
+        match int(&g, "grpid").and_then(|id| by_id.get(&id).copied().map(|i| (id, i))) {
+            Some((_, i)) => {
+                if int(&g, "modified") > int(&out[i], "modified") {
+                    out[i] = g;
+                }
+            }
+            None => {
+                if let Some(id) = int(&g, "grpid") {
+                    by_id.insert(id, out.len());
+                }
+                out.push(g);
+            }
+        }
+    }
+    out
+}
+
 /// Measure groups into weigh-ins: one device's groups at most [`MERGE_WINDOW_S`] apart are one
 /// row; a manual group is a row of its own, and is left out unless `include_manual`.
 pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<String>) {
+    let groups = once_each(groups);
     let lost = unreadable(&groups);
+    let unattributed = groups.iter().filter(|g| g["attrib"].is_null()).count();
     let (by_hand, mut by_device): (Vec<Value>, Vec<Value>) = groups.into_iter().partition(manual);
     // Groups stored at the same second are told apart by `grpid`, so a weigh-in is named after
     // the same group whatever order the pages came in.
@@ -269,7 +302,9 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
     let mut clusters: Vec<Vec<&Value>> = vec![];
     for g in &by_device {
         match clusters.last_mut() {
-            Some(c) if c[0]["device"] == g["device"] && int(g, "date").unwrap_or(0) - int(c[0], "date").unwrap_or(0) <= MERGE_WINDOW_S => c.push(g),
+            Some(c) if c[0]["device"] == g["device"] && int(g, "date").unwrap_or(0).saturating_sub(int(c[0], "date").unwrap_or(0)) <= MERGE_WINDOW_S => {
+                c.push(g)
+            }
             _ => clusters.push(vec![g]),
         }
     }
@@ -319,6 +354,12 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
     }
     notes.extend(common_notes(&rows, conflicts));
     notes.extend(unreadable_note(lost));
+    if unattributed > 0 {
+        notes.push(format!(
+            "{unattributed} measure group(s) came without `attrib` (Withings' word on whether a device measured them, for this user, \
+             or they were typed in by hand): they are listed as measured by a device, and could be manual entries or another person's."
+        ));
+    }
     sort_by_time(&mut rows);
     (rows, notes)
 }
@@ -467,7 +508,7 @@ pub fn workout(w: &Value) -> Value {
     let d = &w["data"];
     let (s, e) = (int(w, "startdate"), int(w, "enddate"));
     let duration = match (s, e) {
-        (Some(s), Some(e)) if e >= s => json!(((e - s) as f64 / 60.0 * 100.0).round() / 100.0),
+        (Some(s), Some(e)) if e >= s => json!((e.saturating_sub(s) as f64 / 60.0 * 100.0).round() / 100.0),
         _ => Value::Null,
     };
     json!({

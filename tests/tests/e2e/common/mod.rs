@@ -266,3 +266,33 @@ pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
     }
     out
 }
+
+/// One server reading all four providers from `twin`: Oura with the personal token, Withings and
+/// Polar with logins the twin issued (in one config folder), Garmin with its API key. Returns the
+/// session and the Withings login (its tokens, for secret sweeps).
+pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, WithingsLogin) {
+    let withings = WithingsLogin::new(twin, tag);
+    let polar = vitals::accounts::Tokens {
+        access: vitals::secret::Secret::new(twin.state.polar.lock().unwrap().grant()),
+        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
+        scopes: vec!["accesslink.read_all".into()],
+        extra: [("x_user_id".to_string(), vitals_twin::polar::USER_ID.to_string())].into_iter().collect(),
+        login: Some(format!("polar-login-{tag}")),
+        ..Default::default()
+    };
+    vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
+    let b = twin.base_url();
+    let mut env: Vec<(String, String)> = withings.env.clone();
+    env.extend([
+        ("VITALS_POLAR_BASE_URL".into(), b.clone()),
+        ("VITALS_POLAR_TOKEN_URL".into(), format!("{b}/v2/oauth2/token")),
+        ("VITALS_POLAR_AUTHORIZE_URL".into(), format!("{b}/oauth2/authorization")),
+        ("VITALS_POLAR_CLIENT_ID".into(), vitals_twin::polar::CLIENT_ID.into()),
+        ("VITALS_POLAR_CLIENT_SECRET".into(), vitals_twin::polar::CLIENT_SECRET.into()),
+        ("VITALS_GARMIN_BASE_URL".into(), b.clone()),
+        ("VITALS_GARMIN_API_KEY".into(), vitals_twin::garmin::KEY.into()),
+    ]);
+    let mut pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    pairs.extend_from_slice(extra);
+    (connect(twin, false, &pairs).await, withings)
+}

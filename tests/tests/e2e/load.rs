@@ -1,0 +1,105 @@
+//! Load (issue 22): 200 `vitals_query` calls at once, over all four providers and ranges from a day
+//! to a quarter, in one server process. Every answer is complete or says what it lacks, no call
+//! waits forever (a watchdog fails the test), no provider's budget is exceeded (the twin counts:
+//! Withings' 120 requests a minute, Garmin's requests in flight), and the server's peak memory
+//! stays under [`PEAK_RSS_MB`] (a debug build; the release build is measured by `cargo xtask bench`).
+use crate::common;
+use common::*;
+use serde_json::{json, Value};
+
+const CALLS: usize = 200;
+/// The server's peak resident memory, debug build: what 200 answers in flight may take.
+const PEAK_RSS_MB: u64 = 250;
+const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(240);
+
+/// The queries, by provider: collection and length in days.
+const MIX: [(&str, i64); 10] = [
+    ("oura.heartrate", 2),
+    ("oura.daily_sleep", 60),
+    ("oura.daily_activity", 30),
+    ("withings.measurements", 90),
+    ("withings.activity", 30),
+    ("withings.sleep", 14),
+    ("polar.activity", 5),
+    ("polar.sleep", 7),
+    ("garmin.daily_summary", 6),
+    ("garmin.sleep", 5),
+];
+
+/// The server child of this test process (the one `all_providers` spawned last).
+fn server_pid() -> Option<u32> {
+    let me = std::process::id();
+    let bin = std::fs::canonicalize(server_bin()).ok()?;
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let ppid = stat.rsplit(')').next().and_then(|r| r.split_whitespace().nth(1)).and_then(|p| p.parse::<u32>().ok());
+            ppid == Some(me) && std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|e| e == bin)
+        })
+        .max()
+}
+
+fn peak_rss_mb(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse().ok()).unwrap_or(0);
+    kb / 1024
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_queries_at_once_all_answer_within_budgets() {
+    let twin = twin().await;
+    twin.set_faults(Faults { latency_ms: 5, ..Default::default() });
+    let (s, withings) = all_providers(&twin, "load", &[]).await;
+    let pid = server_pid().expect("the server process is a child of this one");
+    let calls = (0..CALLS).map(|i| {
+        let (collection, days) = MIX[i % MIX.len()];
+        // Ranges that overlap and differ, so some answers come from memory and most do not.
+        let shift = (i / MIX.len()) as i64 % 7;
+        let args = json!({"collection": collection, "start": ds(ago(days + shift)), "end": ds(ago(1 + shift)), "tz": TZ});
+        let s = &s;
+        async move { (collection, s.call_raw("vitals_query", args).await) }
+    });
+    let answers = tokio::time::timeout(WATCHDOG, futures_util::future::join_all(calls)).await.expect("every call answered before the watchdog (no deadlock)");
+
+    let (mut complete, mut said, mut refused) = (0, 0, 0);
+    for (collection, r) in &answers {
+        if r.is_error == Some(true) {
+            let t = text(r);
+            let display = ["Oura", "Withings", "Polar", "Garmin"].into_iter().find(|d| collection.starts_with(&d.to_lowercase())).unwrap();
+            assert!(t.contains(display), "{collection}: a refusal that does not name {display}: {t}");
+            refused += 1;
+            continue;
+        }
+        let a = r.structured_content.as_ref().unwrap();
+        match &a["notices"]["truncated"] {
+            Value::Null => complete += 1,
+            t => {
+                assert!(t["continue_from"].is_string() && t["reason"].is_string(), "{collection}: a cut that does not say where to go on: {t}");
+                said += 1;
+            }
+        }
+        let recs = records(&a["data"]);
+        let mut seen = std::collections::BTreeSet::new();
+        for rec in &recs {
+            assert!(seen.insert(rec.to_string()), "{collection}: a record twice: {rec}");
+        }
+    }
+    let peak = peak_rss_mb(pid);
+    let over = twin.state.withings.lock().unwrap().over_budget;
+    let garmin_peak = twin.state.garmin.lock().unwrap().peak_in_flight;
+    let log = s.close().await;
+    eprintln!(
+        "load: {CALLS} queries at once: {complete} complete, {said} cut and said, {refused} refused; server peak RSS {peak} MB; \
+         Withings over budget {over}; Garmin peak in flight {garmin_peak}"
+    );
+    assert_eq!(complete + said + refused, CALLS);
+    assert!(complete >= CALLS * 9 / 10, "most answers are complete: {complete} of {CALLS}");
+    assert_eq!(over, 0, "Withings' 120 requests a minute were exceeded {over} times");
+    assert!(garmin_peak <= 2, "Garmin saw {garmin_peak} requests in flight");
+    assert!(peak > 0 && peak <= PEAK_RSS_MB, "the server's peak RSS was {peak} MB (bound {PEAK_RSS_MB} MB)");
+    assert!(!log.contains("panicked"), "the server panicked");
+    assert!(!log.contains(&withings.access) && !log.contains(&withings.refresh) && !log.contains(TOKEN), "a secret in the log");
+}

@@ -1,0 +1,281 @@
+//! The reliability matrix (issue 22): rows are faults on the wire, alone and in pairs; columns are
+//! the providers. One server reads all four providers from one twin with no memory cache, and
+//! every cell is one query asked while the twin breaks the answers a row names. A cell passes
+//! when the answer is one of three things:
+//! - complete: exactly the records of the same query without faults (the twin's truth);
+//! - cut and said: `truncated` with `continue_from`, and resuming from there (without faults)
+//!   brings exactly the missing records: together, the truth, no record twice;
+//! - changed and said: what the twin broke in the records changed them (a value a provider's
+//!   rules need, an empty record kept as undated), and the answer's notices say so;
+//! - a refusal that names the provider and says what failed.
+//!
+//! Anything else fails the cell: a panic or a hang (the server stops answering), a short answer
+//! that does not say so, a record twice. The table is printed at the end, with the totals the
+//! README's reliability section quotes.
+use crate::common;
+use common::*;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use vitals_twin::wire::{Fault, Mutation, Rule};
+
+/// The query each provider answers in every cell: one that takes several data requests.
+struct Column {
+    provider: &'static str,
+    display: &'static str,
+    collection: &'static str,
+    days: i64,
+    /// Series are asked at one resolution, so a resumed answer buckets as the first did.
+    resolution: Option<&'static str>,
+}
+
+const COLUMNS: [Column; 4] = [
+    Column { provider: "oura", display: "Oura", collection: "oura.heartrate", days: 4, resolution: Some("1h") },
+    // 45 days of weigh-ins are 4 pages: more would spend Withings' 120 requests a minute on the matrix.
+    Column { provider: "withings", display: "Withings", collection: "withings.measurements", days: 45, resolution: None },
+    Column { provider: "polar", display: "Polar", collection: "polar.activity", days: 90, resolution: None },
+    Column { provider: "garmin", display: "Garmin", collection: "garmin.heartrate", days: 5, resolution: Some("1h") },
+];
+
+/// The first data request a fault hits: the first one answers, so a fault lands mid-query.
+const AT: usize = 2;
+/// "Every request from then on."
+const ALL: usize = 100_000;
+
+fn once(fault: Fault, count: usize) -> Vec<Rule> {
+    vec![Rule { from: AT, count, fault }]
+}
+
+fn rows() -> Vec<(String, Vec<Rule>)> {
+    let ra = |s| Fault::RateLimit { retry_after_s: s };
+    let html = |status| Fault::Html { status };
+    let mut rows: Vec<(String, Vec<Rule>)> = vec![
+        ("429, Retry-After 1 s, twice".into(), once(ra(Some(1)), 2)),
+        ("429 without Retry-After, twice".into(), once(ra(None), 2)),
+        ("429, Retry-After 1 hour".into(), once(ra(Some(3_600)), 1)),
+        ("429 on every request".into(), once(ra(Some(1)), ALL)),
+        ("500 HTML, 3 in a row".into(), once(html(500), 3)),
+        ("502 HTML, 3 in a row".into(), once(html(502), 3)),
+        ("503 HTML, 3 in a row".into(), once(html(503), 3)),
+        ("503 HTML on every request".into(), once(html(503), ALL)),
+        ("connection reset mid-body, twice".into(), once(Fault::Reset, 2)),
+        ("body cut short (half the JSON), twice".into(), once(Fault::Truncated, 2)),
+        ("body trickles past the timeout".into(), once(Fault::Slow { pause_ms: 150 }, 1)),
+        ("\"score\": \"85\" (a number as a string)".into(), once(Fault::Mutate(Mutation::NumberAsString), ALL)),
+        ("null where a number is documented".into(), once(Fault::Mutate(Mutation::NumberAsNull), ALL)),
+        ("an unknown extra field".into(), once(Fault::Mutate(Mutation::ExtraField), ALL)),
+        ("an empty object among the records".into(), once(Fault::Mutate(Mutation::EmptyRecord), ALL)),
+        ("duplicated and out-of-order records".into(), once(Fault::Mutate(Mutation::DuplicatedReversed), ALL)),
+        ("401 between two pages".into(), once(Fault::Unauthorized, 1)),
+        ("the provider's error envelope, unknown code".into(), once(Fault::UnknownError, 1)),
+    ];
+    // Pairs of the faults a retry or a renewal must get past, one right after the other.
+    let pairable: [(&str, Fault); 5] =
+        [("429", ra(Some(1))), ("502 HTML", html(502)), ("reset", Fault::Reset), ("cut body", Fault::Truncated), ("401", Fault::Unauthorized)];
+    for (i, (a, fa)) in pairable.iter().enumerate() {
+        for (b, fb) in &pairable[i + 1..] {
+            rows.push((format!("{a}, then {b}"), vec![Rule { from: AT, count: 1, fault: fa.clone() }, Rule { from: AT + 1, count: 1, fault: fb.clone() }]));
+        }
+    }
+    rows
+}
+
+/// Rows whose faults change what the records say (not which records there are): compared by
+/// identity, the record with its numbers and the unknown field left out.
+fn changes_values(rules: &[Rule]) -> bool {
+    rules.iter().any(|r| matches!(r.fault, Fault::Mutate(Mutation::NumberAsString | Mutation::NumberAsNull | Mutation::ExtraField)))
+}
+
+fn identity(r: &Value) -> Value {
+    match r {
+        Value::Object(o) => Value::Object(o.iter().filter(|(k, _)| k.as_str() != "an_unknown_field").map(|(k, v)| (k.clone(), identity(v))).collect()),
+        Value::Array(a) => Value::Array(a.iter().map(identity).collect()),
+        Value::Number(_) | Value::Null => json!("#"),
+        Value::String(s) if s.parse::<f64>().is_ok() => json!("#"),
+        v => v.clone(),
+    }
+}
+
+/// A multiset of records, as canonical JSON.
+fn bag(recs: &[Value], by_identity: bool) -> BTreeMap<String, usize> {
+    let mut m = BTreeMap::new();
+    for r in recs {
+        let r = if by_identity { identity(r) } else { r.clone() };
+        *m.entry(r.to_string()).or_insert(0) += 1;
+    }
+    m
+}
+
+fn describe_difference(got: &BTreeMap<String, usize>, want: &BTreeMap<String, usize>) -> String {
+    let missing = want.iter().filter(|(k, n)| got.get(*k).copied().unwrap_or(0) < **n).count();
+    let extra = got.iter().filter(|(k, n)| want.get(*k).copied().unwrap_or(0) < **n).count();
+    let example = got.iter().find(|(k, n)| want.get(*k).copied().unwrap_or(0) < **n).map(|(k, _)| format!(" (e.g. {k:.160})")).unwrap_or_default();
+    format!("{missing} records missing, {extra} extra or twice{example}")
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Verdict {
+    Complete,
+    CutAndResumed,
+    /// Values the provider broke changed the records, and the answer's notes say how.
+    ChangedAndSaid,
+    Refused,
+}
+
+impl Verdict {
+    fn mark(self) -> &'static str {
+        match self {
+            Verdict::Complete => "complete",
+            Verdict::CutAndResumed => "cut+resumed",
+            Verdict::ChangedAndSaid => "said",
+            Verdict::Refused => "refused",
+        }
+    }
+}
+
+async fn ask(s: &Session, col: &Column, start: &str, end: &str) -> rmcp::model::CallToolResult {
+    let mut args = json!({"collection": col.collection, "start": start, "end": end, "format": "records", "tz": TZ});
+    if let Some(r) = col.resolution {
+        args["resolution"] = json!(r);
+    }
+    let call = s.call_raw("vitals_query", args);
+    tokio::time::timeout(std::time::Duration::from_secs(120), call).await.expect("the server answers within 2 minutes (no hang)")
+}
+
+/// One cell: ask under the row's faults, judge the answer against the truth.
+async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Truth) -> Result<Verdict, String> {
+    let (start, end) = (ds(ago(col.days)), ds(ago(1)));
+    twin.wire(rules.to_vec());
+    let r = ask(s, col, &start, &end).await;
+    let hits = twin.wire_hits();
+    twin.wire(vec![]);
+    if hits == 0 {
+        return Err("the fault never fired (the query took fewer requests than the row needs)".into());
+    }
+    let by_identity = changes_values(rules);
+    if r.is_error == Some(true) {
+        let t = text(&r);
+        return if t.contains(col.display) && t.len() < 4_000 {
+            Ok(Verdict::Refused)
+        } else {
+            Err(format!("a refusal that does not name {}: {t:.300}", col.display))
+        };
+    }
+    let a = r.structured_content.clone().ok_or("an answer without structured content")?;
+    let mut all = records(&a["data"]);
+    let mut rules_said: Vec<String> = a["notices"]["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect();
+    let mut from = a["notices"]["truncated"]["continue_from"].as_str().map(str::to_string);
+    let cut = from.is_some();
+    // Resume as the answer says, without faults, until the range is done. Each resumption must
+    // get further; one cut by the provider's own budget (the matrix spends it) is waited out.
+    let mut resumed = 0;
+    while let Some(f) = from.take() {
+        resumed += 1;
+        if f.as_str() > end.as_str() || resumed > 12 {
+            return Err(format!("continue_from {f} does not lead to the end {end} (resumption {resumed})"));
+        }
+        let rest = ask(s, col, &f, &end).await;
+        if rest.is_error == Some(true) {
+            return Err(format!("resuming from {f} without faults failed: {:.300}", text(&rest)));
+        }
+        let rest = rest.structured_content.clone().ok_or("a resumed answer without structured content")?;
+        all.extend(records(&rest["data"]));
+        from = rest["notices"]["truncated"]["continue_from"].as_str().map(str::to_string);
+        match &from {
+            // The provider's budget, spent by the cells before: wait, as the answer says, and go on.
+            Some(_) if rest["notices"]["truncated"]["cause"] == "rate_limited" => tokio::time::sleep(std::time::Duration::from_secs(5)).await,
+            Some(_) => return Err(format!("resuming from {f} without faults was cut again: {}", rest["notices"]["truncated"])),
+            None => {}
+        }
+    }
+    let (have, want) = (bag(&all, by_identity), bag(&truth.records, by_identity));
+    if have == want {
+        return Ok(if cut { Verdict::CutAndResumed } else { Verdict::Complete });
+    }
+    // Values the twin broke may change what a provider's rules make of a record (a missing
+    // `attrib` cannot say a weigh-in was typed in by hand): fine when the answer says so.
+    rules_said.retain(|r| !truth.rules.contains(r));
+    let mut notices_said: Vec<&String> = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k).collect();
+    notices_said.retain(|k| !truth.notices.contains(k) && !["paced", "rate_limited", "retried"].contains(&k.as_str()));
+    let mutated = rules.iter().any(|r| matches!(r.fault, Fault::Mutate(_)));
+    if mutated && (!rules_said.is_empty() || !notices_said.is_empty()) {
+        return Ok(Verdict::ChangedAndSaid);
+    }
+    Err(format!("an answer that does not say what it lacks or changed: {} (notices: {:.400})", describe_difference(&have, &want), a["notices"]))
+}
+
+/// A column's answer without faults.
+struct Truth {
+    records: Vec<Value>,
+    rules: Vec<String>,
+    /// The notices it carries (their names).
+    notices: Vec<String>,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
+    let twin = twin().await;
+    let extra = [
+        // Every cell goes to the twin: no answer from memory.
+        ("VITALS_CACHE_MB", "0"),
+        ("VITALS_HTTP_TIMEOUT_MS", "2000"),
+        // A Retry-After of an hour is past this, so the answer must say so rather than wait.
+        ("VITALS_RATE_WAIT_BUDGET_S", "5"),
+    ];
+    let (s, withings) = all_providers(&twin, "matrix", &extra).await;
+
+    // The truth: each column's query with no fault, complete.
+    let mut truths = vec![];
+    for col in &COLUMNS {
+        twin.clear_log();
+        let a = ask(&s, col, &ds(ago(col.days)), &ds(ago(1))).await;
+        assert!(a.is_error != Some(true), "{} without faults: {}", col.collection, text(&a));
+        let a = a.structured_content.unwrap();
+        assert!(a["notices"]["truncated"].is_null(), "{} without faults is complete: {}", col.collection, a["notices"]);
+        let recs = records(&a["data"]);
+        let requests = twin.requests().len();
+        assert!(!recs.is_empty() && requests > AT, "{}: {} records in {requests} requests; a cell needs more than {AT}", col.collection, recs.len());
+        let rules = a["notices"]["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect();
+        let notices = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
+        truths.push(Truth { records: recs, rules, notices });
+    }
+
+    let rows = rows();
+    let mut table = vec![];
+    let mut failures = vec![];
+    let (mut passed, mut cells) = (0, 0);
+    for (name, rules) in &rows {
+        let mut line = vec![];
+        for (col, truth) in COLUMNS.iter().zip(&truths) {
+            cells += 1;
+            match cell(&s, &twin, col, rules, truth).await {
+                Ok(v) => {
+                    passed += 1;
+                    line.push(v.mark().to_string());
+                }
+                Err(e) => {
+                    line.push("FAIL".into());
+                    failures.push(format!("{name} × {}: {e}", col.provider));
+                }
+            }
+        }
+        table.push((name.clone(), line));
+    }
+    let log = s.close().await;
+
+    let width = rows.iter().map(|(n, _)| n.chars().count()).max().unwrap_or(0);
+    let mut out = format!(
+        "\nreliability matrix: rows are faults, columns are providers\n{:width$} | {}\n",
+        "fault",
+        COLUMNS.map(|c| format!("{:12}", c.provider)).join(" | ")
+    );
+    for (name, line) in &table {
+        out += &format!("{name:width$} | {}\n", line.iter().map(|m| format!("{m:12}")).collect::<Vec<_>>().join(" | "));
+    }
+    out += &format!("cells passed: {passed} of {cells}; panics: {}\n", log.matches("panicked").count());
+    eprintln!("{out}");
+    assert!(!log.contains("panicked"), "the server panicked:\n{log:.2000}");
+    for secret in [TOKEN, withings.access.as_str(), withings.refresh.as_str(), vitals_twin::garmin::KEY, vitals_twin::polar::CLIENT_SECRET] {
+        assert!(!log.contains(secret), "a secret in the server's log");
+    }
+    assert!(failures.is_empty(), "{} of {cells} cells failed:\n{}", failures.len(), failures.join("\n"));
+}
