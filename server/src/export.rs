@@ -114,7 +114,11 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
         Some(api) => api.file(&request),
         None => {
             let bearer = cred.bearer.clone().ok_or_else(|| QueryError::Auth(p.auth_help(401, &cred)))?;
-            let _answered = source.limiter.acquire().await;
+            let _answered = source
+                .limiter
+                .acquire(Duration::from_secs(60))
+                .await
+                .map_err(|_| QueryError::Upstream(format!("{}'s request budget is spent for the next minute; try the export again then", spec.display)))?;
             let r = source.http.read_file(&request, &bearer).await.map_err(|e| QueryError::Upstream(format!("{} could not be reached: {e}", spec.display)))?;
             if let Some(wait) = r.retry_after.filter(|_| r.status == 429) {
                 source.limiter.pause(wait.min(Duration::from_secs(60)));

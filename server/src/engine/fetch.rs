@@ -323,7 +323,9 @@ async fn fetch_page(
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                let (paced, _answered) = source.limiter.acquire().await;
+                let Ok((paced, _answered)) = source.limiter.acquire(lim.rate_wait_budget).await else {
+                    return Ok(Outcome::Stop(StopReason::RateLimitBudget(lim.rate_wait_budget)));
+                };
                 out.stats.paced += paced;
                 source.http.read(&req, &bearer).await
             }

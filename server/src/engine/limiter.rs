@@ -49,8 +49,10 @@ impl Limiter {
 
     /// Take one request from the budget, waiting if it is spent or paused. Returns the time
     /// waited because the budget was spent (time paused after a 429 is reported with the 429),
-    /// and the permit to hold until the answer is in.
-    pub async fn acquire(&self) -> (Duration, Permit<'_>) {
+    /// and the permit to hold until the answer is in; or, when the budget would keep this
+    /// request waiting longer than `max` in all, the time already waited (the caller says so
+    /// rather than stall: a burst of Oura's 5,000 can mean minutes before a window frees).
+    pub async fn acquire(&self, max: Duration) -> Result<(Duration, Permit<'_>), Duration> {
         let mut waited = Duration::ZERO;
         loop {
             let (wait, spent) = {
@@ -64,12 +66,15 @@ impl Limiter {
                         let id = s.next;
                         s.next += 1;
                         s.recent.push((id, None));
-                        return (waited, Permit { limiter: self, id });
+                        return Ok((waited, Permit { limiter: self, id }));
                     }
                     // The first answered request to leave the window; with all in flight, look again soon.
                     _ => (s.recent.iter().filter_map(|(_, d)| *d).min().map_or(Duration::from_millis(50), |t| t + window - now), true),
                 }
             };
+            if spent && waited + wait > max {
+                return Err(waited);
+            }
             tokio::time::sleep(wait).await;
             if spent {
                 waited += wait;
@@ -91,23 +96,34 @@ impl Limiter {
 mod tests {
     use super::*;
 
+    const FOREVER: Duration = Duration::from_secs(3600);
+
+    #[tokio::test(start_paused = true)]
+    async fn a_wait_longer_than_allowed_is_refused_not_slept() {
+        let l = Limiter::new(RateBudget { requests: 1, per: Duration::from_secs(300) });
+        drop(l.acquire(FOREVER).await.unwrap());
+        let start = Instant::now();
+        assert!(l.acquire(Duration::from_secs(5)).await.is_err());
+        assert!(start.elapsed() < Duration::from_secs(1), "refused at once, not after sleeping");
+    }
+
     #[tokio::test(start_paused = true)]
     async fn the_budget_is_kept_and_refills() {
         let l = Limiter::new(RateBudget { requests: 2, per: Duration::from_secs(1) });
-        assert_eq!(l.acquire().await.0, Duration::ZERO);
-        assert_eq!(l.acquire().await.0, Duration::ZERO);
+        assert_eq!(l.acquire(FOREVER).await.unwrap().0, Duration::ZERO);
+        assert_eq!(l.acquire(FOREVER).await.unwrap().0, Duration::ZERO);
         // The third waits until the first has left the window.
-        let w = l.acquire().await.0;
+        let w = l.acquire(FOREVER).await.unwrap().0;
         assert_eq!(w, Duration::from_secs(1));
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_request_counts_from_when_its_answer_came() {
         let l = Limiter::new(RateBudget { requests: 1, per: Duration::from_secs(1) });
-        let (_, slow) = l.acquire().await;
+        let (_, slow) = l.acquire(FOREVER).await.unwrap();
         tokio::time::sleep(Duration::from_secs(3)).await;
         drop(slow);
-        let w = l.acquire().await.0;
+        let w = l.acquire(FOREVER).await.unwrap().0;
         assert_eq!(w, Duration::from_secs(1), "a second after the answer, not after the send");
     }
 
@@ -118,7 +134,7 @@ mod tests {
         let sends = futures::future::join_all((0..23).map(|_| {
             let l = l.clone();
             async move {
-                let _permit = l.acquire().await;
+                let _permit = l.acquire(FOREVER).await.unwrap();
                 Instant::now() - start
             }
         }))
@@ -134,7 +150,8 @@ mod tests {
         let l = std::sync::Arc::new(Limiter::new(RateBudget { requests: 100, per: Duration::from_secs(1) }));
         l.pause(Duration::from_secs(3));
         let start = Instant::now();
-        let (a, b) = tokio::join!(l.acquire(), l.acquire());
+        let (a, b) = tokio::join!(l.acquire(FOREVER), l.acquire(FOREVER));
+        let (a, b) = (a.unwrap(), b.unwrap());
         assert!(start.elapsed() >= Duration::from_secs(3));
         assert_eq!((a.0, b.0), (Duration::ZERO, Duration::ZERO), "a pause is not a spent budget");
     }
