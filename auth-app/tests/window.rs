@@ -267,7 +267,10 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
     d.type_in("#oura-client-secret", SECRET).await;
     d.click("#oura-save").await;
     assert_eq!(d.wait_text("#oura-state", 10, |t| t == "error").await, "error");
-    assert!(d.text("#oura-summary").await.contains("is not valid JSON (cut short or edited), so no login in it can be trusted; move it aside and connect again"));
+    assert!(d
+        .text("#oura-summary")
+        .await
+        .contains("is not valid JSON (cut short or edited), so no login in it can be trusted; move it aside and connect again"));
     assert_eq!(d.enabled_all(&buttons[1..]).await, [false, false, true], "error");
     d.send(reqwest::Method::DELETE, "", None).await;
     drop(group);
