@@ -40,8 +40,9 @@ fn lab() -> Lab {
         // Tens of thousands of calls spend Oura's 5,000 requests per 5 minutes: a query that would
         // wait for the budget longer than this says so instead, within the 30 s each call gets.
         ("VITALS_RATE_WAIT_BUDGET_S", "5".into()),
-        // A login started by vitals_connect opens nothing.
-        ("BROWSER", "true".into()),
+        // A login started by vitals_connect finds no browser and answers at once with the address
+        // (a browser that "opened" would make it wait two minutes for the person).
+        ("BROWSER", "/nonexistent/vitals-test-browser".into()),
     ];
     for (k, v) in env {
         // SAFETY: set before the runtime's tasks read the environment; this binary has one test.
