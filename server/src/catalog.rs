@@ -68,6 +68,34 @@ pub struct CollectionSpec {
     /// Read one record at a time, named by `vitals_query`'s `id` (an activity by the id its
     /// listing gave), rather than over a range.
     pub by_id: bool,
+    /// Which record is a day's value when a metric of this collection is analysed
+    /// (`vitals_compare`, `vitals_relate`, `vitals_trend`). None: not a daily metric.
+    pub daily: Option<DailyRule>,
+}
+
+/// How one day's value of a metric is chosen among the records of that day, and the sentence the
+/// answer says it with (`daily_rule`).
+#[derive(Debug, Clone, Copy)]
+pub struct DailyRule {
+    pub pick: DayPick,
+    pub says: &'static str,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayPick {
+    /// The provider sends one record a day; a second one that day is left out and counted.
+    Only,
+    /// The record with the largest `by`, among those whose `only.0` field is `only.1` when given
+    /// (Oura's longest `long_sleep`: naps are not the night).
+    Largest { by: &'static str, only: Option<(&'static str, &'static str)> },
+    /// The earliest record of the day by its day key (the morning weigh-in).
+    First,
+}
+
+impl DailyRule {
+    pub const ONE_A_DAY: DailyRule = DailyRule { pick: DayPick::Only, says: "the provider sends one record a day: that day's record" };
+    pub const FIRST: DailyRule =
+        DailyRule { pick: DayPick::First, says: "the first record of the day (by its time); later ones that day are left out and counted" };
 }
 
 /// The provider serves only the last `days` days (today included): older days are unreachable,
@@ -217,6 +245,7 @@ impl CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: Some(DailyRule::ONE_A_DAY),
     };
 
     pub fn knows_field(&self, f: &str) -> bool {

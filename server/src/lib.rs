@@ -5,9 +5,11 @@
 //! - [`connection`]: how a provider is connected (OAuth, API key, session, import, none), as data;
 //! - [`providers`]: one folder per provider (its catalog, its wire format, its credentials);
 //! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
+//! - [`analysis`]: compare, relate and trend for any provider's daily metric, with their method;
 //! - [`export`]: an activity's file written where the user asked (the one write of health data);
 //! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
 pub mod accounts;
+pub mod analysis;
 pub mod archive;
 pub mod catalog;
 pub mod connection;

@@ -334,6 +334,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     retention: None,
     exact_days: false,
     by_id: false,
+    daily: None,
     options: &[],
 }];
 

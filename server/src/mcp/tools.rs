@@ -106,6 +106,48 @@ pub struct ExportArgs {
     pub overwrite: Option<bool>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CompareArgs {
+    /// A daily metric as `provider.collection.field` (nested paths allowed), e.g. `oura.daily_readiness.score` or `withings.measurements.weight_kg`.
+    pub metric: String,
+    /// First day of period A, YYYY-MM-DD (inclusive).
+    pub a_start: String,
+    /// Last day of period A, YYYY-MM-DD (inclusive).
+    pub a_end: String,
+    /// First day of period B, YYYY-MM-DD (inclusive); A and B must not overlap.
+    pub b_start: String,
+    /// Last day of period B, YYYY-MM-DD (inclusive).
+    pub b_end: String,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RelateArgs {
+    /// The first daily metric, `provider.collection.field`, e.g. `withings.measurements.weight_kg`.
+    pub x: String,
+    /// The second daily metric, possibly of another provider, e.g. `oura.daily_activity.steps`.
+    pub y: String,
+    /// First local day, YYYY-MM-DD (inclusive). About three months are needed for a verdict.
+    pub start: String,
+    /// Last local day, YYYY-MM-DD (inclusive); today is never analysed.
+    pub end: String,
+    /// Days y follows x, 0 to 7. Default 0 (the same day).
+    #[serde(default)]
+    pub lag: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TrendArgs {
+    /// A daily metric as `provider.collection.field`, e.g. `garmin.daily_summary.resting_hr_bpm`.
+    pub metric: String,
+    /// First local day, YYYY-MM-DD (inclusive).
+    pub start: String,
+    /// Last local day, YYYY-MM-DD (inclusive); today is never analysed.
+    pub end: String,
+}
+
 /// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
@@ -322,6 +364,59 @@ says the path, size and format; `synthetic` true means the sample's file, not th
         let a: ExportArgs = self.args("vitals_export", args)?;
         let req = crate::export::ExportRequest { provider: a.provider, id: a.id, format: a.format, path: a.path, overwrite: a.overwrite.unwrap_or(false) };
         crate::export::export(&self.engine, req).await.map(|e| structured(&e)).map_err(|e| e.to_string())
+    }
+
+    #[tool(
+        name = "vitals_compare",
+        title = "Did a daily metric differ between two periods, beyond its own noise?",
+        description = "Compares two periods of one daily metric (`provider.collection.field`, e.g. `oura.daily_readiness.score`) against \
+the metric's own day-to-day noise, learnt from the 120 days before the earlier period: verdict `outside_noise`, `within_noise` (not \
+evidence of a change, never \"no change\") or `cannot_tell` (with `why`), the means, the difference, the 95 % `noise_band`, \
+`typical_daily_change`, the `method`, `excluded` counts, `daily_rule` (which record is a day's value) and a `reading` to repeat. \
+Today is never analysed; an incomplete fetch is refused. Say `synthetic` when true.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<CompareArgs>(),
+        output_schema = schema_for_output::<crate::analysis::ask::CompareReport>()
+    )]
+    pub async fn vitals_compare(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: CompareArgs = self.args("vitals_compare", args)?;
+        crate::analysis::ask::compare(&self.engine, &a.metric, [&a.a_start, &a.a_end], [&a.b_start, &a.b_end])
+            .await
+            .map(|r| structured(&r))
+            .map_err(|e| e.to_string())
+    }
+
+    #[tool(
+        name = "vitals_relate",
+        title = "Do two daily metrics move together beyond chance?",
+        description = "Whether the day-to-day changes of two daily metrics (`x`, `y`, possibly of two providers, e.g. \
+`withings.measurements.weight_kg` and `oura.daily_activity.steps`) move together, y `lag` days (0–7) after x: weekday means removed, \
+changes between consecutive days, Pearson r with a 95 % interval corrected for autocorrelation. Verdict `outside_noise`, \
+`within_noise` (not evidence of a relation, never \"none\") or `cannot_tell` (about three months are needed), with `first_pair`, \
+the `method`, `excluded`, `daily_rule` and a `reading`. An association, never a cause. Today is never analysed.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<RelateArgs>(),
+        output_schema = schema_for_output::<crate::analysis::ask::RelateReport>()
+    )]
+    pub async fn vitals_relate(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: RelateArgs = self.args("vitals_relate", args)?;
+        crate::analysis::ask::relate(&self.engine, &a.x, &a.y, &a.start, &a.end, a.lag).await.map(|r| structured(&r)).map_err(|e| e.to_string())
+    }
+
+    #[tool(
+        name = "vitals_trend",
+        title = "Is a daily metric drifting?",
+        description = "The slope of one daily metric over a range, per 30 days, with a 95 % interval that accounts for autocorrelation \
+(effective days): verdict `rising`, `falling`, `flat_within_noise` (not evidence of a trend, never \"stable\") or `cannot_tell` (with \
+`why`), the fitted start and end, the `method`, `excluded`, `daily_rule` and a `reading`. Today is never analysed; an incomplete \
+fetch is refused.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<TrendArgs>(),
+        output_schema = schema_for_output::<crate::analysis::ask::TrendReport>()
+    )]
+    pub async fn vitals_trend(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: TrendArgs = self.args("vitals_trend", args)?;
+        crate::analysis::ask::trend(&self.engine, &a.metric, &a.start, &a.end).await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
     #[tool(

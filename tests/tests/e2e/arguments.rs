@@ -45,6 +45,12 @@ fn valid(tool: &str, name: &str) -> Value {
         (_, "format") => json!("fit"),
         (_, "id") => json!("1"),
         (_, "path") => json!("/nonexistent-folder/x.fit"),
+        (_, "metric" | "x") => json!("oura.daily_sleep.score"),
+        (_, "y") => json!("oura.daily_activity.steps"),
+        (_, "a_start" | "start") => json!("2026-01-01"),
+        (_, "a_end") => json!("2026-01-31"),
+        (_, "b_start") => json!("2026-02-01"),
+        (_, "b_end" | "end") => json!("2026-02-28"),
         _ => panic!("no valid value for {tool}.{name}"),
     }
 }

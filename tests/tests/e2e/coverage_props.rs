@@ -46,6 +46,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
         options: &[],
     }
 }
@@ -73,6 +74,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
         options: &[],
     }
 }

@@ -2,6 +2,7 @@
 //! linked the whole stack again (DECISIONS 45). The shared harness is `common`.
 mod common;
 
+mod analysis;
 mod arguments;
 mod complete_or_said;
 mod connect;

@@ -4,7 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailyRule, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec, Split,
+    TodaySpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -112,6 +113,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         volume: "~720 samples a day",
         split: Split::Days(1),
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &[] }),
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -195,6 +197,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         fields: &["time", "weight_kg", "bmi", "body_fat_pct", "body_water_pct", "bone_mass_kg", "muscle_mass_kg", "source"],
         split: Split::Days(31),
         volume: "a weigh-in a day at most, small",
+        daily: Some(DailyRule::FIRST),
         ..BASE
     },
     CollectionSpec {
@@ -234,6 +237,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // One listing call may span a year (reference §6).
         split: Split::Days(366),
         order: PageOrder::NewestFirst,
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -282,6 +286,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             OptionSpec { name: "gps", default: false, doc: "add the GPS track from the FIT file (`fit.track`): it shows where the user was, even at home" },
         ],
         by_id: true,
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -300,6 +305,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   started: cycle and period length (days), and whether Garmin predicted it rather than the user logging it.",
         fields: &["cycle_length_days", "period_length_days", "predicted"],
         volume: "one row a month",
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -321,6 +327,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         fields: &["method", "resting_hr_bpm", "max_hr_bpm", "lactate_threshold_hr_bpm", "zone_floors_bpm"],
         split: Split::Whole,
         volume: "a row per sport",
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -351,6 +358,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Whole,
         volume: "one object",
         options: &[OptionSpec { name: "personal", default: false, doc: "also return the birth year and sex" }],
+        daily: None,
         ..BASE
     },
 ];

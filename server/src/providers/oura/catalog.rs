@@ -1,5 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec};
+use crate::catalog::{
+    CollectionSpec, DailyRule, DayPick, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec,
+};
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
@@ -53,6 +55,7 @@ macro_rules! col {
             retention: Option::None,
             exact_days: false,
             by_id: false,
+            daily: Option::None,
         }
     };
 }
@@ -107,6 +110,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         embedded: &[Embedded { field: "met", kind: Samples(SAMPLES) }, Embedded { field: "class_5_min", kind: Epochs(300) }],
+        daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_activity",
             Date,
@@ -143,57 +147,84 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "1 record a day, ~8,400 characters each (87% in `met`)"
         )
     },
-    col!(
-        "daily_cardiovascular_age",
-        Date,
-        false,
-        "Daily vascular age and pulse wave velocity.",
-        &["day"],
-        DOC,
-        &["vascular_age", "pulse_wave_velocity"],
-        "1 record a day, small"
-    ),
-    col!(
-        "daily_readiness",
-        Date,
-        false,
-        "Daily readiness score, temperature deviation and contributors.",
-        &["day", "timestamp"],
-        DOC,
-        &["score", "temperature_deviation", "temperature_trend_deviation", "contributors", "timestamp"],
-        "1 record a day, small"
-    ),
-    col!("daily_resilience", Date, false, "Daily resilience level and its contributors.", &["day"], DOC, &["level", "contributors"], "1 record a day, small"),
-    col!(
-        "daily_sleep",
-        Date,
-        false,
-        "Daily sleep score and its contributors.",
-        &["day", "timestamp"],
-        DOC,
-        &["score", "contributors", "timestamp"],
-        "1 record a day, ~240 characters"
-    ),
-    col!(
-        "daily_spo2",
-        Date,
-        false,
-        "Nightly average SpO2 and breathing disturbance index (Gen 3+ rings).",
-        &["day"],
-        DOC,
-        &["spo2_percentage", "breathing_disturbance_index"],
-        "1 record a day, small"
-    ),
-    col!(
-        "daily_stress",
-        Date,
-        false,
-        "Daily high-stress and high-recovery seconds and a day summary.",
-        &["day"],
-        DOC,
-        &["stress_high", "recovery_high", "day_summary"],
-        "1 record a day, small"
-    ),
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_cardiovascular_age",
+            Date,
+            false,
+            "Daily vascular age and pulse wave velocity.",
+            &["day"],
+            DOC,
+            &["vascular_age", "pulse_wave_velocity"],
+            "1 record a day, small"
+        )
+    },
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_readiness",
+            Date,
+            false,
+            "Daily readiness score, temperature deviation and contributors.",
+            &["day", "timestamp"],
+            DOC,
+            &["score", "temperature_deviation", "temperature_trend_deviation", "contributors", "timestamp"],
+            "1 record a day, small"
+        )
+    },
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_resilience",
+            Date,
+            false,
+            "Daily resilience level and its contributors.",
+            &["day"],
+            DOC,
+            &["level", "contributors"],
+            "1 record a day, small"
+        )
+    },
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_sleep",
+            Date,
+            false,
+            "Daily sleep score and its contributors.",
+            &["day", "timestamp"],
+            DOC,
+            &["score", "contributors", "timestamp"],
+            "1 record a day, ~240 characters"
+        )
+    },
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_spo2",
+            Date,
+            false,
+            "Nightly average SpO2 and breathing disturbance index (Gen 3+ rings).",
+            &["day"],
+            DOC,
+            &["spo2_percentage", "breathing_disturbance_index"],
+            "1 record a day, small"
+        )
+    },
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!(
+            "daily_stress",
+            Date,
+            false,
+            "Daily high-stress and high-recovery seconds and a day summary.",
+            &["day"],
+            DOC,
+            &["stress_high", "recovery_high", "day_summary"],
+            "1 record a day, small"
+        )
+    },
     col!(
         "enhanced_tag",
         Date,
@@ -243,6 +274,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: Option::None,
         exact_days: false,
         by_id: false,
+        daily: Option::None,
     },
     col!(
         "rest_mode_period",
@@ -293,6 +325,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: Option::None,
         exact_days: false,
         by_id: false,
+        daily: Option::None,
     },
     CollectionSpec {
         embedded: &[
@@ -312,6 +345,10 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        daily: Some(DailyRule {
+            pick: DayPick::Largest { by: "total_sleep_duration", only: Some(("type", "long_sleep")) },
+            says: "the day's longest long_sleep (the main night); naps and short sleeps are left out, and a day with only those counts as missing",
+        }),
         embedded: SLEEP_SERIES,
         ..col!(
             "sleep",
@@ -366,7 +403,10 @@ static COLLECTIONS: &[CollectionSpec] = &[
         "1 record a day, small"
     ),
     col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC, &["text", "timestamp", "tags"], "rare"),
-    col!("vO2_max", Date, false, "VO2 max estimates.", &["day", "timestamp"], DOC, &["timestamp", "vo2_max"], "about one a week"),
+    CollectionSpec {
+        daily: Some(DailyRule::ONE_A_DAY),
+        ..col!("vO2_max", Date, false, "VO2 max estimates.", &["day", "timestamp"], DOC, &["timestamp", "vo2_max"], "about one a week")
+    },
     col!(
         "workout",
         Date,

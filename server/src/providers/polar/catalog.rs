@@ -161,6 +161,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             OptionSpec { name: "raw_samples", default: false, doc: "add the raw sample series (one per sensor), compacted when they do not fit" },
         ],
         retention: ret(30, "Polar lists only exercises uploaded in the last 30 days, and only since the user registered with this app"),
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -202,6 +203,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Hours(HR_WINDOW_HOURS),
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &[] }),
         retention: ret(28, "Polar serves continuous heart rate for the last 28 days (inferred: the range route's limit is unstated)"),
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -305,6 +307,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         volume: "1 row a night, ~700 characters (hourly adds ~2,000)",
         options: &[OptionSpec { name: "hourly", default: false, doc: "add the hourly alertness predictions" }],
         retention: ret(28, "Polar serves SleepWise for the last 28 days"),
+        daily: None,
         ..BASE
     },
     CollectionSpec {
@@ -337,6 +340,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         enveloped: false,
         volume: "one object",
         split: Split::Whole,
+        daily: None,
         ..BASE
     },
 ];

@@ -1,7 +1,7 @@
 //! Withings' seven collections as data (reference `withings/README.md` §4–§8). Field names carry
 //! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
 //! that says the unit is one mistake a model cannot make.
-use crate::catalog::{CollectionSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, DailyRule, DayPick, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec};
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
@@ -126,6 +126,10 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: Some(DailyRule {
+            pick: DayPick::First,
+            says: "the first weigh-in of the day (the morning one, before food and training move it); later weigh-ins that day are left out and counted",
+        }),
         options: &[OptionSpec {
             name: "include_manual",
             default: false,
@@ -153,6 +157,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: Some(DailyRule { pick: DayPick::First, says: "the first reading of the day; later readings that day are left out and counted" }),
         options: &[],
     },
     CollectionSpec {
@@ -196,6 +201,10 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: Some(DailyRule {
+            pick: DayPick::Largest { by: "steps", only: None },
+            says: "Withings sends one row per day and device: the row with the most steps (the device worn most); the others are left out and counted",
+        }),
         options: &[],
     },
     CollectionSpec {
@@ -243,6 +252,10 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: Some(DailyRule {
+            pick: DayPick::Largest { by: "total_sleep_min", only: None },
+            says: "the longest sleep that ends on the day (the main night); shorter ones that day are left out and counted",
+        }),
         options: &[],
     },
     CollectionSpec {
@@ -282,6 +295,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
         options: &[],
     },
     CollectionSpec {
@@ -311,6 +325,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
         options: &[],
     },
     CollectionSpec {
@@ -334,6 +349,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
         options: &[],
     },
 ];

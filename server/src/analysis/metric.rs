@@ -1,0 +1,65 @@
+//! A metric's name (`oura.daily_readiness.score`, `withings.measurements.weight_kg`, nested
+//! paths such as `oura.daily_readiness.contributors.hrv_balance`) read against the catalog, or an
+//! error that names the parameter and lists what can be sent instead.
+use crate::catalog::{CollectionSpec, DailyRule, RangeKind};
+use crate::engine::{Engine, QueryError};
+
+#[derive(Debug, Clone)]
+pub struct Metric {
+    /// As it will be said back: `provider.collection.field.path`.
+    pub name: String,
+    pub provider: &'static str,
+    pub collection: &'static CollectionSpec,
+    /// `provider.collection`, as vitals_query takes it.
+    pub qualified: String,
+    /// The field, then the keys inside it.
+    pub path: Vec<String>,
+    pub rule: DailyRule,
+}
+
+/// The collection's daily rule, when it is one a day can be read from.
+pub fn daily_rule(c: &CollectionSpec) -> Option<DailyRule> {
+    c.daily.filter(|_| c.range == RangeKind::Date && !c.by_id)
+}
+
+/// Every collection a metric can come from, qualified (for errors).
+pub fn daily_collections(engine: &Engine) -> Vec<String> {
+    engine.collections_where(|c| daily_rule(c).is_some())
+}
+
+pub fn parse(engine: &Engine, param: &str, raw: &str) -> Result<Metric, QueryError> {
+    let bad = |what: String| QueryError::BadInput(format!("`{param}`: {what}"));
+    let list = || daily_collections(engine).join(", ");
+    let shown: String = raw.chars().take(80).collect();
+    let parts: Vec<&str> = raw.trim().split('.').collect();
+    if parts.len() < 3 || parts.iter().any(|p| p.is_empty()) {
+        return Err(bad(format!(
+            "{shown:?} is not a metric. Send `provider.collection.field`, e.g. `oura.daily_readiness.score`, from one of these daily collections: {}.",
+            list()
+        )));
+    }
+    let provider = engine
+        .provider(&parts[0].to_ascii_lowercase())
+        .ok_or_else(|| bad(format!("{shown:?} names no provider this server has. Send a metric of one of these daily collections: {}.", list())))?;
+    let spec = provider.spec();
+    let Some(collection) = spec.collection(parts[1]) else {
+        return Err(bad(format!("{} has no collection {:?}. Daily collections a metric can come from: {}.", spec.display, parts[1], list())));
+    };
+    let qualified = format!("{}.{}", spec.name, collection.name);
+    let Some(rule) = daily_rule(collection) else {
+        return Err(bad(format!(
+            "{qualified} is not a daily metric (it has no one-value-a-day rule: {}). Send a field of one of these: {}.",
+            match collection.range {
+                RangeKind::DateTime => "it is a time series",
+                RangeKind::None => "it is not dated",
+                RangeKind::Date => "several records a day, none of them the day's",
+            },
+            list()
+        )));
+    };
+    let path: Vec<String> = parts[2..].iter().map(|p| p.to_string()).collect();
+    if !collection.fields.contains(&path[0].as_str()) {
+        return Err(bad(format!("{qualified} has no field {:?}. Its fields: {}.", path[0], collection.fields.join(", "))));
+    }
+    Ok(Metric { name: format!("{qualified}.{}", path.join(".")), provider: spec.name, collection, qualified, path, rule })
+}

@@ -1,0 +1,106 @@
+//! The analyses end to end on the twins (issue 24): a relation across two providers, a compare on
+//! sample data whose score never moves, a trend over a fetch that was cut (refused), and the
+//! parameter errors. The methods themselves are judged by `server/tests/analysis_simulation.rs`.
+use crate::common::*;
+use serde_json::{json, Value};
+
+fn verdict(v: &Value) -> &str {
+    v["verdict"].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn weight_and_steps_of_two_providers_are_related_with_their_method_and_rules() {
+    let twin = twin().await;
+    let (s, _withings) = all_providers(&twin, "relate", &[]).await;
+    let (start, end) = (ds(ago(150)), ds(ago(1)));
+    let r = s.ok("vitals_relate", json!({"x": "withings.measurements.weight_kg", "y": "oura.daily_activity.steps", "start": start, "end": end})).await;
+    assert!(["outside_noise", "within_noise", "cannot_tell"].contains(&verdict(&r)), "{r}");
+    assert_eq!(r["synthetic"], false, "both providers are connected: {r}");
+    assert!(r["pairs"].as_u64().unwrap() > 60, "150 days of daily weigh-ins and steps give pairs: {r}");
+    assert!(r["first_pair"]["x_day"].as_str().unwrap() >= start.as_str());
+    assert_eq!(r["first_pair"]["x_day"], r["first_pair"]["y_day"], "lag 0 pairs a day with itself");
+    let rules = r["daily_rule"].to_string();
+    assert!(rules.contains("withings.measurements: the first weigh-in of the day") && rules.contains("oura.daily_activity"), "{rules}");
+    assert_eq!(r["method"]["weekday_means_removed"], true);
+    assert!(r["method"]["effective_pairs"].as_f64().unwrap() > 0.0);
+    let fetched: Vec<&str> = r["fetches"].as_array().unwrap().iter().map(|f| f["collection"].as_str().unwrap()).collect();
+    assert!(fetched.contains(&"withings.measurements") && fetched.contains(&"oura.daily_activity"), "{fetched:?}");
+    assert!(!r["reading"].as_str().unwrap().is_empty());
+    if verdict(&r) != "cannot_tell" {
+        let [lo, hi] = [r["interval"][0].as_f64().unwrap(), r["interval"][1].as_f64().unwrap()];
+        let c = r["correlation"].as_f64().unwrap();
+        assert!(lo <= c && c <= hi, "{r}");
+    }
+
+    // A trend and a compare over the same connected data answer with a verdict and the method.
+    let t = s.ok("vitals_trend", json!({"metric": "withings.measurements.weight_kg", "start": start, "end": end})).await;
+    assert!(["rising", "falling", "flat_within_noise", "cannot_tell"].contains(&verdict(&t)), "{t}");
+    assert!(t["method"]["name"].as_str().unwrap().contains("autocorrelation"));
+    let c = s
+        .ok(
+            "vitals_compare",
+            json!({"metric": "oura.daily_readiness.score", "a_start": ds(ago(56)), "a_end": ds(ago(29)), "b_start": ds(ago(28)), "b_end": ds(ago(1))}),
+        )
+        .await;
+    assert_ne!(verdict(&c), "cannot_tell", "a varying score with 120 days of history is judged: {c}");
+    assert_eq!(c["history"]["end"], ds(ago(57)));
+    assert!(c["noise_band"].as_f64().unwrap() > 0.0 && c["typical_daily_change"].as_f64().unwrap() > 0.0, "{c}");
+    if verdict(&c) == "within_noise" {
+        assert!(c["reading"].as_str().unwrap().contains("not evidence of a change"), "{c}");
+    }
+    s.close().await;
+}
+
+#[tokio::test]
+async fn sample_data_whose_value_never_moves_cannot_be_told_and_is_labelled() {
+    let twin = twin().await;
+    let s = connect(&twin, true, &[]).await;
+    let args = json!({"metric": "oura.daily_readiness.contributors.hrv_balance", "a_start": ds(ago(40)), "a_end": ds(ago(21)), "b_start": ds(ago(20)), "b_end": ds(ago(1))});
+    let c = s.ok("vitals_compare", args).await;
+    assert_eq!(verdict(&c), "cannot_tell", "{c}");
+    assert!(c["why"].as_str().unwrap().contains("every value is the same"), "{c}");
+    assert_eq!(c["synthetic"], true, "sample data is said: {c}");
+    assert!(c["fetches"][0]["notices"]["synthetic"].is_string());
+    // Today is never analysed: an end on today moves back to yesterday, said.
+    let t = s.ok("vitals_trend", json!({"metric": "oura.daily_sleep.score", "start": ds(ago(60)), "end": ds(today())})).await;
+    assert_eq!(t["range"]["end"], ds(ago(1)));
+    assert!(t["notes"][0].as_str().unwrap().contains("today is not over"), "{t}");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn a_trend_over_a_fetch_that_was_cut_is_refused_not_analysed() {
+    let twin = twin().await;
+    let s = connect(&twin, false, &[("VITALS_PAGE_CAP", "1")]).await;
+    let e = s.err("vitals_trend", json!({"metric": "oura.daily_sleep.score", "start": ds(ago(200)), "end": ds(ago(1))})).await;
+    assert!(e.contains("did not complete") && e.contains("truncated") && e.contains("none was made"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn bad_metrics_ranges_and_lags_are_refused_naming_the_parameter() {
+    let twin = twin().await;
+    let s = connect(&twin, true, &[]).await;
+    let a = |m: &str| json!({"metric": m, "start": ds(ago(60)), "end": ds(ago(1))});
+    let e = s.err("vitals_trend", a("oura.heartrate.bpm")).await;
+    assert!(e.starts_with("`metric`: oura.heartrate is not a daily metric") && e.contains("oura.daily_sleep"), "{e}");
+    let e = s.err("vitals_trend", a("oura.daily_sleep.sore")).await;
+    assert!(e.contains("no field \"sore\"") && e.contains("score"), "{e}");
+    let e = s.err("vitals_trend", a("readiness")).await;
+    assert!(e.starts_with("`metric`:") && e.contains("provider.collection.field"), "{e}");
+    let e = s.err("vitals_trend", json!({"metric": "oura.daily_sleep.score", "start": ds(ago(1)), "end": ds(ago(9))})).await;
+    assert!(e.starts_with("`end`:"), "{e}");
+    let e = s.err("vitals_trend", json!({"metric": "oura.daily_sleep.score", "start": ds(today()), "end": ds(today())})).await;
+    assert!(e.starts_with("`start`:") && e.contains("today is not over"), "{e}");
+    let e = s.err("vitals_trend", json!({"metric": "oura.daily_sleep.score", "start": "2020-01-01", "end": ds(ago(1))})).await;
+    assert!(e.contains("at most 1096 days"), "{e}");
+    let e = s
+        .err("vitals_relate", json!({"x": "oura.daily_sleep.score", "y": "oura.daily_activity.steps", "start": ds(ago(90)), "end": ds(ago(1)), "lag": 9}))
+        .await;
+    assert!(e.starts_with("`lag`:"), "{e}");
+    let e = s.err("vitals_relate", json!({"x": "oura.daily_sleep.score", "y": "oura.daily_sleep.score", "start": ds(ago(90)), "end": ds(ago(1))})).await;
+    assert!(e.starts_with("`y`:"), "{e}");
+    let overlap = json!({"metric": "oura.daily_sleep.score", "a_start": ds(ago(30)), "a_end": ds(ago(10)), "b_start": ds(ago(15)), "b_end": ds(ago(1))});
+    assert!(s.err("vitals_compare", overlap).await.starts_with("`b_start`:"));
+    s.close().await;
+}
