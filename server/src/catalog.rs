@@ -286,7 +286,75 @@ pub struct ProviderSpec {
     /// Requests in flight at once for one query, where the provider punishes more (Garmin: 2).
     /// None: `VITALS_CONCURRENCY` alone decides.
     pub max_in_flight: Option<usize>,
+    /// Where this provider's values of `vitals_daily`'s columns come from.
+    pub daily_view: &'static [DailySource],
 }
+
+/// One normalised column of `vitals_daily`: what it holds, in which unit, and why one provider's
+/// value is shown before another's when two measured the same day.
+#[derive(Debug, Clone, Copy)]
+pub struct DailyColumn {
+    pub name: &'static str,
+    pub unit: &'static str,
+    pub why: &'static str,
+}
+
+/// A provider's value of a `vitals_daily` column: a field of one of its daily collections (the
+/// day's record chosen by that collection's `DailyRule`), times `scale`, with the conversion said.
+#[derive(Debug, Clone, Copy)]
+pub struct DailySource {
+    pub column: &'static str,
+    pub collection: &'static str,
+    pub field: &'static str,
+    pub scale: f64,
+    /// Said with every value converted (`seconds ÷ 60`); None: the provider's own unit.
+    pub conversion: Option<&'static str>,
+    /// Lower is shown first when two providers have the same day; the column's `why` says the rule.
+    pub rank: u8,
+}
+
+impl DailySource {
+    pub const fn same(column: &'static str, collection: &'static str, field: &'static str, rank: u8) -> DailySource {
+        DailySource { column, collection, field, scale: 1.0, conversion: None, rank }
+    }
+}
+
+/// The columns of `vitals_daily`, in order. Nothing is averaged across devices: each column shows
+/// one provider's value by the rule in `why`, and every other provider's value of that day beside it.
+pub static DAILY_COLUMNS: &[DailyColumn] = &[
+    DailyColumn {
+        name: "sleep_total_min",
+        unit: "min",
+        why: "the device worn overnight first (a ring, then a watch): it measures the sleeper, where a mat under the mattress can count a partner",
+    },
+    DailyColumn { name: "sleep_efficiency_pct", unit: "%", why: "the device worn overnight first, then a mat under the mattress" },
+    DailyColumn {
+        name: "sleep_score",
+        unit: "score",
+        why: "the device worn overnight first; every provider scores on its own scale, so scores of two providers are never compared",
+    },
+    DailyColumn {
+        name: "resting_hr_bpm",
+        unit: "bpm",
+        why: "a watch's all-day resting heart rate first, then a ring's lowest heart rate of the night (what its app shows as resting)",
+    },
+    DailyColumn {
+        name: "hrv_ms",
+        unit: "ms",
+        why: "night-time HRV (RMSSD) of a device worn overnight, in the order the server lists providers; devices average over different parts of the night, so their values differ",
+    },
+    DailyColumn { name: "steps", unit: "steps", why: "a watch worn all day first, then a ring, then Withings' tracker or phone" },
+    DailyColumn { name: "active_kcal", unit: "kcal", why: "a watch worn all day first, then a ring, then Withings' tracker or phone" },
+    DailyColumn { name: "weight_kg", unit: "kg", why: "a scale's first weigh-in of the day, first the scale's own provider, then a watch maker's copy" },
+    DailyColumn { name: "body_fat_pct", unit: "%", why: "a scale's first weigh-in of the day, first the scale's own provider" },
+    DailyColumn { name: "systolic_mmhg", unit: "mmHg", why: "the first blood-pressure reading of the day" },
+    DailyColumn { name: "diastolic_mmhg", unit: "mmHg", why: "the first blood-pressure reading of the day" },
+    DailyColumn {
+        name: "readiness_score",
+        unit: "score",
+        why: "a provider's own readiness score; other providers' recovery measures are on other scales and are not put here",
+    },
+];
 
 /// Activity files a provider serves (Polar's exercises, Garmin's activities).
 #[derive(Debug, Clone, Copy)]

@@ -352,6 +352,7 @@ macro_rules! spec {
             no_data: &[],
             files: None,
             max_in_flight: None,
+            daily_view: &[],
             connection: $connection,
         }
     };

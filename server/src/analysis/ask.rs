@@ -94,7 +94,7 @@ fn date(param: &str, v: &str) -> Result<Date, QueryError> {
 
 /// A range checked: in order, not wholly today or later; an end on or after today is moved to
 /// yesterday and said.
-fn range(ps: &str, pe: &str, start: &str, end: &str, today: Date, notes: &mut Vec<String>) -> Result<(Date, Date), QueryError> {
+pub(super) fn range(ps: &str, pe: &str, start: &str, end: &str, today: Date, notes: &mut Vec<String>) -> Result<(Date, Date), QueryError> {
     let (s, e) = (date(ps, start)?, date(pe, end)?);
     if s > e {
         return Err(bad(format!("`{pe}`: {e} is before `{ps}` {s}; send an end on or after the start (both inclusive).")));

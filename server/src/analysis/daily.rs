@@ -60,23 +60,46 @@ fn chunk_days(engine: &Engine, m: &Metric) -> i64 {
     engine.provider(m.provider).and_then(|p| p.spec().max_days).map_or(366, i64::from).clamp(1, 366)
 }
 
-/// The metric's daily values from `start` to `end`, both inclusive.
-pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone) -> Result<DailyValues, QueryError> {
-    let mut out = DailyValues { days: Days::new(), excluded: Excluded::default(), synthetic: false, fetches: vec![] };
-    let c = m.collection;
-    let mut fields = vec![m.path[0].clone()];
-    let rule_fields: Vec<&str> = match m.rule.pick {
-        DayPick::Largest { by, only } => [Some(by), only.map(|o| o.0)].into_iter().flatten().collect(),
-        _ => vec![],
-    };
-    for f in rule_fields.into_iter().chain(c.day_keys.iter().copied()).chain(["time", "start"]) {
-        if c.fields.contains(&f) && !fields.iter().any(|x| x == f) {
+/// The fields a read of `m`'s collection needs: the metrics' own, what the daily rule compares,
+/// and the keys that date a record.
+pub fn fields_for(metrics: &[&Metric]) -> Vec<String> {
+    let mut fields: Vec<String> = vec![];
+    let mut push = |f: &str| {
+        if !fields.iter().any(|x| x == f) {
             fields.push(f.to_string());
         }
+    };
+    for m in metrics {
+        push(&m.path[0]);
     }
+    if let Some(m) = metrics.first() {
+        let c = m.collection;
+        let rule_fields: Vec<&str> = match m.rule.pick {
+            DayPick::Largest { by, only } => [Some(by), only.map(|o| o.0)].into_iter().flatten().collect(),
+            _ => vec![],
+        };
+        for f in rule_fields.into_iter().chain(c.day_keys.iter().copied()).chain(["time", "start"]) {
+            if c.fields.contains(&f) {
+                push(f);
+            }
+        }
+    }
+    fields
+}
+
+/// Records of one collection, read completely from `start` to `end` (both inclusive).
+pub struct Read {
+    pub records: Vec<Value>,
+    pub synthetic: bool,
+    pub fetches: Vec<Fetch>,
+}
+
+/// `m`'s collection read through the engine as vitals_query would, in ranges the provider takes,
+/// projected to `fields`. A cut or cycling answer is an error: nothing is made of part of the days.
+pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, start: Date, end: Date, zone: &Zone) -> Result<Read, QueryError> {
+    let mut out = Read { records: vec![], synthetic: false, fetches: vec![] };
     let step = chunk_days(engine, m);
     let mut from = start;
-    let mut records = vec![];
     while from <= end {
         let to = from.checked_add((step - 1).days()).map_or(end, |d| d.min(end));
         let req = QueryRequest {
@@ -107,17 +130,21 @@ pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: D
         out.synthetic |= a.synthetic;
         out.fetches.push(Fetch { collection: a.collection.clone(), start: from.to_string(), end: to.to_string(), pages: a.pages, notices });
         if let Value::Array(rows) = a.data {
-            records.extend(rows);
+            out.records.extend(rows);
         }
         match to.checked_add(1.day()) {
             Ok(next) => from = next,
             Err(_) => break,
         }
     }
-    let (days, excluded) = reduce(m, records, zone);
-    out.days = days.range(start..=end).map(|(k, v)| (*k, *v)).collect();
-    out.excluded = excluded;
     Ok(out)
+}
+
+/// The metric's daily values from `start` to `end`, both inclusive.
+pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone) -> Result<DailyValues, QueryError> {
+    let r = read(engine, param, m, fields_for(&[m]), start, end, zone).await?;
+    let (days, excluded) = reduce(m, &r.records, zone);
+    Ok(DailyValues { days: days.range(start..=end).map(|(k, v)| (*k, *v)).collect(), excluded, synthetic: r.synthetic, fetches: r.fetches })
 }
 
 /// The value at the metric's path, if it is a number.
@@ -144,12 +171,12 @@ fn when(rec: &Value, keys: &[&str]) -> (Option<jiff::Timestamp>, String) {
 }
 
 /// One record a day by the metric's rule, then its value.
-pub fn reduce(m: &Metric, records: Vec<Value>, zone: &Zone) -> (Days, Excluded) {
+pub fn reduce(m: &Metric, records: &[Value], zone: &Zone) -> (Days, Excluded) {
     let c = m.collection;
     let mut ex = Excluded::default();
-    let mut by_day: BTreeMap<Date, Vec<Value>> = BTreeMap::new();
+    let mut by_day: BTreeMap<Date, Vec<&Value>> = BTreeMap::new();
     for r in records {
-        match record_day(&r, c, zone) {
+        match record_day(r, c, zone) {
             Some(d) => by_day.entry(d).or_default().push(r),
             None => ex.undated += 1,
         }
@@ -177,7 +204,7 @@ pub fn reduce(m: &Metric, records: Vec<Value>, zone: &Zone) -> (Days, Excluded) 
             continue;
         };
         ex.not_the_days_record += recs.len() - 1;
-        match value_at(&recs[i], &m.path) {
+        match value_at(recs[i], &m.path) {
             Ok(v) => {
                 days.insert(day, v);
             }
@@ -217,7 +244,7 @@ mod tests {
             json!({"day": "2026-03-05", "type": "long_sleep", "total_sleep_duration": 26000, "average_hrv": null}),
             json!({"type": "long_sleep"}),
         ];
-        let (days, ex) = reduce(&m, recs, &Zone::parse("UTC").unwrap());
+        let (days, ex) = reduce(&m, &recs, &Zone::parse("UTC").unwrap());
         assert_eq!(days.len(), 1);
         assert_eq!(days[&Date::constant(2026, 3, 2)], 40.0);
         assert_eq!((ex.not_the_days_record, ex.not_a_number, ex.no_value, ex.undated), (3, 1, 1, 1));
@@ -228,7 +255,7 @@ mod tests {
         let c = crate::providers::withings::catalog::WITHINGS.collection("measurements").unwrap();
         let m = metric(c, "withings.measurements", &["weight_kg"]);
         let recs = vec![json!({"time": "2026-03-02T19:00:00+00:00", "weight_kg": 81.0}), json!({"time": "2026-03-02T07:10:00+01:00", "weight_kg": 80.0})];
-        let (days, ex) = reduce(&m, recs, &Zone::parse("UTC").unwrap());
+        let (days, ex) = reduce(&m, &recs, &Zone::parse("UTC").unwrap());
         assert_eq!(days[&Date::constant(2026, 3, 2)], 80.0);
         assert_eq!(ex.not_the_days_record, 1);
     }

@@ -1,5 +1,6 @@
 //! Statistics over daily metrics, with their method: `vitals_compare` (two periods), `vitals_relate`
-//! (two metrics), `vitals_trend` (one metric's drift). Provider-neutral like the engine: a metric
+//! (two metrics), `vitals_trend` (one metric's drift); and `vitals_daily`, the days of every provider
+//! side by side. Provider-neutral like the engine: a metric
 //! is `provider.collection.field`, its day's value is chosen by the rule the collection declares in
 //! the catalog ([`crate::catalog::DailyRule`]), and its days come from one complete fetch through
 //! the engine; a cut fetch is refused, never analysed.
@@ -9,7 +10,9 @@
 //!   in `server/tests/analysis_simulation.rs` and by hand-computed cases here);
 //! - [`metric`]: a metric's name read against the catalog;
 //! - [`daily`]: from an engine answer to one value a day, with what was left out and why;
-//! - [`ask`]: the three questions, end to end (dates checked, fetched, judged, worded).
+//! - [`ask`]: the three questions, end to end (dates checked, fetched, judged, worded);
+//! - [`view`]: `vitals_daily`, one row a day of normalised columns across providers, each value
+//!   with its provenance, two providers' values side by side by the catalog's rule.
 pub mod ask;
 pub mod compare;
 pub mod daily;
@@ -17,6 +20,7 @@ pub mod days;
 pub mod metric;
 pub mod relate;
 pub mod trend;
+pub mod view;
 
 use schemars::JsonSchema;
 use serde::Serialize;

@@ -148,6 +148,18 @@ pub struct TrendArgs {
     pub end: String,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DailyArgs {
+    /// First local day, YYYY-MM-DD (inclusive).
+    pub start: String,
+    /// Last local day, YYYY-MM-DD (inclusive), at most 92 days after `start`; today is never shown (it is not over).
+    pub end: String,
+    /// Columns to include (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
+    #[serde(default)]
+    pub fields: Option<Vec<String>>,
+}
+
 /// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
@@ -420,6 +432,23 @@ fetch is refused.",
     }
 
     #[tool(
+        name = "vitals_daily",
+        title = "One row per day across every provider",
+        description = "One row per local day with normalised columns (sleep total, efficiency and score, resting heart rate, HRV, \
+steps, active energy, weight, body fat, blood pressure, readiness): each value with `from` (provider.collection.field) and \
+`converted` when its unit was converted. When two providers measured the same day, the column shows one by the rule in \
+`columns[].shown` and the others are in `also`: nothing is averaged across devices. Only connected providers are read (sample \
+data, labelled `synthetic`, only when none is connected); `left_out` and `errors` say what is missing and why.",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<DailyArgs>(),
+        output_schema = schema_for_output::<crate::analysis::view::DailyReport>()
+    )]
+    pub async fn vitals_daily(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: DailyArgs = self.args("vitals_daily", args)?;
+        crate::analysis::view::daily_view(&self.engine, &a.start, &a.end, a.fields).await.map(|r| structured(&r)).map_err(|e| e.to_string())
+    }
+
+    #[tool(
         name = "vitals_check",
         title = "Check credentials and connectivity",
         description = "Per provider: how it connects (oauth, api_key, session, import, none), the credential kind (none, sandbox, \
@@ -456,5 +485,16 @@ impl ServerHandler for Vitals {
         }
         let text = serde_json::to_string_pretty(&sources_report(&self.engine)).unwrap_or_default();
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri).with_mime_type(SOURCES_MIME)]).into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn vitals_daily_lists_every_column_of_the_view() {
+        let schema = serde_json::to_string(&schemars::schema_for!(super::DailyArgs)).unwrap();
+        for c in crate::analysis::view::column_names() {
+            assert!(schema.contains(c), "vitals_daily's `fields` does not list {c}");
+        }
     }
 }

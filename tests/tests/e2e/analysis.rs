@@ -104,3 +104,62 @@ async fn bad_metrics_ranges_and_lags_are_refused_naming_the_parameter() {
     assert!(s.err("vitals_compare", overlap).await.starts_with("`b_start`:"));
     s.close().await;
 }
+
+#[tokio::test]
+async fn the_daily_view_keeps_two_providers_side_by_side_with_where_each_value_came_from() {
+    let twin = twin().await;
+    let (s, _withings) = all_providers(&twin, "daily-view", &[]).await;
+    let (start, end) = (ds(ago(14)), ds(ago(1)));
+    let v = s.ok("vitals_daily", json!({"start": start, "end": end})).await;
+    assert_eq!(v["synthetic"], false, "{v:.600}");
+    assert_eq!(v["providers"], json!(["oura", "withings", "polar", "garmin"]));
+    assert!(v["errors"].is_null(), "{}", v["errors"]);
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 14, "one row per day, every day");
+    assert_eq!(rows[0]["day"], start);
+    let col = |name: &str| v["columns"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap().clone();
+    // Steps: a watch worn all day (Polar, Garmin) before the ring, and the ring before Withings; the others beside it.
+    let steps = col("steps");
+    assert!(steps["shown"].as_str().unwrap().contains("watch worn all day"));
+    assert!(steps["days_measured_twice"].as_u64().unwrap() >= 10, "{steps}");
+    let day = rows.iter().find(|r| r["steps"]["also"].as_array().is_some_and(|a| a.len() >= 2)).expect("a day of steps from three providers");
+    let from = day["steps"]["from"].as_str().unwrap();
+    assert!(from == "polar.activity.steps" || from == "garmin.daily_summary.steps", "{}", day["steps"]);
+    let also: Vec<&str> = day["steps"]["also"].as_array().unwrap().iter().map(|a| a["from"].as_str().unwrap()).collect();
+    assert!(also.contains(&"oura.daily_activity.steps"), "{also:?}");
+    // A converted unit says so in the cell.
+    let slept = rows.iter().find_map(|r| {
+        let c = &r["sleep_total_min"];
+        (c["from"] == "oura.sleep.total_sleep_duration").then(|| c.clone())
+    });
+    let slept = slept.expect("Oura's sleep shown first");
+    assert_eq!(slept["converted"], "seconds ÷ 60");
+    assert!(slept["value"].as_f64().unwrap() > 60.0, "minutes, not seconds or hours: {slept}");
+    // Weight: the scale's provider first, Garmin's copy beside it when both have the day.
+    assert_eq!(col("weight_kg")["sources"][0], "withings.measurements.weight_kg");
+    // Only some columns, and an unknown one is refused naming the parameter.
+    let only = s.ok("vitals_daily", json!({"start": start, "end": end, "fields": ["hrv_ms"]})).await;
+    assert_eq!(only["columns"].as_array().unwrap().len(), 1);
+    assert_eq!(only["rows"][0].as_object().unwrap().len(), 2, "day and hrv_ms");
+    let e = s.err("vitals_daily", json!({"start": start, "end": end, "fields": ["sleep"]})).await;
+    assert!(e.starts_with("`fields`:") && e.contains("sleep_total_min"), "{e}");
+    let e = s.err("vitals_daily", json!({"start": ds(ago(200)), "end": end})).await;
+    assert!(e.starts_with("`end`:") && e.contains("92"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test]
+async fn the_daily_view_of_sample_data_is_labelled_and_never_mixed_with_a_connected_account() {
+    let twin = twin().await;
+    let sample = connect(&twin, true, &[]).await;
+    let v = sample.ok("vitals_daily", json!({"start": ds(ago(7)), "end": ds(ago(1))})).await;
+    assert_eq!(v["synthetic"], true);
+    sample.close().await;
+    // Oura connected, the others not: only Oura is read, the others are said.
+    let oura = connect(&twin, false, &[]).await;
+    let v = oura.ok("vitals_daily", json!({"start": ds(ago(7)), "end": ds(ago(1))})).await;
+    assert_eq!(v["synthetic"], false);
+    assert_eq!(v["providers"], json!(["oura"]));
+    assert!(v["left_out"].to_string().contains("not mixed with your own"), "{}", v["left_out"]);
+    oura.close().await;
+}

@@ -51,6 +51,7 @@ fn valid(tool: &str, name: &str) -> Value {
         (_, "a_end") => json!("2026-01-31"),
         (_, "b_start") => json!("2026-02-01"),
         (_, "b_end" | "end") => json!("2026-02-28"),
+        (_, "fields") => json!(["steps"]),
         _ => panic!("no valid value for {tool}.{name}"),
     }
 }

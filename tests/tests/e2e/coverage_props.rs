@@ -100,6 +100,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     no_data: &[],
     files: None,
     max_in_flight: None,
+    daily_view: &[],
     connection: Connection::None,
 };
 

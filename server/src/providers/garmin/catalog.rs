@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec, Split,
-    TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec,
+    Split, TodaySpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -49,6 +49,16 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
     files: Some(Files { formats: &[FileFormat::Fit], listed_in: "activities", missing: "Garmin has no activity with that id for this account" }),
     // Two in flight per key (reference §3: clients cap at 2; more gets 429).
     max_in_flight: Some(2),
+    daily_view: &[
+        DailySource::same("sleep_total_min", "sleep", "asleep_min", 2),
+        DailySource::same("sleep_score", "sleep", "score", 2),
+        DailySource::same("resting_hr_bpm", "daily_summary", "resting_hr_bpm", 1),
+        DailySource::same("hrv_ms", "hrv", "last_night_avg_ms", 1),
+        DailySource::same("steps", "daily_summary", "steps", 1),
+        DailySource::same("active_kcal", "daily_summary", "active_calories_kcal", 1),
+        DailySource::same("weight_kg", "weight", "weight_kg", 2),
+        DailySource::same("body_fat_pct", "weight", "body_fat_pct", 2),
+    ],
 };
 
 /// Garmin's dates are the user's own days: unpadded windows (each collection sets its route's limit).

@@ -1,6 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DayPick, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec,
+    Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -78,6 +79,23 @@ pub static OURA: ProviderSpec = ProviderSpec {
     no_data: &[],
     files: Option::None,
     max_in_flight: Option::None,
+    daily_view: &[
+        DailySource {
+            column: "sleep_total_min",
+            collection: "sleep",
+            field: "total_sleep_duration",
+            scale: 1.0 / 60.0,
+            conversion: Some("seconds ÷ 60"),
+            rank: 1,
+        },
+        DailySource::same("sleep_efficiency_pct", "sleep", "efficiency", 1),
+        DailySource::same("sleep_score", "daily_sleep", "score", 1),
+        DailySource::same("resting_hr_bpm", "sleep", "lowest_heart_rate", 2),
+        DailySource::same("hrv_ms", "sleep", "average_hrv", 1),
+        DailySource::same("steps", "daily_activity", "steps", 2),
+        DailySource::same("active_kcal", "daily_activity", "active_calories", 2),
+        DailySource::same("readiness_score", "daily_readiness", "score", 1),
+    ],
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",

@@ -4,7 +4,8 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, Embedded, FileFormat, Files, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailySource, Embedded, FileFormat, Files, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split,
+    TodaySpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -70,6 +71,13 @@ pub static POLAR: ProviderSpec = ProviderSpec {
                   has no route (recorded without GPS)",
     }),
     max_in_flight: None,
+    daily_view: &[
+        DailySource::same("sleep_total_min", "sleep", "asleep_min", 2),
+        DailySource::same("sleep_score", "sleep", "sleep_score", 2),
+        DailySource::same("hrv_ms", "nightly_recharge", "hrv_avg_ms", 1),
+        DailySource::same("steps", "activity", "steps", 1),
+        DailySource::same("active_kcal", "activity", "active_calories_kcal", 1),
+    ],
 };
 
 /// An exercise row's own fields (the decoder in `decode.rs` makes them); the summaries of its

@@ -1,7 +1,9 @@
 //! Withings' seven collections as data (reference `withings/README.md` §4–§8). Field names carry
 //! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
 //! that says the unit is one mistake a model cannot make.
-use crate::catalog::{CollectionSpec, DailyRule, DayPick, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec};
+use crate::catalog::{
+    CollectionSpec, DailyRule, DailySource, DayPick, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
+};
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
@@ -76,6 +78,17 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     no_data: &[],
     files: None,
     max_in_flight: None,
+    daily_view: &[
+        DailySource::same("sleep_total_min", "sleep", "total_sleep_min", 3),
+        DailySource::same("sleep_efficiency_pct", "sleep", "efficiency_pct", 3),
+        DailySource::same("sleep_score", "sleep", "score", 3),
+        DailySource::same("steps", "activity", "steps", 3),
+        DailySource::same("active_kcal", "activity", "active_kcal", 3),
+        DailySource::same("weight_kg", "measurements", "weight_kg", 1),
+        DailySource::same("body_fat_pct", "measurements", "fat_ratio_pct", 1),
+        DailySource::same("systolic_mmhg", "blood_pressure", "systolic_mmhg", 1),
+        DailySource::same("diastolic_mmhg", "blood_pressure", "diastolic_mmhg", 1),
+    ],
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
