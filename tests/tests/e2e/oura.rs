@@ -288,8 +288,19 @@ async fn tools_list_and_server_info_are_the_contract() {
     assert_eq!(si.version, env!("CARGO_PKG_VERSION"));
     let tools = s.client.list_all_tools().await.unwrap();
     let names: Vec<_> = tools.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(names.len(), 6);
-    for n in ["vitals_sources", "vitals_query", "vitals_today", "vitals_connect", "vitals_export", "vitals_check"] {
+    assert_eq!(names.len(), 10);
+    for n in [
+        "vitals_sources",
+        "vitals_query",
+        "vitals_today",
+        "vitals_connect",
+        "vitals_export",
+        "vitals_compare",
+        "vitals_relate",
+        "vitals_trend",
+        "vitals_daily",
+        "vitals_check",
+    ] {
         assert!(names.contains(&n.to_string()), "{n}");
     }
     for t in &tools {
@@ -336,7 +347,7 @@ async fn every_tool_works_on_the_2026_07_28_lifecycle_too() {
     let twin = twin().await;
     let mode = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
     let s = connect_with(&twin, false, &[], mode).await;
-    assert_eq!(s.client.list_all_tools().await.unwrap().len(), 6);
+    assert_eq!(s.client.list_all_tools().await.unwrap().len(), 10);
     let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "day": START})).await;
     assert_eq!(keys(&a["data"]), expected_keys(&twin, "heartrate", START, START));
     assert_eq!(s.ok("vitals_sources", json!({})).await["providers"][0]["provider"], "oura");
