@@ -283,9 +283,10 @@ pub struct ProviderSpec {
     pub no_data: &'static [u16],
     /// The files of one activity the provider offers for `vitals_export`, and where their ids are listed.
     pub files: Option<Files>,
-    /// Requests in flight at once for one query, where the provider punishes more (Garmin: 2).
-    /// None: `VITALS_CONCURRENCY` alone decides.
-    pub max_in_flight: Option<usize>,
+    /// Requests in flight at once by default, from what the provider's budget allows (the reason
+    /// beside each value). Halved after a "slow down", raised again by clean pages
+    /// (`engine/flight.rs`); `VITALS_CONCURRENCY` caps it.
+    pub in_flight: usize,
     /// Where this provider's values of `vitals_daily`'s columns come from.
     pub daily_view: &'static [DailySource],
 }

@@ -351,7 +351,7 @@ macro_rules! spec {
             late_sync: "the kinds API can sync late",
             no_data: &[],
             files: None,
-            max_in_flight: None,
+            in_flight: 8,
             daily_view: &[],
             connection: $connection,
         }

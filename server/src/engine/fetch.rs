@@ -69,8 +69,8 @@ struct Shared {
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
     let pieces = split(plan);
-    // The provider's own ceiling, where it punishes more in flight, under the global one.
-    let in_flight = plan.provider.spec().max_in_flight.map_or(engine.limits.concurrency, |m| m.clamp(1, engine.limits.concurrency));
+    // The provider's own limit as it stands now (halved by its "slow down"s), under the global cap.
+    let in_flight = source.in_flight.limit();
     let shared = Shared { gate: Gate::new(in_flight, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
     let today = plan.zone.today();
     // Every window is started at once and waits for a request slot; slots and pages go to the
@@ -341,7 +341,13 @@ async fn fetch_page(
         replied |= sent.is_ok();
         let failure = match sent {
             Ok(reply) => match judge(p, plan, reply, token).await {
-                Ok((page, body)) => return Ok(Outcome::Page(page, body)),
+                Ok((page, body)) => {
+                    if let Some(n) = source.in_flight.clean_page() {
+                        tracing::debug!(in_flight = n, "clean pages from {}: one more request in flight", p.spec().display);
+                        shared.gate.set_slots(n);
+                    }
+                    return Ok(Outcome::Page(page, body));
+                }
                 // Refused token with a refreshable credential: refresh once, then ask for this page again.
                 Err(PageError::Unauthorized) if !refreshed => {
                     let Some(renew) = p.renew(Some(bearer.clone())) else {
@@ -361,7 +367,9 @@ async fn fetch_page(
                     if out.stats.rate_limit_waited + wait > lim.rate_wait_budget {
                         return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.stats.rate_limit_waited)));
                     }
-                    tracing::info!(wait_s = wait.as_secs_f64(), "rate limited by {} ({detail}); every window waits", p.spec().display);
+                    let n = source.in_flight.halve();
+                    shared.gate.set_slots(n);
+                    tracing::info!(wait_s = wait.as_secs_f64(), in_flight = n, "rate limited by {} ({detail}); every window waits", p.spec().display);
                     out.stats.rate_limit_retries += 1;
                     out.stats.rate_limit_waited += wait;
                     source.limiter.pause(wait);

@@ -32,9 +32,7 @@ impl Drop for Running {
     fn drop(&mut self) {
         self.gate.change(|s| {
             s.running.remove(&self.window);
-            if s.holding.remove(&self.window) {
-                s.free += 1;
-            }
+            s.holding.remove(&self.window);
         });
     }
 }
@@ -46,8 +44,8 @@ struct Waiter {
 }
 
 struct State {
-    /// Slots no window holds.
-    free: usize,
+    /// Windows that may hold a slot at once (the provider's in-flight limit, which can move).
+    slots: usize,
     pages: u32,
     /// Pages only the oldest running window may have.
     reserve: u32,
@@ -69,7 +67,7 @@ impl Gate {
     /// [`Running`] guard drops.
     pub fn new(slots: usize, pages: u32, windows: usize) -> Arc<Gate> {
         let state = State {
-            free: slots.max(1),
+            slots: slots.max(1),
             pages,
             reserve: pages.div_ceil(4),
             queue: BTreeMap::new(),
@@ -98,6 +96,12 @@ impl Gate {
         rx.await.unwrap_or(Err(Capped))
     }
 
+    /// The provider's in-flight limit moved: windows already holding a slot keep it (a request
+    /// is not taken back), and new slots go out only while fewer than `n` are held.
+    pub fn set_slots(&self, n: usize) {
+        self.change(|s| s.slots = n.max(1));
+    }
+
     /// Pages of the cap not yet given out.
     pub fn pages_left(&self) -> u32 {
         self.state.lock().expect("gate lock").pages
@@ -124,13 +128,12 @@ impl Gate {
                 if page && !oldest && s.pages <= s.reserve {
                     // Only the reserve is left: wait for it without keeping a slot from the oldest.
                     if s.holding.remove(&w) {
-                        s.free += 1;
                         freed = true;
                     }
                     continue;
                 }
                 let holds = s.holding.contains(&w);
-                if !holds && s.free == 0 {
+                if !holds && s.holding.len() >= s.slots {
                     continue;
                 }
                 let Some(waiter) = s.queue.remove(&k) else {
@@ -139,7 +142,6 @@ impl Gate {
                 // A waiter that has gone gets nothing; its guard frees whatever its window held.
                 if waiter.tx.send(Ok(())).is_ok() {
                     if !holds {
-                        s.free -= 1;
                         s.holding.insert(w);
                     }
                     s.pages -= u32::from(page);
@@ -176,6 +178,26 @@ mod tests {
         g[0] = None;
         assert_eq!(second.await.unwrap(), Ok(()));
         assert_eq!(gate.pages_left(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_lowered_limit_takes_no_slot_back_and_a_raised_one_lets_the_oldest_in() {
+        let gate = Gate::new(2, 100, 3);
+        let mut g = guards(&gate, 3, &[]);
+        gate.acquire(0, true).await.unwrap();
+        gate.acquire(1, true).await.unwrap();
+        gate.set_slots(1);
+        // Both holders go on; window 2 waits even when one of them is done, until fewer than one is held.
+        gate.acquire(1, true).await.unwrap();
+        let gg = gate.clone();
+        let third = tokio::spawn(async move { gg.acquire(2, true).await });
+        tokio::task::yield_now().await;
+        g[0] = None;
+        tokio::task::yield_now().await;
+        assert!(!third.is_finished(), "one slot, and window 1 holds it");
+        gate.set_slots(2);
+        assert_eq!(third.await.unwrap(), Ok(()));
+        g[1] = None;
     }
 
     #[tokio::test]

@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod cut;
 pub mod fetch;
 pub mod fit;
+pub mod flight;
 pub mod gate;
 pub mod kept;
 pub mod limiter;
@@ -49,7 +50,7 @@ pub struct Limits {
     pub transient_retries: u32,
     pub backoff_base: std::time::Duration,
     pub rate_wait_budget: std::time::Duration,
-    /// Windows fetched at the same time, per query.
+    /// The most requests one provider may have in flight, over every provider's own default.
     pub concurrency: usize,
     /// Bytes the memory cache may hold (0: no cache).
     pub cache_bytes: usize,
@@ -63,7 +64,7 @@ impl Limits {
             transient_retries: 3,
             backoff_base: std::time::Duration::from_millis(num("VITALS_BACKOFF_MS", 250)),
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),
-            concurrency: num("VITALS_CONCURRENCY", 8).clamp(1, 64) as usize,
+            concurrency: num("VITALS_CONCURRENCY", 64).clamp(1, 64) as usize,
             cache_bytes: (num("VITALS_CACHE_MB", 64) as usize).saturating_mul(1 << 20),
         }
     }
@@ -75,14 +76,17 @@ pub struct Source {
     pub provider: Arc<dyn Provider>,
     pub http: Http,
     pub limiter: Limiter,
+    /// Requests in flight at once, adapted to the provider's "slow down"s (engine/flight.rs).
+    pub in_flight: flight::InFlight,
     /// The login the cache's windows were fetched with (None until the first query).
     account: std::sync::Mutex<Option<Option<String>>>,
 }
 
 impl Source {
-    pub fn new(provider: Arc<dyn Provider>) -> Source {
+    pub fn new(provider: Arc<dyn Provider>, cap: usize) -> Source {
         let limiter = Limiter::new(provider.spec().rate_budget);
-        Source { provider, http: Http::new(), limiter, account: std::sync::Mutex::new(None) }
+        let in_flight = flight::InFlight::new(provider.spec().in_flight, cap);
+        Source { provider, http: Http::new(), limiter, in_flight, account: std::sync::Mutex::new(None) }
     }
 }
 
@@ -96,7 +100,8 @@ pub struct Engine {
 impl Engine {
     pub fn new(providers: Vec<Arc<dyn Provider>>, limits: Limits) -> Engine {
         let cache = Cache::new(limits.cache_bytes);
-        Engine { sources: providers.into_iter().map(Source::new).collect(), limits, cache }
+        let sources = providers.into_iter().map(|p| Source::new(p, limits.concurrency)).collect();
+        Engine { sources, limits, cache }
     }
 
     pub fn providers(&self) -> impl Iterator<Item = &Arc<dyn Provider>> {

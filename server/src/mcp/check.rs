@@ -45,6 +45,21 @@ pub struct ProviderCheck {
     /// Whether the provider's API itself answered (false for built-in sample data).
     pub api_answered: bool,
     pub api_detail: String,
+    /// Requests one query sends this provider at once, now and by default (halved after each of
+    /// its "slow down"s, raised again by clean pages), and the page cap of one query.
+    pub limits: LimitsReport,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LimitsReport {
+    pub in_flight: usize,
+    pub in_flight_default: usize,
+    /// Times this process halved it after the provider said "slow down".
+    pub slowed_down: u32,
+    /// Pages one query may fetch (`VITALS_PAGE_CAP`), per query.
+    pub page_cap_per_query: u32,
+    /// The provider's published request budget, kept by this server.
+    pub budget: String,
 }
 
 impl CheckReport {
@@ -97,6 +112,16 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             answered_by: by.into(),
             api_answered: by == "api",
             api_detail: detail,
+            limits: engine
+                .source(spec.name)
+                .map(|s| LimitsReport {
+                    in_flight: s.in_flight.limit(),
+                    in_flight_default: s.in_flight.default_limit(),
+                    slowed_down: s.in_flight.halvings(),
+                    page_cap_per_query: engine.limits.page_cap,
+                    budget: format!("{} requests per {} s", spec.rate_budget.requests, spec.rate_budget.per.as_secs()),
+                })
+                .expect("every listed provider has a source"),
         });
     }
     CheckReport { server: format!("vitals {}", env!("CARGO_PKG_VERSION")), providers }

@@ -99,7 +99,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     late_sync: "the property test can sync late",
     no_data: &[],
     files: None,
-    max_in_flight: None,
+    in_flight: 8,
     daily_view: &[],
     connection: Connection::None,
 };

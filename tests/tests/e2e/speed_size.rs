@@ -221,3 +221,35 @@ async fn bad_resolution_and_budget_name_the_parameter() {
     }
     s.close().await;
 }
+
+/// Issue 20: a provider that says "slow down" (429) to every 5th request halves its in-flight
+/// limit while the query runs; the answer is still the whole range, equal to the one at pool 1 and
+/// to the one without faults, says `rate_limited`, and `vitals_check` shows the limit it fell to.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_slow_down_mid_query_halves_the_limit_and_the_answer_stays_whole() {
+    use vitals_twin::wire::{Fault, Rule};
+    let twin = twin().await;
+    let env = |pool: &'static str| [("VITALS_CONCURRENCY", pool), ("VITALS_CACHE_MB", "0")];
+    let one = connect(&twin, false, &env("1")).await;
+    let many = connect(&twin, false, &env("64")).await;
+    let args = json!({"collection": "oura.heartrate", "start": ds(ago(20)), "end": ds(ago(1)), "resolution": "raw", "max_chars": 2_000_000});
+    let clean = one.ok("vitals_query", args.clone()).await;
+    let before = many.ok("vitals_check", json!({})).await;
+    let oura = |c: &Value| c["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap()["limits"].clone();
+    assert_eq!(oura(&before)["in_flight"], 32, "Oura's default: {}", oura(&before));
+    assert_eq!(oura(&before)["in_flight_default"], 32);
+    // Every 5th data request from here on answers 429 with Retry-After: 1.
+    twin.wire((1..=40).map(|k| Rule { from: 5 * k, count: 1, fault: Fault::RateLimit { retry_after_s: Some(1) } }).collect());
+    let slowed = many.ok("vitals_query", args.clone()).await;
+    let hits = twin.wire_hits();
+    twin.wire(vec![]);
+    assert!(hits >= 2, "the faults fired ({hits})");
+    assert!(slowed["notices"]["truncated"].is_null(), "{}", slowed["notices"]);
+    assert!(slowed["notices"]["rate_limited"].is_object(), "said: {}", slowed["notices"]);
+    assert_eq!(slowed["data"], clean["data"], "the same records as at pool 1 without faults");
+    let after = many.ok("vitals_check", json!({})).await;
+    let l = oura(&after);
+    assert!(l["in_flight"].as_u64().unwrap() < 32 && l["slowed_down"].as_u64().unwrap() >= 2, "{l}");
+    one.close().await;
+    many.close().await;
+}

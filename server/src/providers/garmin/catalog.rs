@@ -48,7 +48,8 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
     no_data: &[204],
     files: Some(Files { formats: &[FileFormat::Fit], listed_in: "activities", missing: "Garmin has no activity with that id for this account" }),
     // Two in flight per key (reference §3: clients cap at 2; more gets 429).
-    max_in_flight: Some(2),
+    // Garmin answers bursts with 429s (reference §6): two at a time.
+    in_flight: 2,
     daily_view: &[
         DailySource::same("sleep_total_min", "sleep", "asleep_min", 2),
         DailySource::same("sleep_score", "sleep", "score", 2),

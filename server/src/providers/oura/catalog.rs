@@ -78,7 +78,8 @@ pub static OURA: ProviderSpec = ProviderSpec {
     late_sync: "a ring can sync late",
     no_data: &[],
     files: Option::None,
-    max_in_flight: Option::None,
+    // 5,000 requests per 5 minutes: a month of heart rate (~40 windows) can all leave at once.
+    in_flight: 32,
     daily_view: &[
         DailySource {
             column: "sleep_total_min",

@@ -70,7 +70,9 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         missing: "Polar has no such exercise among those it lists (the last 30 days, since vitals was connected), or, for GPX, the exercise \
                   has no route (recorded without GPS)",
     }),
-    max_in_flight: None,
+    // 500 requests per 15 minutes (inferred: Polar reads the quota headers, which the limiter
+    // follows): most collections are one request a range, so 8 is never the bottleneck.
+    in_flight: 8,
     daily_view: &[
         DailySource::same("sleep_total_min", "sleep", "asleep_min", 2),
         DailySource::same("sleep_score", "sleep", "sleep_score", 2),

@@ -77,7 +77,9 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     late_sync: "a scale, a watch or a sleep mat can sync late",
     no_data: &[],
     files: None,
-    max_in_flight: None,
+    // 120 requests a minute per app: 8 at once keep a year of a collection to a few rounds and a
+    // burst far inside the minute's budget, which other queries share.
+    in_flight: 8,
     daily_view: &[
         DailySource::same("sleep_total_min", "sleep", "total_sleep_min", 3),
         DailySource::same("sleep_efficiency_pct", "sleep", "efficiency_pct", 3),
