@@ -64,6 +64,8 @@ struct Shared {
     /// The first window known to leave a gap: windows after it cannot add to the answer, so they
     /// send nothing more.
     gap_at: AtomicUsize,
+    /// Pages and days done, for a client that asked (engine/progress.rs).
+    tally: Option<super::progress::Tally>,
 }
 
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
@@ -71,7 +73,8 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let pieces = split(plan);
     // The provider's own limit as it stands now (halved by its "slow down"s), under the global cap.
     let in_flight = source.in_flight.limit();
-    let shared = Shared { gate: Gate::new(in_flight, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX) };
+    let tally = plan.progress.clone().map(|p| super::progress::Tally::new(p, plan.qualified.clone(), pieces.len()));
+    let shared = Shared { gate: Gate::new(in_flight, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX), tally };
     let today = plan.zone.today();
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
@@ -180,6 +183,9 @@ async fn fetch_window(
                 let page = plan.provider.parse_page(plan.collection, body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
+            if let Some(t) = &shared.tally {
+                t.window_done(index, piece.last_day(&plan.zone), true);
+            }
             return Ok((out, keeper.done(plan)));
         }
     }
@@ -205,6 +211,9 @@ async fn fetch_window(
                     running.take();
                 }
                 out.stats.pages += 1;
+                if let Some(t) = &shared.tally {
+                    t.page(page.next_token.is_some());
+                }
                 if key.is_some() {
                     bodies.push(body);
                 }
@@ -225,6 +234,9 @@ async fn fetch_window(
         }
     }
     out.stats.order_disagreed = u32::from(coverage.disagreed());
+    if let (Some(t), None) = (&shared.tally, &out.stopped) {
+        t.window_done(index, piece.last_day(&plan.zone), false);
+    }
     let covered = coverage.covered();
     out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
     if out.gap.is_some() {

@@ -11,6 +11,7 @@ pub mod gate;
 pub mod kept;
 pub mod limiter;
 pub mod plan;
+pub mod progress;
 pub mod record;
 pub mod render;
 pub mod resolution;

@@ -44,6 +44,8 @@ pub struct QueryRequest {
     pub keep_last: Option<usize>,
     /// One record by its id, for collections read one at a time (`garmin.activity`).
     pub id: Option<String>,
+    /// Where to report how far the read is (a client that sent a `progressToken`).
+    pub progress: Option<super::progress::Progress>,
 }
 
 pub struct Plan {
@@ -78,6 +80,7 @@ pub struct Plan {
     pub beyond_retention: Option<BeyondRetention>,
     /// The one record asked for by id.
     pub id: Option<String>,
+    pub progress: Option<super::progress::Progress>,
 }
 
 fn bad(s: String) -> QueryError {
@@ -144,6 +147,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         prepared: None,
         beyond_retention,
         id,
+        progress: req.progress.clone(),
     })
 }
 

@@ -2,6 +2,7 @@
 mod args;
 mod check;
 pub mod connect;
+mod progress;
 mod sources;
 pub mod stdio;
 mod tools;

@@ -1,5 +1,6 @@
 //! The tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
 use super::connect::{connect, ConnectReport, Connection};
+use super::progress;
 use super::{check_report, sources_report, CheckReport, SourcesReport};
 use crate::accounts::link::Links;
 use crate::engine::{Answer, Engine, QueryError, QueryRequest, TodayReport};
@@ -263,11 +264,12 @@ with a range. Unknown fields are listed, not silently dropped.",
             options: a.options,
             keep_last: None,
             id: a.id,
+            progress: None,
         };
         // A retry of a 2026 `input_required` round: the connect this query started is finishing.
         let needs = match state {
             Some(_) => None,
-            None => match self.engine.query(req.clone()).await {
+            None => match progress::reported(&ctx, |p| self.engine.query(QueryRequest { progress: p, ..req.clone() })).await {
                 Ok(answer) => return Ok(structured(&answer)),
                 Err(QueryError::NeedsAccount { provider, why }) => Some((provider, why)),
                 Err(e) => return Err(e.to_string()),

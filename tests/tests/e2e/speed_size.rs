@@ -253,3 +253,47 @@ async fn a_slow_down_mid_query_halves_the_limit_and_the_answer_stays_whole() {
     one.close().await;
     many.close().await;
 }
+
+/// One progress notification: (progress, total, message).
+type Report = (f64, Option<f64>, String);
+
+/// A client that records progress notifications.
+#[derive(Clone, Default)]
+struct Progressed(std::sync::Arc<std::sync::Mutex<Vec<Report>>>);
+
+impl rmcp::ClientHandler for Progressed {
+    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
+        self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
+    }
+}
+
+/// Issue 20: a long read sent with a `progressToken` reports pages done of pages known and the
+/// day reached, rising, at most every 250 ms, before its answer. (rmcp's client sends a token with
+/// every request, so "no token, no reports" is left to the unit tests of engine/progress.rs.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_read_reports_its_progress_to_a_client_that_asked() {
+    use rmcp::model::CallToolRequestParams;
+    use vitals_twin::wire::{Fault, Rule};
+    let twin = twin().await;
+    let seen = Progressed::default();
+    let s =
+        connect_as(&twin, false, &[("VITALS_CACHE_MB", "0"), ("VITALS_CONCURRENCY", "2")], rmcp::service::ClientLifecycleMode::Initialize, seen.clone()).await;
+    // The first answers trickle (64 bytes a millisecond: about a second a page), so the read takes seconds.
+    twin.wire(vec![Rule { from: 1, count: 3, fault: Fault::Slow { pause_ms: 1 } }]);
+    let args = json!({"collection": "oura.heartrate", "start": ds(ago(4)), "end": ds(ago(1)), "resolution": "1h"});
+    let mut params = CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone());
+    params.meta = Some(serde_json::from_value(json!({"progressToken": "read-1"})).unwrap());
+    let r = s.client.call_tool(params).await.unwrap();
+    twin.wire(vec![]);
+    let a = r.structured_content.expect("an answer");
+    assert!(a["notices"]["truncated"].is_null(), "{}", a["notices"]);
+    let got = seen.0.lock().unwrap().clone();
+    assert!(got.len() >= 2, "several reports over a read of seconds: {got:?}");
+    assert!(got.windows(2).all(|w| w[1].0 > w[0].0), "progress rises: {got:?}");
+    for (done, total, message) in &got {
+        assert!(total.is_some_and(|t| t >= *done), "{done} of {total:?}");
+        assert!(message.starts_with("oura.heartrate: ") && message.contains("pages"), "{message}");
+    }
+    assert!(got.iter().any(|g| g.2.contains("complete through ")), "the day reached is said: {got:?}");
+    s.close().await;
+}
