@@ -93,16 +93,16 @@ fn generators() -> Vec<(String, Gen)> {
     g
 }
 
-#[test]
-fn compare_false_alarms_stay_near_five_percent() {
-    let mut rng = StdRng::seed_from_u64(24);
-    let mut rows = vec![];
-    let mut over = vec![];
-    for (name, g) in generators() {
+/// Runs every generator 2,000 times through `run` (the method's verdict and whether the naive test
+/// fired), prints the table and fails on any row whose false-alarm rate is over [`LIMIT`].
+fn false_alarms(seed: u64, title: &str, gens: Vec<(String, Gen)>, alarm: impl Fn(Verdict) -> bool, mut run: impl FnMut(&mut StdRng, Gen) -> (Verdict, bool)) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut rows, mut over) = (vec![], vec![]);
+    for (name, g) in gens {
         let (mut hits, mut naive, mut unsure) = (0, 0, 0);
         for _ in 0..RUNS {
-            let (v, n) = compare_run(&mut rng, g, 0.0);
-            hits += usize::from(v == Verdict::OutsideNoise);
+            let (v, n) = run(&mut rng, g);
+            hits += usize::from(alarm(v));
             unsure += usize::from(v == Verdict::CannotTell);
             naive += usize::from(n);
         }
@@ -111,8 +111,14 @@ fn compare_false_alarms_stay_near_five_percent() {
         }
         rows.push((name, rate(hits), rate(naive), rate(unsure)));
     }
-    table("vitals_compare: periods that do not differ called outside_noise (2,000 runs a row)", &rows);
+    table(title, &rows);
     assert!(over.is_empty(), "false alarms over 6 %: {over:?}");
+}
+
+#[test]
+fn compare_false_alarms_stay_near_five_percent() {
+    let title = "vitals_compare: periods that do not differ called outside_noise (2,000 runs a row)";
+    false_alarms(24, title, generators(), |v| v == Verdict::OutsideNoise, |rng, g| compare_run(rng, g, 0.0));
 }
 
 #[test]
@@ -145,29 +151,21 @@ fn pearson_naive(x: &Days, y: &Days) -> bool {
 
 #[test]
 fn relate_false_alarms_stay_near_five_percent() {
-    let mut rng = StdRng::seed_from_u64(2024);
     let mut gens = generators();
     gens.push(("AR(1) ρ 0.5, a shared trend and weekly rhythm".into(), Gen { trend: 0.02, weekly: 1.5, ..ar(0.5) }));
-    let mut rows = vec![];
-    let mut over = vec![];
-    for (name, g) in gens {
-        let (mut hits, mut naive, mut unsure) = (0, 0, 0);
-        for _ in 0..RUNS {
+    let title = "vitals_relate: unrelated metrics called outside_noise (180 days, 2,000 runs a row)";
+    false_alarms(
+        2024,
+        title,
+        gens,
+        |v| v == Verdict::OutsideNoise,
+        |rng, g| {
             // Two independent metrics made the same way, over 180 days.
-            let (xv, yv) = (series(&mut rng, g, 180), series(&mut rng, g, 180));
-            let (x, y) = (to_days(&mut rng, D0, &xv, g.missing), to_days(&mut rng, D0, &yv, g.missing));
-            let v = relate::relate(&x, &y, 0).verdict;
-            hits += usize::from(v == Verdict::OutsideNoise);
-            unsure += usize::from(v == Verdict::CannotTell);
-            naive += usize::from(pearson_naive(&x, &y));
-        }
-        if rate(hits) > LIMIT {
-            over.push(format!("{name}: {:.1}%", rate(hits) * 100.0));
-        }
-        rows.push((name, rate(hits), rate(naive), rate(unsure)));
-    }
-    table("vitals_relate: unrelated metrics called outside_noise (180 days, 2,000 runs a row)", &rows);
-    assert!(over.is_empty(), "false alarms over 6 %: {over:?}");
+            let (xv, yv) = (series(rng, g, 180), series(rng, g, 180));
+            let (x, y) = (to_days(rng, D0, &xv, g.missing), to_days(rng, D0, &yv, g.missing));
+            (relate::relate(&x, &y, 0).verdict, pearson_naive(&x, &y))
+        },
+    );
 }
 
 fn ols_naive(d: &Days) -> bool {
@@ -177,31 +175,22 @@ fn ols_naive(d: &Days) -> bool {
     line.slope.abs() > days::t_critical(n - 2.0) * (s2 / line.sxx).sqrt()
 }
 
+/// A random walk has no trend to find, yet it wanders: "rising" over a range it merely wandered
+/// across is what a person would wrongly take from it, so it is held to the same bound.
 #[test]
 fn trend_false_alarms_stay_near_five_percent() {
-    let mut rng = StdRng::seed_from_u64(30);
-    let mut rows = vec![];
-    let mut over = vec![];
-    for (name, g) in generators() {
-        let (mut hits, mut naive, mut unsure) = (0, 0, 0);
-        for _ in 0..RUNS {
-            let vals = series(&mut rng, g, 90);
-            let d = to_days(&mut rng, D0, &vals, g.missing);
-            let v = trend::trend(&d).verdict;
-            hits += usize::from(matches!(v, Verdict::Rising | Verdict::Falling));
-            unsure += usize::from(v == Verdict::CannotTell);
-            naive += usize::from(ols_naive(&d));
-        }
-        // A random walk has no trend to find, yet it does wander: its rate is printed, and held to
-        // the same bound, since "rising" over a range it merely wandered across is what a person
-        // would wrongly take from it.
-        if rate(hits) > LIMIT {
-            over.push(format!("{name}: {:.1}%", rate(hits) * 100.0));
-        }
-        rows.push((name, rate(hits), rate(naive), rate(unsure)));
-    }
-    table("vitals_trend: metrics without a trend called rising or falling (90 days, 2,000 runs a row)", &rows);
-    assert!(over.is_empty(), "false alarms over 6 %: {over:?}");
+    let title = "vitals_trend: metrics without a trend called rising or falling (90 days, 2,000 runs a row)";
+    false_alarms(
+        30,
+        title,
+        generators(),
+        |v| matches!(v, Verdict::Rising | Verdict::Falling),
+        |rng, g| {
+            let vals = series(rng, g, 90);
+            let d = to_days(rng, D0, &vals, g.missing);
+            (trend::trend(&d).verdict, ols_naive(&d))
+        },
+    );
 }
 
 #[test]
