@@ -61,7 +61,7 @@ impl Limits {
     pub fn from_env() -> Limits {
         let num = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
         Limits {
-            page_cap: num("VITALS_PAGE_CAP", 400) as u32,
+            page_cap: num("VITALS_PAGE_CAP", 1_000) as u32,
             transient_retries: 3,
             backoff_base: std::time::Duration::from_millis(num("VITALS_BACKOFF_MS", 250)),
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),

@@ -261,6 +261,23 @@ async fn oura_heart_rate_over_ten_months_at_cap_400_keeps_at_least_300_days() {
     s.close().await;
 }
 
+/// Issue 20: a year of the densest collection completes at the default page cap (a year of Oura
+/// heart rate is ~460 pages here, past the old cap of 400), every sample counted.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_year_of_heart_rate_completes_at_the_default_page_cap() {
+    let twin = twin().await;
+    let (start, end) = ("2025-06-01", "2026-05-31");
+    let s = connect(&twin, false, &[]).await;
+    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": start, "end": end, "tz": TZ_ARGS, "resolution": "1d"})).await;
+    assert!(a["notices"]["truncated"].is_null(), "{}", a["notices"]);
+    assert_eq!(a["range"]["end"], end);
+    assert!(a["pages"].as_u64().unwrap() > 400, "{} pages", a["pages"]);
+    let cfg = twin.state.oura.lock().unwrap().clone();
+    let samples = vitals_twin::oura::expected(&cfg, "heartrate", date(start), date(end)).len();
+    assert_eq!(a["resolution"]["raw_samples"].as_u64().unwrap() as usize, samples, "every sample of the year");
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_repeating_page_token_leaves_the_unfinished_days_out_of_range() {
     let twin = twin().await;
