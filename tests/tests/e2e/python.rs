@@ -75,3 +75,41 @@ async fn python_mcp_connects_through_input_required_on_2026_07_28() {
     assert_eq!(r["synthetic"], false, "{r}");
     assert_eq!(r["count"], 3);
 }
+
+/// Issue 20: progress reaches an independent client too, and only one that asked for it.
+#[tokio::test(flavor = "multi_thread")]
+async fn python_mcp_gets_progress_on_a_long_read_only_when_it_asks() {
+    use vitals_twin::wire::{Fault, Rule};
+    let twin = twin().await;
+    // The first answers trickle (about a second a page), so the read takes seconds.
+    twin.wire(vec![Rule { from: 1, count: 3, fault: Fault::Slow { pause_ms: 1 } }]);
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("py/progress.py");
+    let (start, end) = (ds(ago(4)), ds(ago(1)));
+    let py = tokio::task::block_in_place(python);
+    let o = tokio::task::block_in_place(|| {
+        Command::new(py)
+            .arg(script)
+            .arg(server_bin())
+            .args([&start, &end])
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("VITALS_OURA_BASE_URL", twin.base_url())
+            .env("OURA_PAT", TOKEN)
+            .env("VITALS_TZ", TZ)
+            .env("VITALS_CACHE_MB", "0")
+            .env("VITALS_CONCURRENCY", "2")
+            .env("VITALS_TOKEN_STORE", "file")
+            .env("VITALS_CONFIG_DIR", scratch().join("py-progress-config"))
+            .output()
+            .unwrap()
+    });
+    twin.wire(vec![]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "the Python client failed:\n{out}\n{err}");
+    let r: serde_json::Value = serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!((r["first_cut"].as_bool(), r["second_cut"].as_bool()), (Some(false), Some(false)), "{r}");
+    let reports = r["reports"].as_array().unwrap();
+    assert!(reports.len() >= 2, "{r}");
+    assert!(reports.iter().all(|p| p["message"].as_str().unwrap().starts_with("oura.heartrate: ") && p["total"].as_f64() >= p["progress"].as_f64()), "{r}");
+    assert_eq!(r["reports_without_token"], 0, "no token, no reports: {r}");
+}
