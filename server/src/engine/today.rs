@@ -32,7 +32,7 @@ pub struct TodaySection {
 
 impl Engine {
     /// The report for the last `days` days (1–30, default 7) within `max_chars` in all.
-    pub async fn today(&self, days: Option<i64>, max_chars: Option<i64>) -> Result<TodayReport, QueryError> {
+    pub async fn today(&self, days: Option<i64>, max_chars: Option<i64>, progress: Option<super::progress::Progress>) -> Result<TodayReport, QueryError> {
         let days = days.unwrap_or(7);
         if !(1..=30).contains(&days) {
             return Err(QueryError::BadInput(format!("`days` must be a whole number from 1 to 30; got {days}. Send for example 7.")));
@@ -48,6 +48,10 @@ impl Engine {
         let start = today.checked_sub(jiff::Span::new().days(days)).unwrap_or(today);
         // Every section of every provider at once: they are independent reads, and each provider's
         // limiter still keeps its own budget.
+        // Sections done of sections asked, as each one finishes (a section is a read of its own).
+        let finished = std::sync::atomic::AtomicU32::new(0);
+        let last_report = std::sync::Mutex::new(None::<std::time::Instant>);
+        let (done, last_report, progress) = (&finished, &last_report, progress.as_ref());
         let mut asks = vec![];
         for p in self.providers() {
             for t in p.spec().today {
@@ -65,7 +69,22 @@ impl Engine {
                     keep_last: t.latest_within_days.map(|_| 1),
                     ..Default::default()
                 };
-                asks.push(async move { (p.spec().name, t.role, name, self.query(req).await) });
+                asks.push(async move {
+                    let r = self.query(req).await;
+                    let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                    if let Some(sink) = progress {
+                        let mut last = last_report.lock().expect("progress lock");
+                        if last.is_none_or(|t| t.elapsed() >= super::progress::EVERY) {
+                            *last = Some(std::time::Instant::now());
+                            (sink.0)(super::progress::Step {
+                                done: n,
+                                known: sections as u32,
+                                message: format!("vitals_today: {n} of {sections} sections read ({name})"),
+                            });
+                        }
+                    }
+                    (p.spec().name, t.role, name, r)
+                });
             }
         }
         let mut providers: Vec<TodayProvider> = self

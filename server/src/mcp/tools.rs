@@ -358,9 +358,9 @@ yet); `errors` names what failed or came back incomplete, with why. Computes not
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<TodayArgs>()
     )]
-    pub async fn vitals_today(&self, args: JsonObject) -> Result<Json<TodayReport>, String> {
+    pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<Json<TodayReport>, String> {
         let a: TodayArgs = self.args("vitals_today", args)?;
-        self.engine.today(a.days, a.max_chars).await.map(Json).map_err(|e| e.to_string())
+        progress::reported(&ctx, |p| self.engine.today(a.days, a.max_chars, p)).await.map(Json).map_err(|e| e.to_string())
     }
 
     #[tool(

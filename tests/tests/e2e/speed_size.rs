@@ -295,5 +295,13 @@ async fn a_long_read_reports_its_progress_to_a_client_that_asked() {
         assert!(message.starts_with("oura.heartrate: ") && message.contains("pages"), "{message}");
     }
     assert!(got.iter().any(|g| g.2.contains("complete through ")), "the day reached is said: {got:?}");
+    // vitals_today reports its sections as they finish.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    seen.0.lock().unwrap().clear();
+    let mut params = CallToolRequestParams::new("vitals_today").with_arguments(json!({"days": 3}).as_object().unwrap().clone());
+    params.meta = Some(serde_json::from_value(json!({"progressToken": "today-1"})).unwrap());
+    s.client.call_tool(params).await.unwrap();
+    let got = seen.0.lock().unwrap().clone();
+    assert!(!got.is_empty() && got[0].2.starts_with("vitals_today: 1 of "), "{got:?}");
     s.close().await;
 }
