@@ -96,7 +96,7 @@ pub struct Read {
 
 /// `m`'s collection read through the engine as vitals_query would, in ranges the provider takes,
 /// projected to `fields`. A cut or cycling answer is an error: nothing is made of part of the days.
-pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, start: Date, end: Date, zone: &Zone) -> Result<Read, QueryError> {
+pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, start: Date, end: Date) -> Result<Read, QueryError> {
     let mut out = Read { records: vec![], synthetic: false, fetches: vec![] };
     let step = chunk_days(engine, m);
     let mut from = start;
@@ -108,7 +108,9 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
             end: Some(to.to_string()),
             fields: Some(fields.clone()),
             format: Some("records".into()),
-            tz: Some(zone.name.clone()),
+            // The engine's own default zone is this one; a name it could not parse back (a machine
+            // zone without an IANA name is called "system") must not turn into a refusal.
+            tz: None,
             max_chars: Some(MAX_MAX_CHARS as i64),
             ..QueryRequest::default()
         };
@@ -142,7 +144,7 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
 
 /// The metric's daily values from `start` to `end`, both inclusive.
 pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone) -> Result<DailyValues, QueryError> {
-    let r = read(engine, param, m, fields_for(&[m]), start, end, zone).await?;
+    let r = read(engine, param, m, fields_for(&[m]), start, end).await?;
     let (days, excluded) = reduce(m, &r.records, zone);
     Ok(DailyValues { days: days.range(start..=end).map(|(k, v)| (*k, *v)).collect(), excluded, synthetic: r.synthetic, fetches: r.fetches })
 }

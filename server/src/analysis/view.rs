@@ -149,7 +149,7 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
                 })
                 .collect();
             let refs: Vec<&Metric> = metrics.iter().map(|(m, _)| m).collect();
-            let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), s, e, &zone).await {
+            let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), s, e).await {
                 Ok(r) => r,
                 Err(err) => {
                     errors.push(format!("{}.{}: {err}", spec.name, c.name));
