@@ -118,17 +118,23 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
             QueryError::BadInput(s) => QueryError::BadInput(format!("`{param}` ({}): {s}", m.name)),
             other => other,
         })?;
-        let notices = serde_json::to_value(&a.notices).unwrap_or(Value::Null);
-        for flaw in ["truncated", "pagination_cycle"] {
-            if let Some(v) = notices.get(flaw) {
-                let said = v.get("message").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| v.to_string());
-                return Err(QueryError::Upstream(format!(
-                    "The read of {} from {from} to {to} for `{param}` did not complete ({flaw}: {said}). An analysis of part of the days would \
-                     not be what it claims, so none was made: ask again later, or for a shorter range.",
-                    m.qualified
-                )));
-            }
+        let flaw = a
+            .notices
+            .truncated
+            .as_ref()
+            .map(|t| match &t.missing {
+                Some(m) => format!("truncated by {}: {} to {} were not read", t.cause, m.start, m.end),
+                None => format!("truncated by {}", t.cause),
+            })
+            .or_else(|| a.notices.pagination_cycle.as_ref().map(|c| format!("pagination_cycle: {c}")));
+        if let Some(flaw) = flaw {
+            return Err(QueryError::Upstream(format!(
+                "The read of {} from {from} to {to} for `{param}` did not complete ({flaw}). An analysis of part of the days would \
+                 not be what it claims, so none was made: ask again later, or for a shorter range.",
+                m.qualified
+            )));
         }
+        let notices = serde_json::to_value(&a.notices).unwrap_or(Value::Null);
         out.synthetic |= a.synthetic;
         out.fetches.push(Fetch { collection: a.collection.clone(), start: from.to_string(), end: to.to_string(), pages: a.pages, notices });
         if let Value::Array(rows) = a.data {

@@ -124,7 +124,6 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
         let spec = p.spec();
         let sources: Vec<&DailySource> = spec.daily_view.iter().filter(|d| wanted.contains(&d.column)).collect();
         let mut collections: Vec<&str> = sources.iter().map(|d| d.collection).collect();
-        collections.dedup();
         collections.sort_unstable();
         collections.dedup();
         for coll in collections {
