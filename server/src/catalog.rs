@@ -170,6 +170,10 @@ pub enum Split {
     /// Windows of this many hours on a grid fixed in absolute time (so a window seen once is the
     /// same window in the next query, and the cache can serve it).
     Hours(u32),
+    /// Windows sized so that one page of `page_rows` holds them at the density the account's
+    /// data shows (engine/density.rs), on a grid fixed in absolute time as `Hours`; `hours`
+    /// until a density is known.
+    Fill { hours: u32, page_rows: u32 },
     /// Windows of this many local days on a grid of days fixed from 1970-01-01.
     Days(u32),
     /// One request (range-less collections, `latest`).

@@ -4,6 +4,7 @@ pub mod garmin;
 pub mod kinds;
 pub mod oura;
 pub mod polar;
+pub mod traffic;
 pub mod wire;
 pub mod withings;
 
@@ -78,6 +79,8 @@ pub struct State {
     pub faults: Mutex<Faults>,
     /// Faults on the wire, the same for every provider's data routes (the reliability matrix).
     pub wire: Mutex<wire::Wire>,
+    /// Every provider request with its timing and body size (the bench's round trips).
+    pub traffic: Mutex<Vec<traffic::Exchange>>,
     pub log: Mutex<Vec<LoggedRequest>>,
 }
 
@@ -120,6 +123,10 @@ impl Twin {
     pub fn clear_log(&self) {
         self.state.log.lock().unwrap().clear();
     }
+    /// What was served since the last call, and forget it ([`traffic`]).
+    pub fn take_traffic(&self) -> Vec<traffic::Exchange> {
+        std::mem::take(&mut self.state.traffic.lock().unwrap())
+    }
 }
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
@@ -135,6 +142,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         faults: Mutex::new(Faults::default()),
         wire: Default::default(),
         log: Mutex::new(vec![]),
+        traffic: Default::default(),
     });
     let app = Router::new()
         .route("/_twin/faults", get(get_faults).post(set_faults))
@@ -161,6 +169,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
         .fallback(garmin_route)
         .layer(axum::middleware::from_fn_with_state(state.clone(), wire::layer))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), traffic::layer))
         .with_state(state.clone());
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     let addr = listener.local_addr()?;

@@ -15,6 +15,8 @@ pub struct Options {
     pub latency_ms: u64,
     pub runs: usize,
     pub peer: bool,
+    /// Only rows whose label contains this.
+    pub only: Option<String>,
 }
 
 /// One measured row: medians over the runs.
@@ -25,6 +27,10 @@ struct Measure {
     samples: Option<u64>,
     chars: Option<usize>,
     peak_rss_kb: Option<u64>,
+    /// What reached the twin: requests, the longest run of them in a row, bytes of the bodies.
+    requests: Option<usize>,
+    round_trips: Option<usize>,
+    bytes: Option<u64>,
 }
 
 fn median<T: Ord + Copy>(mut v: Vec<T>) -> Option<T> {
@@ -49,6 +55,7 @@ trait Server {
 }
 
 /// The server binary and extra environment (to show a non-default setting).
+#[derive(Clone)]
 struct Vitals(PathBuf, Vec<(&'static str, &'static str)>);
 struct McpOura(PathBuf);
 
@@ -124,15 +131,21 @@ async fn startup(s: &dyn Server, base: &str, runs: usize) -> (Measure, Option<u6
 }
 
 /// One question, each run in a fresh process (so neither server answers from its cache).
-async fn question(s: &dyn Server, base: &str, runs: usize, collection: &str, start_day: &str, end_day: &str) -> Measure {
+async fn question(s: &dyn Server, twin: &vitals_twin::Twin, runs: usize, collection: &str, start_day: &str, end_day: &str) -> Measure {
+    let base = twin.base_url();
     let mut m = Measure::default();
-    let (mut times, mut peaks, mut sizes) = (vec![], vec![], vec![]);
+    let (mut times, mut peaks, mut sizes, mut requests, mut trips, mut bytes) = (vec![], vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..runs {
-        let (client, pid) = start(s, base).await;
+        let (client, pid) = start(s, &base).await;
         let (tool, args) = s.query(collection, start_day, end_day);
+        twin.take_traffic();
         let t0 = Instant::now();
         let r = client.call_tool(CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default())).await.expect("tools/call");
         times.push(t0.elapsed());
+        let served = twin.take_traffic();
+        requests.push(served.len());
+        trips.push(vitals_twin::traffic::round_trips(&served));
+        bytes.push(served.iter().map(|x| x.bytes).sum::<u64>());
         peaks.extend(proc_kb(pid, "VmHWM:"));
         sizes.push(chars(&r));
         (m.pages, m.samples) = s.account(&r);
@@ -141,6 +154,7 @@ async fn question(s: &dyn Server, base: &str, runs: usize, collection: &str, sta
     m.time = median(times);
     m.peak_rss_kb = median(peaks);
     m.chars = median(sizes);
+    (m.requests, m.round_trips, m.bytes) = (median(requests), median(trips), median(bytes));
     m
 }
 
@@ -261,24 +275,33 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
         }
     };
     println!("vitals bench: twin at {} ms per request, median of {} runs, each question in a fresh process\n", o.latency_ms, o.runs);
-    println!(
-        "{:<40} {:>10} {:>6} {:>8} {:>10} {:>9} | {:>10} {:>6} {:>8} {:>10} {:>9} | {:>7} {:>7}",
-        "row", "vitals", "pages", "samples", "chars", "peak RSS", "mcp-oura", "pages", "samples", "chars", "peak RSS", "faster", "smaller"
-    );
+    // One side of a row: time, its multiple of one round trip, requests, round trips in a row,
+    // pages, samples, kB served, characters answered, peak RSS.
+    let rtt = o.latency_ms.max(1) as f64;
+    let side = |m: &Measure| {
+        format!(
+            "{:>10} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7} {:>8} {:>9}",
+            ms(m.time),
+            m.time.map_or("-".into(), |t| format!("{:.1}", t.as_secs_f64() * 1000.0 / rtt)),
+            opt(m.requests),
+            opt(m.round_trips),
+            opt(m.pages),
+            opt(m.samples),
+            opt(m.bytes.map(|b| b / 1024)),
+            opt(m.chars),
+            mb(m.peak_rss_kb)
+        )
+    };
+    let head =
+        format!("{:>10} {:>6} {:>5} {:>5} {:>5} {:>7} {:>7} {:>8} {:>9}", "time", "x RTT", "reqs", "trips", "pages", "samples", "kB", "chars", "peak RSS");
+    println!("{:<40} {:^70} | {:^70} |", "", "vitals", PEER);
+    println!("{:<40} {head} | {head} | {:>7} {:>7}", "row", "faster", "smaller");
     let line = |label: &str, v: &Measure, p: &Measure| {
         println!(
-            "{:<40} {:>10} {:>6} {:>8} {:>10} {:>9} | {:>10} {:>6} {:>8} {:>10} {:>9} | {:>7} {:>7}",
+            "{:<40} {} | {} | {:>7} {:>7}",
             label,
-            ms(v.time),
-            opt(v.pages),
-            opt(v.samples),
-            opt(v.chars),
-            mb(v.peak_rss_kb),
-            ms(p.time),
-            opt(p.pages),
-            opt(p.samples),
-            opt(p.chars),
-            mb(p.peak_rss_kb),
+            side(v),
+            side(p),
             ratio(v.time.map(|t| t.as_secs_f64()), p.time.map(|t| t.as_secs_f64())),
             ratio(v.chars.map(|c| c as f64), p.chars.map(|c| c as f64)),
         );
@@ -290,57 +313,66 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
         None => (Measure::default(), None),
     };
     line("spawn -> tools/list", &vs, &ps);
-    println!("{:<40} {:>46} | {:>48} |", "idle RSS", mb(v_idle), mb(p_idle));
+    println!("{:<40} {:>70} | {:>70} |", "idle RSS", mb(v_idle), mb(p_idle));
 
+    let want = |label: &str| o.only.as_deref().is_none_or(|f| label.contains(f));
     for (label, collection, s, e) in [
         ("heart rate, one local day", "heartrate", "2026-06-10", "2026-06-10"),
         ("heart rate, one month (30 days)", "heartrate", "2026-06-01", "2026-06-30"),
         ("daily_activity, 30 days", "daily_activity", "2026-06-01", "2026-06-30"),
     ] {
-        let v = question(&vitals, &base, o.runs, collection, s, e).await;
+        if !want(label) {
+            continue;
+        }
+        let v = question(&vitals, &twin, o.runs, collection, s, e).await;
         let p = match &peer {
-            Some(p) => question(p, &base, o.runs, collection, s, e).await,
+            Some(p) => question(p, &twin, o.runs, collection, s, e).await,
             None => Measure::default(),
         };
         line(label, &v, &p);
     }
-    let v = cached(&vitals, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
-    line("heart rate, month, again (cached)", &v, &Measure::default());
+    // Rows vitals alone answers: (label, server, collection, first day, last day).
+    let mut alone: Vec<(&str, Vitals, &str, String, String)> = vec![];
+    let month = ("2026-06-01".to_string(), "2026-06-30".to_string());
+    let year_back = ("2025-06-01".to_string(), "2026-05-31".to_string());
     // 37+ pages of 1,000: at Oura's 32 in flight that is two requests in a row; the old global pool
     // of 8 made it five. The second row shows what the per-provider limit buys.
     let narrow = Vitals(server.clone(), vec![("VITALS_CONCURRENCY", "8")]);
-    let v = question(&narrow, &base, o.runs, "heartrate", "2026-06-01", "2026-06-30").await;
-    line("heart rate, month, VITALS_CONCURRENCY=8", &v, &Measure::default());
+    alone.push(("heart rate, month, VITALS_CONCURRENCY=8", narrow, "heartrate", month.0.clone(), month.1.clone()));
     // A year of the densest collection, complete at the default page cap.
-    let v = question(&vitals, &base, o.runs, "heartrate", "2025-06-01", "2026-05-31").await;
-    line("heart rate, a year", &v, &Measure::default());
-    let v = question(&vitals, &base, o.runs, "daily_sleep", "2025-06-01", "2026-05-31").await;
-    line("daily_sleep, a year", &v, &Measure::default());
+    alone.push(("heart rate, a year", vitals.clone(), "heartrate", year_back.0.clone(), year_back.1.clone()));
+    alone.push(("daily_sleep, a year", vitals.clone(), "daily_sleep", year_back.0.clone(), year_back.1.clone()));
     let withings = withings_login(root, &twin, &base, o.latency_ms);
-    let both = Vitals(server, withings);
-    let v = question(&both, &base, o.runs, "withings.measurements", "2025-06-02", "2026-06-02").await;
-    line("withings measurements, one year", &v, &Measure::default());
+    let both = Vitals(server.clone(), withings);
+    alone.push(("withings measurements, one year", both.clone(), "withings.measurements", "2025-06-02".into(), "2026-06-02".into()));
     // Fourteen sections (Oura's four and Withings' three connected, Polar's three and Garmin's four from their samples), read at once.
-    let v = question(&both, &base, o.runs, "today", "", "").await;
-    line("vitals_today, 7 days, all four providers", &v, &Measure::default());
+    alone.push(("vitals_today, 7 days, all four providers", both, "today", String::new(), String::new()));
     // Polar keeps 28 days of heart rate and 30 of exercises: the longest ranges it serves.
-    let polar = Vitals(vitals.0.clone(), polar_login(root, &twin, &base, o.latency_ms));
+    let polar = Vitals(server.clone(), polar_login(root, &twin, &base, o.latency_ms));
     let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date();
     let back = |n: i64| today.checked_sub(jiff::Span::new().days(n)).unwrap_or(today).to_string();
-    let v = question(&polar, &base, o.runs, "polar.heartrate", &back(27), &today.to_string()).await;
-    line("polar heart rate, 28 days (all it keeps)", &v, &Measure::default());
-    let v = question(&polar, &base, o.runs, "polar.exercises?samples", &back(29), &today.to_string()).await;
-    line("polar exercises + summaries, 30 days", &v, &Measure::default());
+    alone.push(("polar heart rate, 28 days (all it keeps)", polar.clone(), "polar.heartrate", back(27), today.to_string()));
+    alone.push(("polar exercises + summaries, 30 days", polar, "polar.exercises?samples", back(29), today.to_string()));
     // Garmin's Personal API: two requests in flight per key, windows at each route's limit.
     twin.garmin(|g| g.cfg.latency_ms = o.latency_ms);
-    let garmin = Vitals(
-        vitals.0.clone(),
-        vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))],
+    let garmin =
+        Vitals(server, vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))]);
+    alone.push(("garmin daily summaries, a year, 2 in flight", garmin.clone(), "garmin.daily_summary", back(365), back(1)));
+    alone.push(("garmin sleep, a year, 2 in flight", garmin, "garmin.sleep", back(365), back(1)));
+
+    if want("heart rate, month, again (cached)") {
+        let v = cached(&vitals, &base, o.runs, "heartrate", &month.0, &month.1).await;
+        line("heart rate, month, again (cached)", &v, &Measure::default());
+    }
+    for (label, server, collection, s, e) in alone.into_iter().filter(|r| want(r.0)) {
+        let v = question(&server, &twin, o.runs, collection, &s, &e).await;
+        line(label, &v, &Measure::default());
+    }
+    println!(
+        "\nx RTT = time over one round trip ({} ms); reqs = requests that reached the twin; trips = the longest run of them sent one after \
+         another (the round trips waited through); pages = requests that returned data (as the answer counts them); samples = \
+         records accounted for (vitals: the sum of bucket counts when resampled); kB = bodies served; chars = characters of the tool \
+         result text.",
+        o.latency_ms
     );
-    let year = (back(365), back(1));
-    let v = question(&garmin, &base, o.runs, "garmin.daily_summary", &year.0, &year.1).await;
-    line("garmin daily summaries, a year, 2 in flight", &v, &Measure::default());
-    let v = question(&garmin, &base, o.runs, "garmin.sleep", &year.0, &year.1).await;
-    line("garmin sleep, a year, 2 in flight", &v, &Measure::default());
-    println!("\npages = requests that returned data; samples = records accounted for (vitals: the sum of bucket counts when resampled); chars = characters of the tool result text.");
 }

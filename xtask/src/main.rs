@@ -25,6 +25,9 @@ enum Cmd {
         /// Do not install and measure mcp-oura 0.4.0 beside vitals.
         #[arg(long)]
         no_peer: bool,
+        /// Only the rows whose label contains this text (spawn and idle RSS always run).
+        #[arg(long)]
+        only: Option<String>,
     },
     /// Build the server, then pack, sign and verify `dist/vitals-<version>.mcpb` (+ `.sha256`).
     Dist {
@@ -84,9 +87,9 @@ fn build_server() -> PathBuf {
 #[tokio::main]
 async fn main() {
     match Cli::parse().cmd {
-        Cmd::Bench { latency_ms, runs, no_peer } => {
+        Cmd::Bench { latency_ms, runs, no_peer, only } => {
             let server = build_server();
-            bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer }).await
+            bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer, only }).await
         }
         Cmd::Dist { targets, prebuilt, key, cert, intermediates, self_signed, unsigned } => {
             let signing = match (key, cert, self_signed, unsigned) {

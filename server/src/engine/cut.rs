@@ -6,7 +6,6 @@ use super::answer::{DaysOut, Truncated};
 use super::fetch::StopReason;
 use super::kept::Kept;
 use super::plan::Plan;
-use super::record::record_day;
 use jiff::civil::Date;
 use jiff::ToSpan;
 
@@ -67,8 +66,7 @@ pub fn cut(plan: &Plan, kept: &mut Kept, gap: Option<Date>, reason: &StopReason)
         };
         return (t, plan.range);
     };
-    let c = plan.collection;
-    kept.retain(&plan.zone, |r| record_day(r, c, &plan.zone).is_none_or(|d| d < g));
+    kept.keep_days_before(g, plan);
     let missing = Some(DaysOut { start: g.to_string(), end: e.to_string() });
     let t = |reason| Truncated { reason, cause: cause.into(), continue_from: Some(g.to_string()), missing };
     if g <= s {

@@ -4,12 +4,14 @@
 //! a partial answer never leaves here looking complete.
 use super::cache::{RECENT_DAYS, RECENT_TTL};
 use super::coverage::{first_gap, Coverage, Pos};
+use super::density;
 use super::gate::Gate;
-use super::kept::{Keeper, Kept};
+use super::kept::{Keeper, Kept, RawFloor};
 use super::plan::Plan;
 use super::stats::Stats;
-use super::window::{split, Piece, Place};
+use super::window::{split, split_from, Piece, Place};
 use super::{Engine, QueryError, Source};
+use crate::catalog::Split;
 use crate::providers::{Mode, PageError};
 use jiff::civil::Date;
 use jiff::ToSpan;
@@ -57,7 +59,8 @@ enum Outcome {
     Stop(StopReason),
 }
 
-/// What the windows of one query share.
+/// What the windows of one run share (a query is one run, or two when its first windows are
+/// to show the data's density first).
 struct Shared {
     /// Request slots and the page cap, oldest window first (engine/gate.rs).
     gate: Arc<Gate>,
@@ -65,31 +68,114 @@ struct Shared {
     /// send nothing more.
     gap_at: AtomicUsize,
     /// Pages and days done, for a client that asked (engine/progress.rs).
-    tally: Option<super::progress::Tally>,
+    tally: Option<Arc<super::progress::Tally>>,
+    /// The query's number of this run's first window (for progress).
+    base: usize,
+    /// The raw size kept so far, past which windows keep only what bucketing reads (engine/kept.rs).
+    floor: Option<Arc<RawFloor>>,
+}
+
+/// What a run leaves besides its answer: pages of the cap left, and what its closed, complete
+/// windows say of the data's density.
+#[derive(Default)]
+struct RunFacts {
+    pages_left: u32,
+    samples: usize,
+    seconds: i64,
 }
 
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
-    let pieces = split(plan);
+    let split_kind = plan.collection.split;
+    let key = density_key(plan);
+    let known = source.densities.get(&key);
+    let pieces = split(plan, density::step(split_kind, known));
     // The provider's own limit as it stands now (halved by its "slow down"s), under the global cap.
     let in_flight = source.in_flight.limit();
-    let tally = plan.progress.clone().map(|p| super::progress::Tally::new(p, plan.qualified.clone(), pieces.len()));
-    let shared = Shared { gate: Gate::new(in_flight, engine.limits.page_cap.max(1), pieces.len()), gap_at: AtomicUsize::new(usize::MAX), tally };
+    let tally = plan.progress.clone().map(|p| Arc::new(super::progress::Tally::new(p, plan.qualified.clone(), pieces.len())));
+    let floor = RawFloor::for_plan(plan);
+    let run = |pieces: Vec<Piece>, base: usize, cap: u32| {
+        let gate = Gate::new(in_flight, cap, pieces.len());
+        let shared = Shared { gate, gap_at: AtomicUsize::new(usize::MAX), tally: tally.clone(), base, floor: floor.clone() };
+        fetch_run(engine, source, plan, pieces, shared)
+    };
+    let cap = engine.limits.page_cap.max(1);
+    let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > in_flight;
+    let (f, facts) = if sized_later {
+        // Nothing known of this account's density yet: the first round of windows (at the
+        // catalog's size) shows it, and the rest are sized by it. They would have waited for a
+        // slot anyway, so this costs no round trip.
+        let rest_at_first = pieces.len() - in_flight;
+        let first: Vec<Piece> = pieces.into_iter().take(in_flight).collect();
+        let (n, from) = (first.len(), first.last().and_then(Piece::instants).map(|(_, end)| end));
+        let (mut f, facts) = run(first, 0, cap).await?;
+        source.densities.learn(key.clone(), facts.samples, facts.seconds);
+        let step = density::step(split_kind, source.densities.get(&key));
+        match (from, step) {
+            (Some(from), Some(step)) if f.gap.is_none() && f.stopped.is_none() => {
+                let rest = split_from(plan, from, step);
+                tracing::debug!(windows = rest.len(), step_s = step.0, "the rest of {} sized by the density its first windows showed", plan.qualified);
+                if let Some(t) = &tally {
+                    t.replanned(rest_at_first, rest.len());
+                }
+                let (later, more) = run(rest, n, facts.pages_left).await?;
+                f.then(later);
+                (f, RunFacts { samples: facts.samples + more.samples, seconds: facts.seconds + more.seconds, ..more })
+            }
+            _ => (f, facts),
+        }
+    } else {
+        run(pieces, 0, cap).await?
+    };
+    source.densities.learn(key, facts.samples, facts.seconds);
+    Ok(f)
+}
+
+/// Fetch `pieces` (oldest first) and merge them up to the first gap.
+async fn fetch_run(engine: &Engine, source: &Source, plan: &Plan, pieces: Vec<Piece>, shared: Shared) -> Result<(Fetched, RunFacts), QueryError> {
     let today = plan.zone.today();
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
-    let windows = pieces.iter().enumerate().map(|(i, piece)| fetch_window(engine, source, plan, i, piece, &shared, today));
-    let outs = futures::future::try_join_all(windows).await?;
+    let mut windows: futures::stream::FuturesOrdered<_> =
+        pieces.iter().enumerate().map(|(i, piece)| fetch_window(engine, source, plan, i, piece, &shared, today)).collect();
 
+    // Merged as they finish, oldest first: a finished window's memory is reused by the next
+    // rather than every window waiting for the last.
     let mut f = Fetched { kept: Kept::for_plan(plan), windows: pieces.len() as u32, ..Default::default() };
+    let mut facts = RunFacts::default();
     let mut ended = false;
-    for (w, kept) in outs {
+    let mut i = 0;
+    let zone = &plan.zone;
+    // (last day of a merged window, the raw body of every window merged through it).
+    let mut marks: std::collections::VecDeque<(Date, usize)> = Default::default();
+    while let Some(done) = futures::StreamExt::next(&mut windows).await {
+        let (w, kept) = done?;
+        let piece = &pieces[i];
+        i += 1;
         f.stats.add_sent(&w.stats);
         if ended {
             continue;
         }
+        if let (None, None, Some((a, b))) = (&w.gap, &w.stopped, piece.instants().filter(|_| piece.closed_before(today, &plan.zone))) {
+            facts.samples += kept.len();
+            facts.seconds += b.as_second() - a.as_second();
+        }
         f.stats.add_kept(&w.stats);
         f.kept.append(kept);
+        let whole = w.gap.is_none() && w.stopped.is_none();
+        if let (Some(floor), true) = (&shared.floor, whole) {
+            // A cut falls on a day some window from the next one on left a gap in, so the windows
+            // that end before the next window's first day are in the answer whatever happens.
+            // (A window that stopped short ends the answer: nothing after it is sure.)
+            marks.extend(piece.last_day(zone).map(|d| (d, f.kept.raw_body())));
+            if let Some(next) = pieces.get(i).and_then(|p| p.first_day(zone)) {
+                while let Some((_, body)) = marks.front().filter(|(d, _)| *d < next).copied() {
+                    floor.sure(body);
+                    marks.pop_front();
+                }
+            }
+            f.kept.let_go_if(Some(floor));
+        }
         if w.gap.is_some() || (w.stopped.is_some() && plan.range.is_none()) {
             // The answer can only claim days up to here: what later windows hold would follow a hole.
             f.gap = w.gap;
@@ -97,7 +183,27 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
             ended = true;
         }
     }
-    Ok(f)
+    drop(windows);
+    facts.pages_left = shared.gate.pages_left();
+    Ok((f, facts))
+}
+
+impl Fetched {
+    /// The windows of `later` follow these (a run after a run that had no gap).
+    fn then(&mut self, later: Fetched) {
+        self.stats.add_sent(&later.stats);
+        self.stats.add_kept(&later.stats);
+        self.kept.append(later.kept);
+        self.windows += later.windows;
+        self.gap = later.gap;
+        self.stopped = later.stopped;
+    }
+}
+
+/// What the density of a collection is remembered under: the account, not the query.
+fn density_key(plan: &Plan) -> String {
+    let p = plan.provider.spec().name;
+    format!("{p}|{}|{}|{}", plan.cred.mode().as_str(), plan.cred.account.as_deref().unwrap_or_default(), plan.collection.name)
 }
 
 /// Every cache key of a provider starts with this.
@@ -143,6 +249,7 @@ fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Ke
             Place::Elsewhere => {}
         }
     }
+    keeper.page_done();
     span
 }
 
@@ -168,7 +275,7 @@ async fn fetch_window(
 ) -> Result<(WindowOut, Kept), QueryError> {
     // Until this window returns, a page of the cap stays in reserve for it (engine/gate.rs).
     let mut running = Some(shared.gate.running(index));
-    let mut keeper = Keeper::new(plan);
+    let mut keeper = Keeper::new(plan, shared.floor.clone());
     let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
     if let (Some(k), false) = (&key, plan.fresh) {
@@ -184,7 +291,7 @@ async fn fetch_window(
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
             if let Some(t) = &shared.tally {
-                t.window_done(index, piece.last_day(&plan.zone), true);
+                t.window_done(shared.base + index, piece.last_day(&plan.zone), true);
             }
             return Ok((out, keeper.done(plan)));
         }
@@ -205,6 +312,9 @@ async fn fetch_window(
                 break;
             }
             Outcome::Page(page, body) => {
+                if page.next_token.is_some() && out.stats.pages == 0 && matches!(plan.collection.split, Split::Fill { .. }) {
+                    tracing::debug!(window = %piece.label(), "a window sized for one page needed another (a denser stretch than its account's average)");
+                }
                 if page.next_token.is_none() {
                     // The window will ask for nothing more: its slot goes to the next window now,
                     // while this page's records are placed.
@@ -235,7 +345,7 @@ async fn fetch_window(
     }
     out.stats.order_disagreed = u32::from(coverage.disagreed());
     if let (Some(t), None) = (&shared.tally, &out.stopped) {
-        t.window_done(index, piece.last_day(&plan.zone), false);
+        t.window_done(shared.base + index, piece.last_day(&plan.zone), false);
     }
     let covered = coverage.covered();
     out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
@@ -257,6 +367,11 @@ async fn decode(
     at: crate::providers::PageAt,
     body: String,
 ) -> (Result<crate::providers::Page, PageError>, String) {
+    // One page decoded per core at a time: a decoded page is ten times its body, and thirty pages
+    // decoded at once on two cores finish no sooner, only all together.
+    static DECODERS: std::sync::LazyLock<tokio::sync::Semaphore> =
+        std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
+    let _turn = DECODERS.acquire().await;
     let p = p.clone();
     tokio::task::spawn_blocking(move || (p.parse_page(c, &body, &at), body))
         .await

@@ -132,13 +132,17 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
 
 /// A series: raw when it fits (or is asked for), else buckets at the asked or the finest fitting resolution.
 fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out: &mut Fitted) -> Vec<Value> {
-    let Series { records, readings, tally } = series;
-    let raw_samples = records.len();
+    let Series { records, raw, cut_after_let_go, readings, tally } = series;
+    let raw_samples = readings.stamps.len();
     let samples = Samples::from_stamps(&readings.stamps);
     let bucketed = |step: u32, limit: usize| {
         let mut rows = bucket(&readings, &samples, &plan.zone, step, limit);
         if limit == usize::MAX {
-            rows.extend(samples.unreadable.iter().map(|i| records[*i].clone()));
+            // Samples with no readable instant are returned as they came.
+            match raw {
+                true => rows.extend(samples.unreadable.iter().map(|i| records[*i].clone())),
+                false => rows.extend(records.iter().cloned()),
+            }
         }
         rows
     };
@@ -159,7 +163,7 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
         None => {
             // Tallied page by page as the windows came in (engine/kept.rs).
             let raw_chars = tally.size();
-            if raw_chars <= budget {
+            if raw && raw_chars <= budget {
                 records
             } else {
                 // Estimate each resolution from its bucket count and a measured sample of rows,
@@ -188,9 +192,17 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
                     raw_samples,
                     max_chars: plan.max_chars,
                     note: format!(
-                        "RESAMPLED: the {raw_samples} raw samples would take {raw_chars} characters, over max_chars = {}, so they are \
-                         returned as {name} buckets (the finest resolution that fits); every sample is counted in a bucket's `n`. \
-                         For raw samples ask for a shorter range, or resolution=raw with a larger max_chars (up to {}).",
+                        "RESAMPLED: {}, over max_chars = {}, so they are returned as {name} buckets (the finest resolution that \
+                         fits); every sample is counted in a bucket's `n`. For raw samples ask for a shorter range, or \
+                         resolution=raw with a larger max_chars (up to {}).",
+                        if cut_after_let_go {
+                            format!(
+                                "the raw samples fetched would take {raw_chars} characters (so they were let go while fetching, \
+                                 before fetching stopped and left the {raw_samples} of `range`)"
+                            )
+                        } else {
+                            format!("the {raw_samples} raw samples would take {raw_chars} characters")
+                        },
                         plan.max_chars,
                         super::plan::MAX_MAX_CHARS
                     ),

@@ -4,6 +4,11 @@
 //! window only bucketing and rendering are left (engine/fit.rs), so a month of heart rate is
 //! ready a few milliseconds after its last page rather than after a second pass over 36,000
 //! records that have long left the CPU's caches.
+//!
+//! A record as JSON costs about a kilobyte in memory; what bucketing reads of it, under fifty
+//! bytes. Once the raw records sure to be in the answer pass what it may hold ([`RawFloor`]), a
+//! raw answer is out of the question, so the windows let their records go and keep only the
+//! readings: a year of heart rate then fits in tens of megabytes instead of half a gigabyte.
 use super::coverage::Pos;
 use super::plan::Plan;
 use super::record::{project_one, record_day};
@@ -12,6 +17,7 @@ use super::resolution::{Readings, Stamp, Stamper};
 use super::window::record_instant;
 use crate::catalog::SeriesSpec;
 use crate::time::Zone;
+use jiff::civil::Date;
 use serde_json::Value;
 use std::collections::HashSet;
 
@@ -28,22 +34,63 @@ pub enum Kept {
 /// A series, ready for bucketing.
 #[derive(Debug)]
 pub struct Series {
+    /// Every record while `raw`; after the records were let go, only those whose stamp could not
+    /// be read (bucketing returns them as they came), in order.
     pub records: Vec<Value>,
+    /// Whether `records` holds every record, so a raw answer is still possible.
+    pub raw: bool,
+    /// Records were cut after they were let go: `tally` measures what was fetched, not what is left.
+    pub cut_after_let_go: bool,
     /// What bucketing reads of each record, in the same order.
     pub readings: Readings,
-    /// The exact size of `records`, as `render::size` would measure it.
+    /// The exact size of the records, as `render::size` would measure it.
     pub tally: Tally,
 }
 
 impl Series {
     fn new(spec: SeriesSpec, format: Format) -> Series {
-        Series { records: vec![], readings: Readings::new(spec), tally: Tally::new(format) }
+        Series { records: vec![], raw: true, cut_after_let_go: false, readings: Readings::new(spec), tally: Tally::new(format) }
     }
 
     fn push(&mut self, rec: Value, stamp: Option<Stamp>) {
         self.readings.push(&rec, stamp);
         self.tally.add(&rec);
-        self.records.push(rec);
+        if self.raw || stamp.is_none() {
+            self.records.push(rec);
+        }
+    }
+
+    /// How many records the series holds (kept whole or not).
+    fn len(&self) -> usize {
+        self.readings.stamps.len()
+    }
+
+    /// Keep only what bucketing needs: the readings, and the records it cannot place.
+    fn let_go(&mut self) {
+        if !self.raw {
+            return;
+        }
+        self.raw = false;
+        let all = std::mem::take(&mut self.records);
+        self.records = all.into_iter().zip(&self.readings.stamps).filter(|(_, st)| st.is_none()).map(|(r, _)| r).collect();
+    }
+
+    /// Keep the records `keep[i]` says. Records kept whole are read again; after they were let
+    /// go, the readings follow the flags and the tally stays that of what was fetched.
+    fn retain_flagged(&mut self, keep: &[bool], zone: &Zone) {
+        if self.raw {
+            let mut i = 0;
+            self.records.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+            self.recount(zone);
+            return;
+        }
+        let mut unplaced = keep.iter().zip(&self.readings.stamps).filter(|(_, st)| st.is_none()).map(|(k, _)| *k);
+        self.records.retain(|_| unplaced.next().unwrap_or(true));
+        self.readings.retain(keep);
+        self.cut_after_let_go = true;
     }
 
     /// After records were cut (a rare path: fetching stopped early), read what is left again.
@@ -55,6 +102,40 @@ impl Series {
             fresh.push(rec, stamp);
         }
         *self = fresh;
+    }
+}
+
+/// Whether a raw answer is still possible, shared by the windows of one query. The merge (oldest
+/// window first) tells it how much raw answer is already sure: the records of days before the
+/// next window's first day, which any cut still keeps, since a cut falls on a day some window
+/// left a gap in. Once that alone is past what the answer may hold, every window may let its
+/// records go. Not made when the caller asked for raw samples or for the last few records:
+/// those need them.
+#[derive(Debug)]
+pub struct RawFloor {
+    budget: usize,
+    passed: std::sync::atomic::AtomicBool,
+}
+
+impl RawFloor {
+    pub fn for_plan(plan: &Plan) -> Option<std::sync::Arc<RawFloor>> {
+        let needs_raw = plan.resolution == Some(super::resolution::Resolution::Raw) || plan.keep_last.is_some();
+        (plan.collection.series.is_some() && !needs_raw).then(|| {
+            let budget = plan.max_chars.saturating_sub(super::fit::ENVELOPE);
+            std::sync::Arc::new(RawFloor { budget, passed: Default::default() })
+        })
+    }
+
+    /// `body` characters of raw records are sure to be in the answer ([`Tally::body`]: a merged
+    /// answer is never smaller than its parts' bodies).
+    pub fn sure(&self, body: usize) {
+        if body > self.budget {
+            self.passed.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    pub fn passed(&self) -> bool {
+        self.passed.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
@@ -72,32 +153,53 @@ impl Kept {
         }
     }
 
-    pub fn records(&self) -> &[Value] {
-        match self {
-            Kept::Documents(r) => r,
-            Kept::Series(s) => &s.records,
-        }
-    }
-
+    /// The records, when every one is still held (a series that let them go has none to give).
     pub fn into_records(self) -> Vec<Value> {
         match self {
             Kept::Documents(r) => r,
-            Kept::Series(s) => s.records,
+            Kept::Series(s) => {
+                debug_assert!(s.raw, "records of a series that let them go");
+                s.records
+            }
         }
     }
 
     pub fn len(&self) -> usize {
-        self.records().len()
+        match self {
+            Kept::Documents(r) => r.len(),
+            Kept::Series(s) => s.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.records().is_empty()
+        self.len() == 0
+    }
+
+    /// What the records take raw without the frame around them ([`Tally::body`]; documents: 0,
+    /// they are never let go).
+    pub fn raw_body(&self) -> usize {
+        match self {
+            Kept::Documents(_) => 0,
+            Kept::Series(s) => s.tally.body(),
+        }
+    }
+
+    /// Let the records go if the floor says no raw answer is possible.
+    pub fn let_go_if(&mut self, floor: Option<&RawFloor>) {
+        if let (Kept::Series(s), Some(true)) = (self, floor.map(RawFloor::passed)) {
+            s.let_go();
+        }
     }
 
     /// The records of `other` follow these (windows are merged oldest first).
     pub fn append(&mut self, other: Kept) {
         match (self, other) {
-            (Kept::Series(a), Kept::Series(b)) => {
+            (Kept::Series(a), Kept::Series(mut b)) => {
+                if !(a.raw && b.raw) {
+                    a.let_go();
+                    b.let_go();
+                }
+                a.cut_after_let_go |= b.cut_after_let_go;
                 a.records.extend(b.records);
                 a.readings.append(b.readings);
                 a.tally.append(b.tally);
@@ -112,15 +214,24 @@ impl Kept {
         }
     }
 
-    /// Keep only the records `keep` accepts (stamps read in `zone`).
-    pub fn retain(&mut self, zone: &Zone, keep: impl FnMut(&Value) -> bool) {
+    /// Keep only the records of local days before `gap`.
+    pub fn keep_days_before(&mut self, gap: Date, plan: &Plan) {
+        let (c, zone) = (plan.collection, &plan.zone);
+        let before = |r: &Value| record_day(r, c, zone).is_none_or(|d| d < gap);
         match self {
-            Kept::Documents(r) => r.retain(keep),
+            Kept::Documents(r) => r.retain(before),
             Kept::Series(s) => {
-                let before = s.records.len();
-                s.records.retain(keep);
-                if s.records.len() != before {
-                    s.recount(zone);
+                // A stamped sample's day is its stamp's: the local midnight that began it.
+                let edge = zone.day_start(gap).timestamp().as_second();
+                let keep: Vec<bool> = if s.raw {
+                    s.records.iter().map(before).collect()
+                } else {
+                    let mut unplaced = s.records.iter();
+                    let stamps = s.readings.stamps.iter();
+                    stamps.map(|st| st.map_or_else(|| unplaced.next().is_none_or(before), |st| st.midnight < edge)).collect()
+                };
+                if keep.contains(&false) {
+                    s.retain_flagged(&keep, zone);
                 }
             }
         }
@@ -133,9 +244,16 @@ impl Kept {
         let key = |r: &Value| (record_day(r, c, &plan.zone), record_instant(r, c));
         match self {
             Kept::Documents(r) => r.sort_by_cached_key(key),
-            Kept::Series(s) => {
+            Kept::Series(s) if s.raw => {
                 s.records.sort_by_cached_key(key);
                 s.recount(&plan.zone);
+            }
+            Kept::Series(s) => {
+                // Only the readings are left: their stamps give the same order (records that
+                // cannot be placed first, as a missing day sorts first).
+                let mut order: Vec<usize> = (0..s.len()).collect();
+                order.sort_by_key(|i| s.readings.stamps[*i].map(|st| (st.midnight, st.at)));
+                s.readings.permute(&order);
             }
         }
     }
@@ -146,12 +264,11 @@ impl Kept {
             Kept::Documents(r) => {
                 r.drain(..n.min(r.len()));
             }
-            Kept::Series(s) => {
-                s.records.drain(..n.min(s.records.len()));
-                if n > 0 {
-                    s.recount(zone);
-                }
+            Kept::Series(s) if n > 0 => {
+                let keep: Vec<bool> = (0..s.len()).map(|i| i >= n).collect();
+                s.retain_flagged(&keep, zone);
             }
+            Kept::Series(_) => {}
         }
     }
 }
@@ -176,13 +293,16 @@ pub struct Keeper {
     /// the one before (pages newest first or in no order are put in time order at the end).
     last: Option<Pos>,
     in_order: bool,
+    /// Shared by the query's windows: when passed, records are let go (None: they never are).
+    floor: Option<std::sync::Arc<RawFloor>>,
 }
 
 impl Keeper {
-    pub fn new(plan: &Plan) -> Keeper {
+    pub fn new(plan: &Plan, floor: Option<std::sync::Arc<RawFloor>>) -> Keeper {
         // Documents are never stamped: an empty key names no field.
         let stamp = plan.collection.series.map_or("", |s| s.stamp);
-        Keeper { kept: Kept::for_plan(plan), stamper: Stamper::new(&plan.zone, stamp), seen: HashSet::new(), last: None, in_order: true }
+        let stamper = Stamper::new(&plan.zone, stamp);
+        Keeper { kept: Kept::for_plan(plan), stamper, seen: HashSet::new(), last: None, in_order: true, floor }
     }
 
     /// How many records the window keeps so far.
@@ -190,8 +310,18 @@ impl Keeper {
         self.kept.len()
     }
 
+    /// A page's records are all kept: once no raw answer is possible, let them go.
+    pub fn page_done(&mut self) {
+        if let (Kept::Series(s), Some(floor)) = (&mut self.kept, &self.floor) {
+            if floor.passed() {
+                s.let_go();
+            }
+        }
+    }
+
     /// The window's records in time order, whatever order its pages came in.
-    pub fn done(self, plan: &Plan) -> Kept {
+    pub fn done(mut self, plan: &Plan) -> Kept {
+        self.page_done();
         let mut kept = self.kept;
         if !self.in_order {
             kept.sort(plan);
@@ -256,6 +386,15 @@ mod tests {
         (s.readings.stamps.clone(), s.tally.size())
     }
 
+    fn flags(k: &Kept, keep: impl Fn(usize) -> bool) -> Vec<bool> {
+        (0..k.len()).map(keep).collect()
+    }
+
+    fn inner(k: &mut Kept) -> &mut Series {
+        let Kept::Series(s) = k else { unreachable!() };
+        s
+    }
+
     #[test]
     fn what_bucketing_reads_follows_the_records_through_merge_and_cuts() {
         let zone = Zone::parse("-06:00").unwrap();
@@ -263,9 +402,41 @@ mod tests {
         let mut kept = series(&recs[..2], &zone);
         kept.append(series(&recs[2..], &zone));
         assert_eq!(facts(&kept), facts(&series(&recs, &zone)), "windows merged = one run");
-        kept.retain(&zone, |r| r["bpm"].as_i64().unwrap() % 2 == 1);
+        let odd = flags(&kept, |i| i % 2 == 1);
+        inner(&mut kept).retain_flagged(&odd, &zone);
         kept.drop_first(1, &zone);
-        assert_eq!(kept.records().iter().map(|r| r["bpm"].as_i64().unwrap()).collect::<Vec<_>>(), [63, 65]);
+        assert_eq!(kept.into_records().iter().map(|r| r["bpm"].as_i64().unwrap()).collect::<Vec<_>>(), [63, 65]);
+        let mut kept = series(&recs, &zone);
+        inner(&mut kept).retain_flagged(&odd, &zone);
+        kept.drop_first(1, &zone);
         assert_eq!(facts(&kept), facts(&series(&[recs[3].clone(), recs[5].clone()], &zone)), "cut = read again");
+    }
+
+    #[test]
+    fn a_series_that_let_its_records_go_keeps_the_same_readings_and_the_unplaceable_records() {
+        let zone = Zone::parse("-06:00").unwrap();
+        let mut recs: Vec<Value> = (0..6).map(|i| json!({"timestamp": format!("2026-06-0{}T12:00:00Z", i + 1), "bpm": 60 + i})).collect();
+        recs.insert(3, json!({"timestamp": "not a time", "bpm": 1}));
+        let (mut whole, mut gone) = (series(&recs[..4], &zone), series(&recs[..4], &zone));
+        inner(&mut gone).let_go();
+        // A window that let go merged with one that did not: the merge lets go as well.
+        whole.append(series(&recs[4..], &zone));
+        gone.append(series(&recs[4..], &zone));
+        assert!(!inner(&mut gone).raw);
+        assert_eq!(facts(&whole), facts(&gone));
+        assert_eq!(inner(&mut gone).records, vec![recs[3].clone()], "only the record bucketing cannot place is held");
+        let keep = flags(&whole, |i| i != 1);
+        inner(&mut whole).retain_flagged(&keep, &zone);
+        inner(&mut gone).retain_flagged(&keep, &zone);
+        whole.drop_first(1, &zone);
+        gone.drop_first(1, &zone);
+        assert_eq!(inner(&mut whole).readings.stamps, inner(&mut gone).readings.stamps);
+        assert_eq!(inner(&mut gone).records, vec![recs[3].clone()]);
+        assert!(inner(&mut gone).cut_after_let_go, "the tally now measures what was fetched, and the answer says so");
+        // The unplaceable record is dropped with its flag too.
+        let all_but_it: Vec<bool> = inner(&mut gone).readings.stamps.iter().map(Option::is_some).collect();
+        inner(&mut gone).retain_flagged(&all_but_it, &zone);
+        assert!(inner(&mut gone).records.is_empty());
+        assert_eq!(gone.len(), 4);
     }
 }

@@ -4,6 +4,7 @@ pub mod answer;
 pub mod cache;
 pub mod coverage;
 pub mod cut;
+pub mod density;
 pub mod fetch;
 pub mod fit;
 pub mod flight;
@@ -61,7 +62,7 @@ impl Limits {
     pub fn from_env() -> Limits {
         let num = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
         Limits {
-            page_cap: num("VITALS_PAGE_CAP", 1_000) as u32,
+            page_cap: num("VITALS_PAGE_CAP", 2_000) as u32,
             transient_retries: 3,
             backoff_base: std::time::Duration::from_millis(num("VITALS_BACKOFF_MS", 250)),
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),
@@ -79,6 +80,8 @@ pub struct Source {
     pub limiter: Limiter,
     /// Requests in flight at once, adapted to the provider's "slow down"s (engine/flight.rs).
     pub in_flight: flight::InFlight,
+    /// How densely each account's series fill time, as measured (engine/density.rs).
+    pub densities: density::Densities,
     /// The login the cache's windows were fetched with (None until the first query).
     account: std::sync::Mutex<Option<Option<String>>>,
 }
@@ -87,7 +90,7 @@ impl Source {
     pub fn new(provider: Arc<dyn Provider>, cap: usize) -> Source {
         let limiter = Limiter::new(provider.spec().rate_budget);
         let in_flight = flight::InFlight::new(provider.spec().in_flight, cap);
-        Source { provider, http: Http::new(), limiter, in_flight, account: std::sync::Mutex::new(None) }
+        Source { provider, http: Http::new(), limiter, in_flight, densities: Default::default(), account: std::sync::Mutex::new(None) }
     }
 }
 

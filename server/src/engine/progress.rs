@@ -61,6 +61,12 @@ impl Tally {
         }
     }
 
+    /// The windows not yet started were cut again: `before` of them are now `after`.
+    pub fn replanned(&self, before: usize, after: usize) {
+        let mut s = self.state.lock().expect("progress lock");
+        s.known = (s.known + after as u32).saturating_sub(before as u32);
+    }
+
     /// A window asks for nothing more (`last_day`: the last day it owns). A window served from
     /// memory counts as its one page.
     pub fn window_done(&self, window: usize, last_day: Option<Date>, from_memory: bool) {

@@ -248,25 +248,40 @@ impl Tally {
 
     /// Exactly `size(records, format)` of the records added.
     pub fn size(&self) -> usize {
+        self.frame() + self.body()
+    }
+
+    /// What the rendering spends around the records: brackets, and the column names once.
+    fn frame(&self) -> usize {
+        let cols = || lead(self.keys.iter().map(|(k, _)| k.clone()).collect());
+        match self.format {
+            Format::Records => 2,
+            Format::Columns => json!({"columns": cols(), "rows": []}).to_string().len(),
+            Format::Csv => 2 + escaped(&cols().join(",")) + 2,
+        }
+    }
+
+    /// What the records themselves take. Records merged from several tallies never take less than
+    /// the sum of their bodies (a column one run lacked is a null in the merged rows), which is
+    /// what lets windows add their bodies up as a floor (engine/kept.rs).
+    pub fn body(&self) -> usize {
         let n = self.records;
         let commas = n.saturating_sub(1);
         match self.format {
             Format::Records => {
                 // An object is its braces, its entries (`"key":value`) and the commas between them.
                 let entries: usize = self.keys.iter().map(|(k, t)| t.present * (escaped(k) + 3) + t.json).sum();
-                2 + commas + self.other + 2 * (n - self.non_objects) + self.entry_commas + entries
+                commas + self.other + 2 * (n - self.non_objects) + self.entry_commas + entries
             }
             Format::Columns => {
-                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect());
-                let frame = json!({"columns": cols, "rows": []}).to_string().len();
+                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect()).len();
                 let cells: usize = self.keys.iter().map(|(_, t)| t.json + 4 * (n - t.present)).sum();
-                frame + n * (2 + cols.len().saturating_sub(1)) + cells + commas
+                n * (2 + cols.saturating_sub(1)) + cells + commas
             }
             Format::Csv => {
-                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect());
-                let header = escaped(&cols.join(",")) + 2;
+                let cols = lead(self.keys.iter().map(|(k, _)| k.clone()).collect()).len();
                 let cells: usize = self.keys.iter().map(|(_, t)| t.csv).sum();
-                2 + header + n * (cols.len().saturating_sub(1) + 2) + cells
+                n * (cols.saturating_sub(1) + 2) + cells
             }
         }
     }

@@ -189,6 +189,30 @@ impl Readings {
         }
     }
 
+    /// Keep the readings of the records `keep[i]` says (one flag per record, in order).
+    pub fn retain(&mut self, keep: &[bool]) {
+        fn filter<T>(xs: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            xs.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        filter(&mut self.stamps, keep);
+        self.values.iter_mut().for_each(|xs| filter(xs, keep));
+        self.cats.iter_mut().for_each(|xs| filter(xs, keep));
+    }
+
+    /// Put the readings in the order `order` gives (`order[k]`: the record now at `k`).
+    pub fn permute(&mut self, order: &[usize]) {
+        fn apply<T: Copy>(xs: &mut Vec<T>, order: &[usize]) {
+            *xs = order.iter().map(|i| xs[*i]).collect();
+        }
+        apply(&mut self.stamps, order);
+        self.values.iter_mut().for_each(|xs| apply(xs, order));
+        self.cats.iter_mut().for_each(|xs| apply(xs, order));
+    }
+
     /// The readings of `other`'s records follow these.
     pub fn append(&mut self, other: Readings) {
         self.stamps.extend(other.stamps);

@@ -2,6 +2,7 @@
 //! records belong to which window so that the merge is exact: each record is kept by exactly one
 //! window (its own), whatever overlap the upstream filters have at the edges.
 use super::coverage::{Pos, Span};
+use super::density::StepSeconds;
 use super::plan::{Plan, PAD_DAYS};
 use super::record::record_day;
 use crate::catalog::{CollectionSpec, RangeKind, Split};
@@ -33,8 +34,9 @@ pub struct Piece {
 
 const EPOCH: Date = jiff::civil::date(1970, 1, 1);
 
-/// The windows of a plan, oldest first.
-pub fn split(plan: &Plan) -> Vec<Piece> {
+/// The windows of a plan, oldest first; `step`: the window of a [`Split::Fill`] collection
+/// (engine/density.rs).
+pub fn split(plan: &Plan, step: Option<StepSeconds>) -> Vec<Piece> {
     let c = plan.collection;
     let Some((s, e)) = plan.range else {
         let upstream = match (&plan.id, plan.latest) {
@@ -45,7 +47,8 @@ pub fn split(plan: &Plan) -> Vec<Piece> {
         return vec![Piece { upstream, own: Own::All, keeps_undated: true }];
     };
     let owns = match (c.range, c.split) {
-        (RangeKind::DateTime, Split::Hours(h)) => hour_grid(&plan.zone, s, e, h),
+        (RangeKind::DateTime, Split::Hours(h)) => hour_grid(&plan.zone, s, e, StepSeconds(i64::from(h) * 3600)),
+        (RangeKind::DateTime, Split::Fill { hours, .. }) => hour_grid(&plan.zone, s, e, step.unwrap_or(StepSeconds(i64::from(hours) * 3600))),
         // A series read a local day (or n) per request: the days' instants.
         (RangeKind::DateTime, Split::Days(n)) => day_grid(s, e, n)
             .into_iter()
@@ -56,11 +59,27 @@ pub fn split(plan: &Plan) -> Vec<Piece> {
             .collect(),
         (RangeKind::DateTime, _) => vec![Own::Instants(start_of(&plan.zone, s), start_of(&plan.zone, next(e)))],
         (_, Split::Days(n)) => day_grid(s, e, n),
-        (_, Split::Hours(h)) => day_grid(s, e, (h / 24).max(1)),
+        (_, Split::Hours(h) | Split::Fill { hours: h, .. }) => day_grid(s, e, (h / 24).max(1)),
         (_, Split::Whole) => vec![Own::Days(s, e)],
     };
-    let pad = if c.exact_days { 0 } else { PAD_DAYS };
-    owns.into_iter().enumerate().map(|(i, own)| Piece { upstream: upstream_of(&own, &plan.zone, pad), own, keeps_undated: i == 0 }).collect()
+    pieces(plan, owns, true)
+}
+
+/// The windows of a plan's instants from `from` (a window's end) to the end of its range, at
+/// `step`: the rest of a query once its first windows have shown the data's density.
+pub fn split_from(plan: &Plan, from: Timestamp, step: StepSeconds) -> Vec<Piece> {
+    let Some((_, e)) = plan.range else {
+        return vec![];
+    };
+    pieces(plan, instant_grid(from.as_second(), start_of(&plan.zone, next(e)).as_second(), step), false)
+}
+
+/// `keeps_undated`: whether the first window is the query's first (the one that keeps records
+/// whose day cannot be told).
+fn pieces(plan: &Plan, owns: Vec<Own>, keeps_undated: bool) -> Vec<Piece> {
+    let pad = if plan.collection.exact_days { 0 } else { PAD_DAYS };
+    let piece = |(i, own): (usize, Own)| Piece { upstream: upstream_of(&own, &plan.zone, pad), own, keeps_undated: keeps_undated && i == 0 };
+    owns.into_iter().enumerate().map(piece).collect()
 }
 
 fn next(d: Date) -> Date {
@@ -71,10 +90,14 @@ fn start_of(zone: &Zone, d: Date) -> Timestamp {
     zone.day_start(d).timestamp()
 }
 
-/// The local days `[s, e]` as instants, cut on a grid of `hours` fixed from the Unix epoch.
-fn hour_grid(zone: &Zone, s: Date, e: Date, hours: u32) -> Vec<Own> {
-    let (a, b) = (start_of(zone, s).as_second(), start_of(zone, next(e)).as_second());
-    let step = i64::from(hours.max(1)) * 3600;
+/// The local days `[s, e]` as instants, cut on a grid of `step` fixed from the Unix epoch.
+fn hour_grid(zone: &Zone, s: Date, e: Date, step: StepSeconds) -> Vec<Own> {
+    instant_grid(start_of(zone, s).as_second(), start_of(zone, next(e)).as_second(), step)
+}
+
+/// The instants `[a, b)` cut on a grid of `step` fixed from the Unix epoch.
+fn instant_grid(a: i64, b: i64, step: StepSeconds) -> Vec<Own> {
+    let step = step.0.max(1);
     let mut out = vec![];
     let mut t = a;
     while t < b {
@@ -182,12 +205,29 @@ impl Piece {
         }
     }
 
+    /// The first local day this window answers for.
+    pub fn first_day(&self, zone: &Zone) -> Option<Date> {
+        match &self.own {
+            Own::Days(a, _) => Some(*a),
+            Own::Instants(a, _) => Some(a.to_zoned(zone.tz.clone()).date()),
+            Own::All => None,
+        }
+    }
+
     /// The last local day this window answers for.
     pub fn last_day(&self, zone: &Zone) -> Option<Date> {
         match &self.own {
             Own::Days(_, b) => Some(*b),
             Own::Instants(_, b) => Some((*b - 1.second()).to_zoned(zone.tz.clone()).date()),
             Own::All => None,
+        }
+    }
+
+    /// The instants this window answers for, when it answers for instants.
+    pub fn instants(&self) -> Option<(Timestamp, Timestamp)> {
+        match &self.own {
+            Own::Instants(a, b) => Some((*a, *b)),
+            _ => None,
         }
     }
 
@@ -218,7 +258,7 @@ mod tests {
         let z = Zone::parse("America/Chicago").unwrap();
         // 2026-03-08 has 23 hours, 2026-11-01 has 25.
         for (s, e, total) in [(date(2026, 3, 7), date(2026, 3, 9), 71), (date(2026, 10, 31), date(2026, 11, 2), 73)] {
-            let w = hour_grid(&z, s, e, 19);
+            let w = hour_grid(&z, s, e, StepSeconds(19 * 3600));
             assert_eq!(w.iter().map(hours).sum::<i64>(), total);
             for pair in w.windows(2) {
                 match (&pair[0], &pair[1]) {
@@ -235,8 +275,8 @@ mod tests {
     #[test]
     fn grid_cells_are_the_same_whatever_the_range() {
         let z = Zone::parse("-06:00").unwrap();
-        let a = hour_grid(&z, date(2026, 6, 1), date(2026, 6, 30), 19);
-        let b = hour_grid(&z, date(2026, 6, 10), date(2026, 6, 20), 19);
+        let a = hour_grid(&z, date(2026, 6, 1), date(2026, 6, 30), StepSeconds(19 * 3600));
+        let b = hour_grid(&z, date(2026, 6, 10), date(2026, 6, 20), StepSeconds(19 * 3600));
         // Every interior window of the shorter range is a window of the longer one.
         for o in &b[1..b.len() - 1] {
             assert!(a.contains(o), "{o:?}");

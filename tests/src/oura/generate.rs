@@ -42,13 +42,13 @@ fn sample_series(start: &Zoned, interval: i64, n: usize, seed: u64, base: f64, s
     json!({"interval": interval, "items": items, "timestamp": local(start)})
 }
 
-/// Heart-rate rows for local day `d`: ~1,231 a day (1,210–1,240), UTC timestamps.
-pub fn heartrate(d: Date, tz: &TimeZone, salt: u64) -> Vec<Value> {
+/// Heart-rate rows for local day `d`: `per_day` ± 15 (the default 1,225 gives 1,210–1,240), UTC timestamps.
+pub fn heartrate(d: Date, tz: &TimeZone, salt: u64, per_day: u32) -> Vec<Value> {
     let s = day_seed(d, salt ^ 7);
     let start = at(d, tz, 0, 0).timestamp();
     let end = at(d.tomorrow().unwrap(), tz, 0, 0).timestamp();
     let span = (end - start).get_seconds().max(1);
-    let n = 1210 + (s % 31) as i64;
+    let n = (i64::from(per_day) - 15).max(1) + (s % 31) as i64;
     (0..n)
         .map(|i| {
             let t = start + (i * span / n + (mix(s ^ i as u64) % 20) as i64).seconds();

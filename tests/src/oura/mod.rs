@@ -56,6 +56,8 @@ pub struct OuraConfig {
     pub revised_days: Vec<Date>,
     /// The order every listing is paged in (Oura's is oldest first).
     pub page_order: Order,
+    /// Heart-rate samples a day (±15): real rings record from a few hundred to well over a thousand.
+    pub heartrate_per_day: u32,
 }
 
 /// A partial change to [`OuraConfig`], as `POST /_twin/oura` takes it.
@@ -112,6 +114,7 @@ impl Default for OuraConfig {
             membership_lapsed: false,
             revised_days: vec![],
             page_order: Order::OldestFirst,
+            heartrate_per_day: 1225,
         }
     }
 }
@@ -140,17 +143,17 @@ pub struct Day {
 #[derive(Default)]
 pub struct DayCache(std::sync::Mutex<HashMap<DayKey, std::sync::Arc<Day>>>);
 
-/// Collection, day, salt, zone.
-type DayKey = (String, Date, u64, String);
+/// Collection, day, salt, zone, heart-rate density.
+type DayKey = (String, Date, u64, String, u32);
 
 impl DayCache {
     fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Day> {
-        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz));
+        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz), cfg.heartrate_per_day);
         if let Some(v) = self.0.lock().unwrap().get(&key) {
             return v.clone();
         }
         let records = match collection {
-            "heartrate" => generate::heartrate(d, &cfg.tz, salt),
+            "heartrate" => generate::heartrate(d, &cfg.tz, salt, cfg.heartrate_per_day),
             "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt),
             c => generate::documents(c, d, &cfg.tz, salt),
         };

@@ -261,21 +261,38 @@ async fn oura_heart_rate_over_ten_months_at_cap_400_keeps_at_least_300_days() {
     s.close().await;
 }
 
-/// Issue 20: a year of the densest collection completes at the default page cap (a year of Oura
-/// heart rate is ~460 pages here, past the old cap of 400), every sample counted.
+/// Issue 20: a year of heart rate completes at the default page cap whatever the ring's density,
+/// every sample counted and no page asked twice; windows are sized from what the first pages
+/// show (a sparse ring takes far fewer pages than the catalog's windows would), and a second
+/// query of the same account sizes every window from what the first one learnt.
 #[tokio::test(flavor = "multi_thread")]
-async fn a_year_of_heart_rate_completes_at_the_default_page_cap() {
-    let twin = twin().await;
+async fn a_year_of_heart_rate_completes_at_every_density() {
     let (start, end) = ("2025-06-01", "2026-05-31");
-    let s = connect(&twin, false, &[]).await;
-    let a = s.ok("vitals_query", json!({"collection": "oura.heartrate", "start": start, "end": end, "tz": TZ_ARGS, "resolution": "1d"})).await;
-    assert!(a["notices"]["truncated"].is_null(), "{}", a["notices"]);
-    assert_eq!(a["range"]["end"], end);
-    assert!(a["pages"].as_u64().unwrap() > 400, "{} pages", a["pages"]);
-    let cfg = twin.state.oura.lock().unwrap().clone();
-    let samples = vitals_twin::oura::expected(&cfg, "heartrate", date(start), date(end)).len();
-    assert_eq!(a["resolution"]["raw_samples"].as_u64().unwrap() as usize, samples, "every sample of the year");
-    s.close().await;
+    let ask = json!({"collection": "oura.heartrate", "start": start, "end": end, "tz": TZ_ARGS, "resolution": "1d", "forget": true});
+    // (samples a day, most pages the first query may take, most the second may).
+    for (per_day, first_most, second_most) in [(400u32, 220u64, 180u64), (1225, 480, 480), (2500, 1150, 1110)] {
+        let twin = twin_with(vitals_twin::oura::OuraConfig { heartrate_per_day: per_day, ..Default::default() }).await;
+        let s = connect(&twin, false, &[]).await;
+        let cfg = twin.state.oura.lock().unwrap().clone();
+        let samples = vitals_twin::oura::expected(&cfg, "heartrate", date(start), date(end)).len();
+        // No answer takes fewer pages than its samples fill at 1,000 a page.
+        let least = (samples as u64).div_ceil(1000);
+        for (query, most) in [("first", first_most), ("second", second_most)] {
+            twin.clear_log();
+            let a = s.ok("vitals_query", ask.clone()).await;
+            let at = format!("{per_day} a day, {query} query");
+            assert!(a["notices"]["truncated"].is_null(), "{at}: {}", a["notices"]);
+            assert_eq!(a["range"]["end"], end, "{at}");
+            assert_eq!(a["resolution"]["raw_samples"].as_u64().unwrap() as usize, samples, "{at}: every sample of the year");
+            let pages = a["pages"].as_u64().unwrap();
+            assert!((least..=most).contains(&pages), "{at}: {pages} pages, expected {least}..={most}");
+            let asked: Vec<String> = twin.requests().into_iter().filter(|r| r.path.ends_with("/heartrate")).map(|r| r.query).collect();
+            let distinct: std::collections::HashSet<&String> = asked.iter().collect();
+            assert_eq!(distinct.len(), asked.len(), "{at}: a page was asked twice");
+            assert_eq!(asked.len() as u64, pages, "{at}: every request was a page of the answer");
+        }
+        s.close().await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -19,9 +19,11 @@ const SERIES: &[&str] = &["timestamp"];
 /// days fit one page for one-a-day collections.
 const DOC_WINDOW_DAYS: u32 = 18;
 
-/// Heart rate comes 1,000 rows a page at ~1,231 a day (~51 an hour): 19 hours fill one page
-/// (~975) with a little room, so a month is 40 independent single-page windows.
+/// Heart rate comes 1,000 rows a page. At ~1,231 a day (~51 an hour) 19 hours fill one page
+/// (~975) with a little room, so a month is 40 independent single-page windows; an account whose
+/// ring records more or fewer gets windows sized to its own density (engine/density.rs).
 const HR_WINDOW_HOURS: u32 = 19;
+const HR_PAGE_ROWS: u32 = 1000;
 
 static SLEEP_SERIES: &[Embedded] = &[
     Embedded { field: "heart_rate", kind: Samples(SAMPLES) },
@@ -256,7 +258,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     ),
     CollectionSpec {
         order: ORDER,
-        split: Split::Hours(HR_WINDOW_HOURS),
+        split: Split::Fill { hours: HR_WINDOW_HOURS, page_rows: HR_PAGE_ROWS },
         // Samples carry no id: a repeat is told by its instant.
         key: Option::None,
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &["source"] }),

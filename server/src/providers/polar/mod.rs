@@ -96,7 +96,8 @@ impl Provider for Polar {
             }
             _ => {}
         }
-        let ranged = matches!(c.split, crate::catalog::Split::Days(_) | crate::catalog::Split::Hours(_)) && c.range != RangeKind::None;
+        let ranged = matches!(c.split, crate::catalog::Split::Days(_) | crate::catalog::Split::Hours(_) | crate::catalog::Split::Fill { .. })
+            && c.range != RangeKind::None;
         if let Some((from, to)) = dates(c, w).filter(|_| ranged) {
             p.insert(0, ("from".into(), from.to_string()));
             p.insert(1, ("to".into(), to.max(from).to_string()));
