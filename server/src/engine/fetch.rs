@@ -100,7 +100,9 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         fetch_run(engine, source, plan, pieces, shared)
     };
     let cap = engine.limits.page_cap.max(1);
-    let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > in_flight;
+    // Up to two rounds of windows go as cut: sizing would save at most a round trip, and the
+    // pause between the rounds costs about as much.
+    let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight;
     let (f, facts) = if sized_later {
         // Nothing known of this account's density yet: the first round of windows (at the
         // catalog's size) shows it, and the rest are sized by it. They would have waited for a

@@ -67,6 +67,22 @@ fn env_vars_in_the_docs_exist_in_the_code_and_back() {
     }
 }
 
+/// The defaults README's environment table gives for the engine's limits are the engine's.
+#[test]
+fn readme_gives_the_engine_limits_defaults() {
+    let readme = doc("README.md");
+    let default_of = |var: &str| -> u64 {
+        let row = readme.lines().find(|l| l.starts_with(&format!("| `{var}` |"))).unwrap_or_else(|| panic!("README has no row for {var}"));
+        let cell = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
+        cell.parse().unwrap_or_else(|_| panic!("README's default for {var} is not a number: {cell}"))
+    };
+    // This test process sets none of them.
+    let l = vitals::engine::Limits::from_env();
+    assert_eq!(default_of("VITALS_PAGE_CAP"), u64::from(l.page_cap));
+    assert_eq!(default_of("VITALS_CONCURRENCY"), l.concurrency as u64);
+    assert_eq!(default_of("VITALS_CACHE_MB"), (l.cache_bytes >> 20) as u64);
+}
+
 #[test]
 fn paths_named_in_architecture_exist() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
