@@ -71,7 +71,7 @@ struct Shared {
     tally: Option<Arc<super::progress::Tally>>,
     /// The query's number of this run's first window (for progress).
     base: usize,
-    /// The raw size kept so far, past which windows keep only what bucketing reads (engine/kept.rs).
+    /// Whether a raw answer is still possible; once not, windows keep only what bucketing reads (engine/kept.rs).
     floor: Option<Arc<RawFloor>>,
 }
 
@@ -100,13 +100,12 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         fetch_run(engine, source, plan, pieces, shared)
     };
     let cap = engine.limits.page_cap.max(1);
-    // Up to two rounds of windows go as cut: sizing would save at most a round trip, and the
-    // pause between the rounds costs about as much.
     let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight;
     let (f, facts) = if sized_later {
         // Nothing known of this account's density yet: the first round of windows (at the
-        // catalog's size) shows it, and the rest are sized by it. They would have waited for a
-        // slot anyway, so this costs no round trip.
+        // catalog's size) shows it, and the rest are sized by it. The rest would have waited for
+        // a slot anyway; what this costs is the pause until the first round's slowest window,
+        // which a query of many rounds repays in pages and round trips, and two rounds do not.
         let rest_at_first = pieces.len() - in_flight;
         let first: Vec<Piece> = pieces.into_iter().take(in_flight).collect();
         let (n, from) = (first.len(), first.last().and_then(Piece::instants).map(|(_, end)| end));
