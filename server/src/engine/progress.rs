@@ -9,6 +9,22 @@ use std::time::{Duration, Instant};
 
 pub const EVERY: Duration = Duration::from_millis(250);
 
+/// Reports spaced at least [`EVERY`] apart: the first is due at once.
+#[derive(Debug, Default)]
+pub struct Throttle(Option<Instant>);
+
+impl Throttle {
+    /// Whether a report may go now (and if so, the next one waits [`EVERY`] from now).
+    pub fn due(&mut self) -> bool {
+        let now = Instant::now();
+        if self.0.is_some_and(|t| now.duration_since(t) < EVERY) {
+            return false;
+        }
+        self.0 = Some(now);
+        true
+    }
+}
+
 /// One report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
@@ -32,7 +48,7 @@ struct State {
     known: u32,
     /// Windows finished, with their last day.
     finished: BTreeMap<usize, Option<Date>>,
-    last: Option<Instant>,
+    last: Throttle,
 }
 
 /// One query's count, shared by its windows.
@@ -44,7 +60,7 @@ pub struct Tally {
 
 impl Tally {
     pub fn new(sink: Progress, collection: String, windows: usize) -> Tally {
-        let state = State { done: 0, known: windows as u32, finished: BTreeMap::new(), last: None };
+        let state = State { done: 0, known: windows as u32, finished: BTreeMap::new(), last: Throttle::default() };
         Tally { sink, collection, state: Mutex::new(state) }
     }
 
@@ -84,11 +100,9 @@ impl Tally {
     }
 
     fn due(&self, s: &mut State) -> Option<Step> {
-        let now = Instant::now();
-        if s.last.is_some_and(|t| now.duration_since(t) < EVERY) {
+        if !s.last.due() {
             return None;
         }
-        s.last = Some(now);
         // The finished windows from the first one on, without a hole: what the answer can claim.
         let reached = s.finished.iter().enumerate().take_while(|(i, (w, _))| *i == **w).filter_map(|(_, (_, d))| *d).last();
         let known = s.known.max(s.done);

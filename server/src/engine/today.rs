@@ -50,7 +50,7 @@ impl Engine {
         // limiter still keeps its own budget.
         // Sections done of sections asked, as each one finishes (a section is a read of its own).
         let finished = std::sync::atomic::AtomicU32::new(0);
-        let last_report = std::sync::Mutex::new(None::<std::time::Instant>);
+        let last_report = std::sync::Mutex::new(super::progress::Throttle::default());
         let (done, last_report, progress) = (&finished, &last_report, progress.as_ref());
         let mut asks = vec![];
         for p in self.providers() {
@@ -73,9 +73,7 @@ impl Engine {
                     let r = self.query(req).await;
                     let n = done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
                     if let Some(sink) = progress {
-                        let mut last = last_report.lock().expect("progress lock");
-                        if last.is_none_or(|t| t.elapsed() >= super::progress::EVERY) {
-                            *last = Some(std::time::Instant::now());
+                        if last_report.lock().expect("progress lock").due() {
                             (sink.0)(super::progress::Step {
                                 done: n,
                                 known: sections as u32,
