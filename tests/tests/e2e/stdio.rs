@@ -137,3 +137,29 @@ async fn garbage_on_stdin_gets_json_rpc_errors_and_stdout_stays_protocol() {
         assert_eq!(v["jsonrpc"], "2.0", "{line}");
     }
 }
+
+/// A client that closes stdin while a query is still waiting on the provider: the server exits
+/// cleanly and soon (it does not wait out the read, nor panic on the closed channel), and what it
+/// wrote to stdout up to then is JSON-RPC only.
+#[tokio::test(flavor = "multi_thread")]
+async fn stdin_closed_mid_answer_ends_the_server_cleanly() {
+    let twin = twin().await;
+    let mut s = spawn(&twin).await;
+    // Longer than the exit is given: a server that waited for the answer would fail here.
+    twin.set_faults(vitals_twin::Faults { latency_ms: 30_000, ..Default::default() });
+    let ask = json!({"collection": "oura.heartrate", "start": "2026-06-01", "end": "2026-06-07", "forget": true});
+    s.send_json(json!({"jsonrpc": "2.0", "id": 40, "method": "tools/call", "params": {"name": "vitals_query", "arguments": ask}})).await;
+    // The query is on its way to the twin when the client goes.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(s.stdin);
+    while let Ok(Ok(Some(line))) = tokio::time::timeout(Duration::from_secs(10), s.lines.next_line()).await {
+        s.seen.push(line);
+    }
+    let status = tokio::time::timeout(Duration::from_secs(10), s.child.wait()).await.expect("the server exits when stdin closes mid-answer").unwrap();
+    assert!(status.success(), "{status}");
+    for line in &s.seen {
+        let v: Value = serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON on stdout: {line}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+    }
+    twin.set_faults(vitals_twin::Faults::default());
+}
