@@ -195,6 +195,30 @@ async fn without_a_browser_the_link_and_the_cli_command_come_back_and_the_login_
     s.close().await;
 }
 
+/// Two logins started at once (a retry racing the first call, or the assistant asking twice) are
+/// one login: the second finds the first under way and gets the same link, and one visit to it
+/// connects the account.
+#[tokio::test(flavor = "multi_thread")]
+async fn two_logins_started_at_once_are_one_login() {
+    let fx = Fixture::new("twice").await;
+    let s = fx.server(ClientLifecycleMode::Initialize, (), &[("PATH", "/nonexistent")]).await;
+    let ask = || s.ok("vitals_connect", json!({"provider": "oura"}));
+    let (a, b) = tokio::join!(ask(), ask());
+    assert_eq!(a["state"], "waiting_for_browser", "{a}");
+    assert_eq!(b["state"], "waiting_for_browser", "{b}");
+    assert_eq!(a["url"], b["url"], "one login, one link (one state, one listener)");
+    let (status, page) = open_in_browser(a["url"].as_str().unwrap()).await;
+    assert_eq!(status, 200, "{page}");
+    for _ in 0..100 {
+        if fx.stored().is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert_real_daily_sleep(&fx, &s).await;
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_declined_link_connects_nothing_and_a_refused_consent_is_said() {
     let fx = Fixture::new("decline").await;

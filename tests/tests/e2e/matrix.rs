@@ -11,7 +11,8 @@
 //!
 //! Anything else fails the cell: a panic or a hang (the server stops answering), a short answer
 //! that does not say so, a record twice. The table is printed at the end, with the totals the
-//! README's reliability section quotes.
+//! README's reliability section quotes. No secret (token, key, client secret) may appear in the
+//! server's log or in any answer of the whole matrix.
 use crate::common;
 use common::*;
 use serde_json::{json, Value};
@@ -132,13 +133,20 @@ impl Verdict {
     }
 }
 
+/// Every answer's text and structured content, for the secrets sweep at the end.
+static ANSWERS: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
+
 async fn ask(s: &Session, col: &Column, start: &str, end: &str) -> rmcp::model::CallToolResult {
     let mut args = json!({"collection": col.collection, "start": start, "end": end, "format": "records", "tz": TZ});
     if let Some(r) = col.resolution {
         args["resolution"] = json!(r);
     }
     let call = s.call_raw("vitals_query", args);
-    tokio::time::timeout(std::time::Duration::from_secs(120), call).await.expect("the server answers within 2 minutes (no hang)")
+    let r = tokio::time::timeout(std::time::Duration::from_secs(120), call).await.expect("the server answers within 2 minutes (no hang)");
+    let mut seen = ANSWERS.lock().unwrap();
+    seen.push_str(&text(&r));
+    seen.push_str(&r.structured_content.as_ref().map(Value::to_string).unwrap_or_default());
+    r
 }
 
 /// One cell: ask under the row's faults, judge the answer against the truth.
@@ -286,8 +294,12 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     out += &format!("cells passed: {passed} of {cells}; panics: {}\n", log.matches("panicked").count());
     eprintln!("{out}");
     assert!(!log.contains("panicked"), "the server panicked:\n{log:.2000}");
+    // The sweep: the server's log and every answer of the matrix.
+    let answers = ANSWERS.lock().unwrap().clone();
+    assert!(answers.len() > 100_000, "the sweep read the answers ({} characters)", answers.len());
     for secret in [TOKEN, withings.access.as_str(), withings.refresh.as_str(), vitals_twin::garmin::KEY, vitals_twin::polar::CLIENT_SECRET] {
         assert!(!log.contains(secret), "a secret in the server's log");
+        assert!(!answers.contains(secret), "a secret in an answer");
     }
     assert!(failures.is_empty(), "{} of {cells} cells failed:\n{}", failures.len(), failures.join("\n"));
 }
