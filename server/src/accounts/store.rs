@@ -136,8 +136,10 @@ pub enum StoreError {
     Keyring(String),
     #[error("{0}")]
     Config(String),
-    #[error("{0}")]
-    Unsaved(String),
+    /// The login was renewed but could not be saved: `fresh` is the renewed pair, which this
+    /// process may keep using in memory (the provider may have retired the saved one).
+    #[error("{why}")]
+    Unsaved { why: String, fresh: Box<Tokens> },
 }
 
 fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
@@ -426,10 +428,13 @@ impl TokenStore {
                 Ok(()) => Ok(fresh),
                 // The provider has already retired the old refresh token if it rotates them: the
                 // saved login may not work again, and saying "unchanged" would be a lie.
-                Err(e) => Err(StoreError::Unsaved(format!(
-                    "the login was renewed but the renewed tokens could not be saved ({e}). If the provider rotates \
-                     refresh tokens, the saved login no longer works: after fixing that, connect again (vitals-mcp auth {provider})"
-                ))),
+                Err(e) => Err(StoreError::Unsaved {
+                    why: format!(
+                        "the login was renewed but the renewed tokens could not be saved ({e}). If the provider rotates \
+                         refresh tokens, the saved login no longer works: after fixing that, connect again (vitals-mcp auth {provider})"
+                    ),
+                    fresh: Box::new(fresh),
+                }),
             }
         })
     }
@@ -522,7 +527,10 @@ mod tests {
         s.save("withings", &t).unwrap();
         let before = std::fs::read(s.path()).unwrap();
         FAIL_WRITE.with(|f| f.set(Some(std::io::ErrorKind::StorageFull)));
-        let e = s.refresh_with("withings", &t, |_| Ok(tokens("A2-SECRET", "R2-SECRET"))).unwrap_err().to_string();
+        let e = s.refresh_with("withings", &t, |_| Ok(tokens("A2-SECRET", "R2-SECRET"))).unwrap_err();
+        let StoreError::Unsaved { fresh, .. } = &e else { panic!("{e}") };
+        assert_eq!(fresh.access.expose(), "A2-SECRET", "the renewed pair comes back, for the process to keep in memory");
+        let e = e.to_string();
         assert!(e.contains("could not be saved") && e.contains("free some space") && e.contains("vitals-mcp auth withings"), "{e}");
         assert!(!e.contains("SECRET"), "{e}");
         assert_eq!(std::fs::read(s.path()).unwrap(), before, "the old file is whole");

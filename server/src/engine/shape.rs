@@ -166,6 +166,14 @@ fn said(plan: &Plan, st: &Stats, windows: u32, n: &mut Notices) {
             Due::Setup(step) => format!("The step after the {display} login ({step}) had not succeeded; it did now, before the first request."),
         });
     }
+    if let Some(why) = plan.provider.credential().current().unsaved {
+        // Said over "refreshed and saved", which would not be true.
+        n.credential_refreshed = Some(format!(
+            "{}: {why}. Until then this process reads with the renewed login, kept in memory until it exits; nothing in this \
+             answer is missing.",
+            p.display
+        ));
+    }
     if st.paced.as_millis() > 0 {
         let b = p.rate_budget;
         n.paced = Some(format!(

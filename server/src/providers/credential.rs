@@ -25,6 +25,17 @@ pub struct StoredCredential {
     store: Result<TokenStore, String>,
     /// What the sample data is, in words (`Oura's sandbox`, `built-in sample data`); None: there is none.
     sandbox_is: Option<&'static str>,
+    /// A renewal this process could not save (engine answers say so).
+    unsaved: std::sync::Mutex<Option<Unsaved>>,
+}
+
+/// A login renewed but not saved (a full disk): the provider may already have retired the saved
+/// pair, so this process reads with the renewed one, from memory, for as long as the store still
+/// holds the pair it was renewed from.
+struct Unsaved {
+    base: Tokens,
+    fresh: Tokens,
+    why: String,
 }
 
 impl StoredCredential {
@@ -42,6 +53,7 @@ impl StoredCredential {
             sandbox_forced: crate::env::flag("VITALS_SANDBOX"),
             store: crate::accounts::token_store(),
             sandbox_is,
+            unsaved: Default::default(),
         }
     }
 
@@ -100,21 +112,56 @@ impl StoredCredential {
         let store = self.store.clone()?;
         crate::accounts::grant::setup(self.spec, &store).await?;
         let seen = self.stored().ok_or("no login is stored")?;
-        let due = credential_of(seen.clone(), self.stored_kind(), String::new(), self.margin()).due;
+        let in_memory = self.in_memory(&seen);
+        let current = in_memory.clone().unwrap_or_else(|| seen.clone());
+        let due = credential_of(current.clone(), self.stored_kind(), String::new(), self.margin()).due;
         match refused {
-            Some(r) if seen.access != r => return Ok(()),
+            Some(r) if current.access != r => return Ok(()),
             None if due.is_none() => return Ok(()),
             _ => {}
         }
         let spec = self.spec;
-        let handle = tokio::runtime::Handle::current();
-        // The store's lock is a blocking file lock: hold it on the blocking pool, and run the
-        // renewal from there.
-        tokio::task::spawn_blocking(move || {
-            store.refresh_with(spec.name, &seen, |t| handle.block_on(crate::accounts::grant::renew(spec, t))).map(|_| ()).map_err(|e| e.to_string())
-        })
-        .await
-        .map_err(|e| e.to_string())?
+        let result = match in_memory {
+            // The saved pair may be retired: renew the one in use, and try to save it again.
+            Some(fresh) => {
+                let mut renewed = crate::accounts::grant::renew(spec, &fresh).await?;
+                renewed.login = fresh.login.clone();
+                let keep = renewed.clone();
+                let saved = tokio::task::spawn_blocking(move || store.save(spec.name, &keep)).await.map_err(|e| e.to_string())?;
+                saved.map(|()| renewed.clone()).map_err(|e| crate::accounts::StoreError::Unsaved {
+                    why: format!("the renewed tokens could not be saved either ({e}); after fixing that, connect again (vitals-mcp auth {})", spec.name),
+                    fresh: Box::new(renewed),
+                })
+            }
+            None => {
+                let handle = tokio::runtime::Handle::current();
+                // The store's lock is a blocking file lock: hold it on the blocking pool, and run
+                // the renewal from there.
+                tokio::task::spawn_blocking(move || store.refresh_with(spec.name, &seen, |t| handle.block_on(crate::accounts::grant::renew(spec, t))))
+                    .await
+                    .map_err(|e| e.to_string())?
+            }
+        };
+        let stored_now = self.stored();
+        let mut unsaved = self.unsaved.lock().expect("unsaved lock");
+        match result {
+            Ok(_) => {
+                *unsaved = None;
+                Ok(())
+            }
+            Err(crate::accounts::StoreError::Unsaved { why, fresh }) => {
+                tracing::warn!("{} was renewed but not saved; this process keeps the renewed login in memory: {why}", spec.display);
+                *unsaved = stored_now.map(|base| Unsaved { base, fresh: *fresh, why });
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    /// The renewed login this process reads with instead of `saved`, when its renewal could not be
+    /// saved and the store still holds `saved`.
+    fn in_memory(&self, saved: &Tokens) -> Option<Tokens> {
+        self.unsaved.lock().expect("unsaved lock").as_ref().filter(|u| u.base == *saved).map(|u| u.fresh.clone())
     }
 }
 
@@ -153,6 +200,10 @@ impl CredentialSource for StoredCredential {
                 _ => "session".to_string(),
             };
             let from = t.source.as_deref().map(|s| format!(" (from {s})")).unwrap_or_default();
+            if let Some(u) = self.unsaved.lock().expect("unsaved lock").as_ref().filter(|u| u.base == t) {
+                let origin = format!("{what}{from}, renewed and kept in memory only (the {store} could not take it)");
+                return Credential { unsaved: Some(u.why.clone()), ..credential_of(u.fresh.clone(), kind, origin, self.margin()) };
+            }
             return credential_of(t, kind, format!("{what}{from} in the {store}"), self.margin());
         }
         let none = format!(
@@ -194,5 +245,6 @@ fn credential_of(t: Tokens, kind: CredentialKind, origin: String, margin_s: i64)
         extra: t.extra,
         due,
         problem: None,
+        unsaved: None,
     }
 }

@@ -67,6 +67,9 @@ pub struct Credential {
     /// Why the saved login could not be read (a damaged token file, a keyring that fails): the
     /// provider then answers with this, never with sample data in the login's place.
     pub problem: Option<String>,
+    /// The login was renewed but could not be saved (a full disk): why, in words. This process
+    /// reads with the renewed tokens, kept in memory only.
+    pub unsaved: Option<String>,
 }
 
 impl Credential {
@@ -90,6 +93,7 @@ impl Credential {
             extra: Default::default(),
             due: None,
             problem: None,
+            unsaved: None,
         }
     }
 }

@@ -270,6 +270,48 @@ async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_
     s.close().await;
 }
 
+/// The server process whose environment names `dir` as its config folder (Linux: /proc).
+fn server_pid_for(dir: &std::path::Path) -> u32 {
+    let needle = format!("VITALS_CONFIG_DIR={}", dir.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes())))
+        .expect("the server's process")
+}
+
+/// A rotation the store cannot save (here the temporary file's place is taken by a folder, which
+/// even root cannot write over; a full disk goes the same way): the provider has retired the saved
+/// pair, so the process keeps the renewed one in memory, reads with it, and says so; once the
+/// store can take it again, the next renewal is saved.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_rotation_that_cannot_be_saved_is_kept_in_memory_and_said() {
+    let (twin, login, s) = connected("unsaved").await;
+    let blocker = login.dir.join(format!(".tokens.json.{}.tmp", server_pid_for(&login.dir)));
+    std::fs::create_dir_all(&blocker).unwrap();
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    let ask = |day: &str| json!({"collection": "withings.activity", "day": day, "forget": true});
+    let a = s.ok("vitals_query", ask("2026-06-10")).await;
+    assert_eq!(a["count"], 1, "{a}");
+    let said = a["notices"]["credential_refreshed"].as_str().unwrap_or_default().to_string();
+    assert!(said.contains("could not be saved") && said.contains("kept in memory") && said.contains("vitals-mcp auth withings"), "{said}");
+    assert_eq!(login.stored().access.expose(), login.access, "the saved pair is untouched (no half-written file)");
+    // The next query reads with the renewed login from memory: no second refresh.
+    let b = s.ok("vitals_query", ask("2026-06-11")).await;
+    assert_eq!(b["count"], 1, "{b}");
+    assert!(b["notices"]["credential_refreshed"].as_str().unwrap_or_default().contains("kept in memory"), "{}", b["notices"]);
+    assert_eq!(twin.state.withings.lock().unwrap().oauth.log.len(), 1, "one refresh");
+    // The store can take it again: the next renewal (of the pair in memory) is saved.
+    std::fs::remove_dir(&blocker).unwrap();
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    let c = s.ok("vitals_query", ask("2026-06-12")).await;
+    assert_eq!(c["count"], 1, "{c}");
+    let said = c["notices"]["credential_refreshed"].as_str().unwrap_or_default();
+    assert!(!said.contains("kept in memory") && !said.is_empty(), "{said}");
+    assert_ne!(login.stored().access.expose(), login.access, "the renewed login is saved now");
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn two_processes_refreshing_at_once_share_one_rotation() {
     let twin = twin().await;
