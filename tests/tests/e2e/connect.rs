@@ -183,6 +183,12 @@ async fn without_a_browser_the_link_and_the_cli_command_come_back_and_the_login_
     let url = r["url"].as_str().unwrap();
     assert!(url.contains("state=") && url.contains("code_challenge="), "{url}");
     // The user pastes the link into a browser later: the listener is still there.
+    visit_and_read(&fx, &s, url).await;
+    s.close().await;
+}
+
+/// Open the login link as a browser would, wait for the login to be saved, read real data, close.
+async fn visit_and_read(fx: &Fixture, s: &Session, url: &str) {
     let (status, page) = open_in_browser(url).await;
     assert_eq!(status, 200, "{page}");
     for _ in 0..100 {
@@ -191,8 +197,7 @@ async fn without_a_browser_the_link_and_the_cli_command_come_back_and_the_login_
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    assert_real_daily_sleep(&fx, &s).await;
-    s.close().await;
+    assert_real_daily_sleep(fx, s).await;
 }
 
 /// Two logins started at once (a retry racing the first call, or the assistant asking twice) are
@@ -207,15 +212,7 @@ async fn two_logins_started_at_once_are_one_login() {
     assert_eq!(a["state"], "waiting_for_browser", "{a}");
     assert_eq!(b["state"], "waiting_for_browser", "{b}");
     assert_eq!(a["url"], b["url"], "one login, one link (one state, one listener)");
-    let (status, page) = open_in_browser(a["url"].as_str().unwrap()).await;
-    assert_eq!(status, 200, "{page}");
-    for _ in 0..100 {
-        if fx.stored().is_some() {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    }
-    assert_real_daily_sleep(&fx, &s).await;
+    visit_and_read(&fx, &s, a["url"].as_str().unwrap()).await;
     s.close().await;
 }
 
