@@ -126,8 +126,7 @@ impl RawFloor {
         })
     }
 
-    /// `body` characters of raw records are sure to be in the answer ([`Tally::body`]: a merged
-    /// answer is never smaller than its parts' bodies).
+    /// Raw records taking `body` characters ([`Tally::body`]) are sure to be in the answer.
     pub fn sure(&self, body: usize) {
         if body > self.budget {
             self.passed.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -261,9 +261,8 @@ impl Tally {
         }
     }
 
-    /// What the records themselves take. Records merged from several tallies never take less than
-    /// the sum of their bodies (a column one run lacked is a null in the merged rows), which is
-    /// what lets windows add their bodies up as a floor (engine/kept.rs).
+    /// What the records themselves take, without the frame: an answer holding these records (and
+    /// maybe more) takes at least this much (engine/kept.rs judges by it whether raw can fit).
     pub fn body(&self) -> usize {
         let n = self.records;
         let commas = n.saturating_sub(1);
