@@ -15,8 +15,7 @@ use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::Value;
 
-/// Characters kept for everything around `data` (notices, range, counts).
-pub const ENVELOPE: usize = 3_000;
+pub use super::plan::ENVELOPE;
 
 pub struct Fitted {
     pub rows: Vec<Value>,
@@ -37,7 +36,7 @@ const PROBE_ROWS: usize = 64;
 
 pub fn fit(plan: &Plan, kept: Kept) -> Result<Fitted, QueryError> {
     let c = plan.collection;
-    let budget = plan.max_chars.saturating_sub(ENVELOPE);
+    let budget = plan.data_budget();
     let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
     let rows = match (kept, c.series) {
         (Kept::Series(series), Some(spec)) => fit_series(plan, &spec, series, budget, &mut out),

@@ -120,10 +120,7 @@ pub struct RawFloor {
 impl RawFloor {
     pub fn for_plan(plan: &Plan) -> Option<std::sync::Arc<RawFloor>> {
         let needs_raw = plan.resolution == Some(super::resolution::Resolution::Raw) || plan.keep_last.is_some();
-        (plan.collection.series.is_some() && !needs_raw).then(|| {
-            let budget = plan.max_chars.saturating_sub(super::fit::ENVELOPE);
-            std::sync::Arc::new(RawFloor { budget, passed: Default::default() })
-        })
+        (plan.collection.series.is_some() && !needs_raw).then(|| std::sync::Arc::new(RawFloor { budget: plan.data_budget(), passed: Default::default() }))
     }
 
     /// Raw records taking `body` characters ([`Tally::body`]) are sure to be in the answer.

@@ -48,6 +48,9 @@ pub struct QueryRequest {
     pub progress: Option<super::progress::Progress>,
 }
 
+/// Characters kept for everything around `data` (notices, range, counts).
+pub const ENVELOPE: usize = 3_000;
+
 pub struct Plan {
     pub provider: Arc<dyn Provider>,
     pub collection: &'static CollectionSpec,
@@ -81,6 +84,13 @@ pub struct Plan {
     /// The one record asked for by id.
     pub id: Option<String>,
     pub progress: Option<super::progress::Progress>,
+}
+
+impl Plan {
+    /// The characters `data` may take: `max_chars` less the [`ENVELOPE`].
+    pub fn data_budget(&self) -> usize {
+        self.max_chars.saturating_sub(ENVELOPE)
+    }
 }
 
 fn bad(s: String) -> QueryError {
