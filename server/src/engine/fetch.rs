@@ -175,7 +175,7 @@ async fn fetch_run(engine: &Engine, source: &Source, plan: &Plan, pieces: Vec<Pi
                     marks.pop_front();
                 }
             }
-            f.kept.let_go_if(Some(floor));
+            f.kept.let_go_if(floor);
         }
         if w.gap.is_some() || (w.stopped.is_some() && plan.range.is_none()) {
             // The answer can only claim days up to here: what later windows hold would follow a hole.

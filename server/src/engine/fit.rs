@@ -196,8 +196,8 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
                          resolution=raw with a larger max_chars (up to {}).",
                         if cut_after_let_go {
                             format!(
-                                "the raw samples fetched would take {raw_chars} characters (so they were let go while fetching, \
-                                 before fetching stopped and left the {raw_samples} of `range`)"
+                                "the {raw_samples} raw samples of `range` (fetching stopped early) would take more than the {budget} \
+                                 characters left for data"
                             )
                         } else {
                             format!("the {raw_samples} raw samples would take {raw_chars} characters")

@@ -181,8 +181,8 @@ impl Kept {
     }
 
     /// Let the records go if the floor says no raw answer is possible.
-    pub fn let_go_if(&mut self, floor: Option<&RawFloor>) {
-        if let (Kept::Series(s), Some(true)) = (self, floor.map(RawFloor::passed)) {
+    pub fn let_go_if(&mut self, floor: &RawFloor) {
+        if let (Kept::Series(s), true) = (self, floor.passed()) {
             s.let_go();
         }
     }
@@ -308,10 +308,8 @@ impl Keeper {
 
     /// A page's records are all kept: once no raw answer is possible, let them go.
     pub fn page_done(&mut self) {
-        if let (Kept::Series(s), Some(floor)) = (&mut self.kept, &self.floor) {
-            if floor.passed() {
-                s.let_go();
-            }
+        if let Some(floor) = &self.floor {
+            self.kept.let_go_if(floor);
         }
     }
 

@@ -169,7 +169,7 @@ fn said(plan: &Plan, st: &Stats, windows: u32, n: &mut Notices) {
     if let Some(why) = plan.provider.credential().current().unsaved {
         // Said over "refreshed and saved", which would not be true.
         n.credential_refreshed = Some(format!(
-            "{}: {why}. Until then this process reads with the renewed login, kept in memory until it exits; nothing in this \
+            "{}: {why}. Meanwhile this process reads with the renewed login, kept in memory until it exits; nothing in this \
              answer is missing.",
             p.display
         ));
