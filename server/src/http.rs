@@ -140,12 +140,27 @@ impl Http {
         let resp = builder.bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
-        let retry_after = header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        let retry_after = retry_after(resp.headers());
         let quota = quota(header);
         let content_type = header("content-type").unwrap_or_default();
         let body = resp.bytes().await.map(|b| body_of(b.to_vec(), &content_type)).map_err(|e| classify(&e).to_string());
         Ok(Reply { status, retry_after, quota, body })
     }
+}
+
+/// How long `Retry-After` asks to wait: seconds, or an HTTP date. A date is read against the
+/// answer's own `Date` header, not this computer's clock, so a provider whose clock is minutes off
+/// is neither waited on for those minutes nor retried at once; without `Date`, against ours.
+fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
+    let value = header("retry-after")?;
+    if let Ok(s) = value.parse::<u64>() {
+        return Some(Duration::from_secs(s));
+    }
+    let date = |v: &str| jiff::fmt::rfc2822::DateTimeParser::new().parse_timestamp(v).ok();
+    let until = date(value)?;
+    let now = header("date").and_then(date).unwrap_or_else(jiff::Timestamp::now);
+    Some(until.duration_since(now).try_into().unwrap_or(Duration::ZERO))
 }
 
 /// A file as it came: status, Retry-After, bytes.
@@ -164,7 +179,7 @@ impl Http {
         }
         let resp = self.client.get(&req.url).query(&req.params).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
-        let retry_after = resp.headers().get("retry-after").and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok()).map(Duration::from_secs);
+        let retry_after = retry_after(resp.headers());
         let body = resp.bytes().await.map_err(|e| classify(&e))?.to_vec();
         Ok(FileReply { status, retry_after, body })
     }
@@ -252,6 +267,26 @@ mod tests {
         assert_eq!(spent, Some(Quota { remaining: 0, reset: Some(Duration::from_secs(40000)) }));
         assert_eq!(quota(h(&[("x-ratelimit-remaining", "7"), ("x-ratelimit-limit", "100")])), Some(Quota { remaining: 7, reset: None }));
         assert_eq!(quota(h(&[])), None);
+    }
+
+    #[test]
+    fn a_retry_after_date_is_read_on_the_providers_clock() {
+        let h = |pairs: &[(&'static str, &str)]| {
+            let mut m = reqwest::header::HeaderMap::new();
+            for (k, v) in pairs {
+                m.insert(*k, v.parse().unwrap());
+            }
+            m
+        };
+        assert_eq!(retry_after(&h(&[("retry-after", " 7 ")])), Some(Duration::from_secs(7)));
+        // Ten minutes ahead of us, or behind: the wait is what the provider's own clock says.
+        let ahead = h(&[("retry-after", "Sat, 05 Dec 2026 12:10:02 GMT"), ("date", "Sat, 05 Dec 2026 12:10:00 GMT")]);
+        assert_eq!(retry_after(&ahead), Some(Duration::from_secs(2)));
+        // A date already past on the provider's clock: no wait at all.
+        let past = h(&[("retry-after", "Sat, 05 Dec 2026 11:59:00 GMT"), ("date", "Sat, 05 Dec 2026 12:00:00 GMT")]);
+        assert_eq!(retry_after(&past), Some(Duration::ZERO));
+        assert_eq!(retry_after(&h(&[("retry-after", "soon")])), None);
+        assert_eq!(retry_after(&h(&[])), None);
     }
 
     #[tokio::test]
