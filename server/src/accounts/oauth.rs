@@ -145,14 +145,29 @@ pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Resu
     let mut last = String::new();
     for (url, var) in spec.token_urls {
         let c = client(spec, app, &env_or(var, url), &redirect)?;
-        match c.exchange_refresh_token(&RefreshToken::new(r.expose().to_string())).request_async(&http).await {
-            // Some providers keep the refresh token and send none back: `renewed` keeps the old one.
-            Ok(new) => return Ok(t.renewed(tokens_of(spec, &new).grant())),
-            Err(e) => last = describe(&e),
+        for attempt in 0..2 {
+            match c.exchange_refresh_token(&RefreshToken::new(r.expose().to_string())).request_async(&http).await {
+                // Some providers keep the refresh token and send none back: `renewed` keeps the old one.
+                Ok(new) => return Ok(t.renewed(tokens_of(spec, &new).grant())),
+                // Unreachable, or a server error: asked once more after a pause, so an endpoint
+                // down for a moment does not cost a query. Had the first attempt rotated the
+                // pair after all, a rotating provider refuses the second, as it would anyway.
+                Err(e @ RequestTokenError::Request(_)) if attempt == 0 => {
+                    tracing::debug!("the token endpoint failed ({}); asking once more", describe(&e));
+                    tokio::time::sleep(RETRY_PAUSE).await;
+                }
+                Err(e) => {
+                    last = describe(&e);
+                    break;
+                }
+            }
         }
     }
     Err(AuthError::Token(last))
 }
+
+/// The pause before a renewal that failed on the way is asked again.
+pub const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn tokens_of(spec: &OAuthSpec, t: &Reply) -> Tokens {
     let now = jiff::Timestamp::now().as_second();
@@ -180,11 +195,12 @@ fn tokens_of(spec: &OAuthSpec, t: &Reply) -> Tokens {
 }
 
 /// What went wrong, without any secret: the provider's error code and description, or the kind of failure.
-fn describe<RE: std::error::Error + 'static>(e: &RequestTokenError<RE, oauth2::basic::BasicErrorResponse>) -> String {
+fn describe(e: &RequestTokenError<oauth2::HttpClientError<reqwest::Error>, oauth2::basic::BasicErrorResponse>) -> String {
     match e {
         RequestTokenError::ServerResponse(r) => {
             format!("{}{}", r.error(), r.error_description().map(|d| format!(": {d}")).unwrap_or_default())
         }
+        RequestTokenError::Request(oauth2::HttpClientError::Other(why)) => why.clone(),
         RequestTokenError::Request(_) => "the token endpoint could not be reached".into(),
         RequestTokenError::Parse(_, _) => "the token endpoint's answer was not a token response".into(),
         RequestTokenError::Other(s) => s.clone(),
@@ -206,6 +222,11 @@ fn token_http(spec: &OAuthSpec) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
             }
             let client = crate::http::token_client();
             let resp = oauth2::AsyncHttpClient::call(&client, req).await?;
+            let status = resp.status().as_u16();
+            if status >= 500 || status == 429 {
+                // Not an answer about the token: the endpoint is down or busy (often an HTML page).
+                return Err(oauth2::HttpClientError::Other(format!("the token endpoint answered HTTP {status} (down or busy)")));
+            }
             Ok(match reply {
                 None => resp,
                 Some(translate) => standard(translate(resp.status().as_u16(), resp.body())),
