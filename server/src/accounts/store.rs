@@ -288,6 +288,9 @@ fn keyring_works() -> bool {
 pub struct TokenStore {
     dir: PathBuf,
     backend: Backend,
+    /// Where keyring entries are built: the OS keyring (`None`), or another store behind
+    /// keyring's own API (the tests' keyring that answers, then fails).
+    keyring: Option<std::sync::Arc<keyring::CredentialBuilder>>,
 }
 
 impl TokenStore {
@@ -307,12 +310,18 @@ impl TokenStore {
                 return Err(StoreError::Config(format!("{STORE_ENV}={other:?} is not a token store; set it to keyring, file or auto (or unset it)")))
             }
         };
-        Ok(TokenStore { dir: dir.into(), backend })
+        Ok(TokenStore { dir: dir.into(), backend, keyring: None })
     }
 
     /// The file store in `dir`, whatever the keyring does (tests, and the fallback itself).
     pub fn file(dir: impl Into<PathBuf>) -> TokenStore {
-        TokenStore { dir: dir.into(), backend: Backend::File }
+        TokenStore { dir: dir.into(), backend: Backend::File, keyring: None }
+    }
+
+    /// The keyring store in `dir`, its entries built by `builder` instead of the OS keyring.
+    #[cfg(test)]
+    pub(crate) fn keyring_of(dir: impl Into<PathBuf>, builder: Box<keyring::CredentialBuilder>) -> TokenStore {
+        TokenStore { dir: dir.into(), backend: Backend::Keyring, keyring: Some(builder.into()) }
     }
 
     pub fn backend(&self) -> Backend {
@@ -341,13 +350,17 @@ impl TokenStore {
         read_json(&path)
     }
 
-    fn entry(provider: &str) -> Result<keyring::Entry, StoreError> {
-        keyring::Entry::new(KEYRING_SERVICE, provider).map_err(|e| StoreError::Keyring(e.to_string()))
+    fn entry(&self, provider: &str) -> Result<keyring::Entry, StoreError> {
+        let entry = match &self.keyring {
+            None => keyring::Entry::new(KEYRING_SERVICE, provider),
+            Some(b) => b.build(None, KEYRING_SERVICE, provider).map(keyring::Entry::new_with_credential),
+        };
+        entry.map_err(|e| StoreError::Keyring(e.to_string()))
     }
 
     fn get(&self, provider: &str) -> Result<Option<OnDisk>, StoreError> {
         if self.backend == Backend::Keyring {
-            match Self::entry(provider)?.get_password() {
+            match self.entry(provider)?.get_password() {
                 Ok(s) => {
                     return serde_json::from_str(&s)
                         .map(Some)
@@ -364,7 +377,7 @@ impl TokenStore {
     /// Write (or with `None`, delete) one provider's entry. Callers hold the lock.
     fn write_entry(&self, provider: &str, value: Option<&OnDisk>) -> Result<(), StoreError> {
         if self.backend == Backend::Keyring {
-            let e = Self::entry(provider)?;
+            let e = self.entry(provider)?;
             match value {
                 Some(v) => e.set_password(&serde_json::to_string(v).expect("credentials serialise")).map_err(|e| StoreError::Keyring(e.to_string()))?,
                 None => match e.delete_credential() {
@@ -452,10 +465,13 @@ impl TokenStore {
 }
 
 #[cfg(test)]
+mod keyring_faults;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
-    fn tokens(a: &str, r: &str) -> Tokens {
+    pub(super) fn tokens(a: &str, r: &str) -> Tokens {
         Tokens {
             access: Secret::new(a),
             refresh: Some(Secret::new(r)),
@@ -466,7 +482,7 @@ mod tests {
         }
     }
 
-    fn temp() -> PathBuf {
+    pub(super) fn temp() -> PathBuf {
         let d = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!(
             "vitals-store-{}-{:?}",
             std::process::id(),
