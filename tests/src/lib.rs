@@ -118,7 +118,11 @@ impl Twin {
     }
     /// How many answers the wire rules changed since they were set.
     pub fn wire_hits(&self) -> usize {
-        self.state.wire.lock().unwrap().hits
+        self.state.wire.lock().unwrap().hits()
+    }
+    /// How many answers each wire rule changed, in the order they were set.
+    pub fn wire_fired(&self) -> Vec<usize> {
+        self.state.wire.lock().unwrap().fired()
     }
     pub fn clear_log(&self) {
         self.state.log.lock().unwrap().clear();

@@ -82,7 +82,7 @@ async fn python_mcp_gets_progress_on_a_long_read_only_when_it_asks() {
     use vitals_twin::wire::{Fault, Rule};
     let twin = twin().await;
     // The first answers trickle (about a second a page), so the read takes seconds.
-    twin.wire(vec![Rule { from: 1, count: 3, fault: Fault::Slow { pause_ms: 1 } }]);
+    twin.wire(vec![Rule::data(1, 3, Fault::Slow { pause_ms: 1 })]);
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("py/progress.py");
     let (start, end) = (ds(ago(4)), ds(ago(1)));
     let py = tokio::task::block_in_place(python);

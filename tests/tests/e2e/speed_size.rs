@@ -239,7 +239,7 @@ async fn a_slow_down_mid_query_halves_the_limit_and_the_answer_stays_whole() {
     assert_eq!(oura(&before)["in_flight"], 32, "Oura's default: {}", oura(&before));
     assert_eq!(oura(&before)["in_flight_default"], 32);
     // Every 5th data request from here on answers 429 with Retry-After: 1.
-    twin.wire((1..=40).map(|k| Rule { from: 5 * k, count: 1, fault: Fault::RateLimit { retry_after_s: Some(1) } }).collect());
+    twin.wire((1..=40).map(|k| Rule::data(5 * k, 1, Fault::RateLimit { retry_after_s: Some(1) })).collect());
     let slowed = many.ok("vitals_query", args.clone()).await;
     let hits = twin.wire_hits();
     twin.wire(vec![]);
@@ -279,7 +279,7 @@ async fn a_long_read_reports_its_progress_to_a_client_that_asked() {
     let s =
         connect_as(&twin, false, &[("VITALS_CACHE_MB", "0"), ("VITALS_CONCURRENCY", "2")], rmcp::service::ClientLifecycleMode::Initialize, seen.clone()).await;
     // The first answers trickle (64 bytes a millisecond: about a second a page), so the read takes seconds.
-    twin.wire(vec![Rule { from: 1, count: 3, fault: Fault::Slow { pause_ms: 1 } }]);
+    twin.wire(vec![Rule::data(1, 3, Fault::Slow { pause_ms: 1 })]);
     let args = json!({"collection": "oura.heartrate", "start": ds(ago(4)), "end": ds(ago(1)), "resolution": "1h"});
     let mut params = CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone());
     params.meta = Some(serde_json::from_value(json!({"progressToken": "read-1"})).unwrap());
