@@ -176,7 +176,14 @@ pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, String> {
     match p.connection {
         Connection::OAuth(_) => {
             let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
-            super::oauth::refresh(&oauth, &app, t).await.map_err(|e| e.to_string())
+            super::oauth::refresh(&oauth, &app, t).await.map_err(|e| match e {
+                super::oauth::AuthError::Token(w) => format!(
+                    "{} refused to renew the login ({w}): it was revoked or has expired. Connect again: vitals_connect \
+                     with provider={} and again=true, or `vitals-mcp auth {}`",
+                    p.display, p.name, p.name
+                ),
+                other => other.to_string(),
+            })
         }
         Connection::ApiKey(k) => {
             let key = t.key.clone().ok_or("no key is stored; paste the key again")?;

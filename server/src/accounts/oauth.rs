@@ -37,6 +37,10 @@ pub enum AuthError {
     NoCode,
     #[error("the token endpoint refused: {0}")]
     Token(String),
+    /// The token endpoint did not answer about the token (unreachable, HTTP 5xx or 429), twice:
+    /// nothing says the login is bad.
+    #[error("{0}")]
+    Unavailable(String),
     #[error("{0}")]
     Config(String),
 }
@@ -139,10 +143,10 @@ impl Pending {
 /// Refresh at each token endpoint in order. The result must be saved before it is used: the old
 /// refresh token is dead from now on.
 pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Result<Tokens, AuthError> {
-    let r = t.refresh.as_ref().ok_or_else(|| AuthError::Token("no refresh token is stored; connect again".into()))?;
+    let r = t.refresh.as_ref().ok_or_else(|| AuthError::Config("no refresh token is stored, so the login cannot be renewed; connect again".into()))?;
     let (redirect, _) = spec.redirect();
     let http = token_http(spec);
-    let mut last = String::new();
+    let (mut last, mut down) = (String::new(), false);
     for (url, var) in spec.token_urls {
         let c = client(spec, app, &env_or(var, url), &redirect)?;
         for attempt in 0..2 {
@@ -157,13 +161,17 @@ pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Resu
                     tokio::time::sleep(RETRY_PAUSE).await;
                 }
                 Err(e) => {
-                    last = describe(&e);
+                    (last, down) = (describe(&e), matches!(e, RequestTokenError::Request(_)));
                     break;
                 }
             }
         }
     }
-    Err(AuthError::Token(last))
+    Err(if down {
+        AuthError::Unavailable(format!("{last}, twice; the saved login may still be good: ask again in a few minutes"))
+    } else {
+        AuthError::Token(last)
+    })
 }
 
 /// The pause before a renewal that failed on the way is asked again.

@@ -482,7 +482,7 @@ async fn fetch_page(
                         return Err(refused());
                     };
                     refreshed = true;
-                    renew.await.map_err(|e| QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401, &plan.cred))))?;
+                    renew.await.map_err(|e| QueryError::Auth(format!("{} turned the token away, and renewing it failed: {e}", p.spec().display)))?;
                     bearer = p.credential().current().bearer.ok_or_else(refused)?;
                     out.stats.credential_refreshed = true;
                     continue;

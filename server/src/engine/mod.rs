@@ -155,7 +155,8 @@ impl Engine {
         if let Some(renew) = p.renew(None) {
             renew.await.map_err(|e| match &due {
                 providers::Due::Setup(step) => QueryError::Auth(format!("{} is connected, but {step} has not succeeded yet: {e}", p.spec().display)),
-                _ => QueryError::Auth(format!("{} The refresh failed: {e}", p.auth_help(401, &plan.cred))),
+                providers::Due::Exchange => QueryError::Auth(format!("The {} key could not be exchanged for a token: {e}", p.spec().display)),
+                providers::Due::Expiring => QueryError::Auth(format!("The {} token was about to expire, and renewing it failed: {e}", p.spec().display)),
             })?;
             plan.cred = p.credential().current();
             plan.prepared = Some(due);

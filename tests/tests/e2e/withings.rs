@@ -270,6 +270,28 @@ async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_
     s.close().await;
 }
 
+/// A token endpoint that is down is not a dead login: down once, the renewal is asked again and
+/// the query answers; down for good, the answer says the login may be fine and to ask again later,
+/// and does not send the person to connect again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_endpoint_that_is_down_is_asked_again_and_never_called_a_dead_login() {
+    use vitals_twin::wire::{Fault, Rule};
+    let (twin, _login, s) = connected("down").await;
+    let down = |count| vec![Rule::token(1, count, Fault::Html { status: 503 })];
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    twin.wire(down(1));
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
+    assert!(a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
+    assert_eq!(twin.wire_fired(), vec![1], "the endpoint was down for the first ask");
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    twin.wire(down(100));
+    let e = s.err("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-11", "forget": true})).await;
+    assert!(e.contains("Withings") && e.contains("HTTP 503") && e.contains("may still be good") && e.contains("ask again"), "{e}");
+    assert!(!e.contains("revoked") && !e.contains("refused") && !e.contains("Connect again"), "{e}");
+    twin.wire(vec![]);
+    s.close().await;
+}
+
 /// The server process whose environment names `dir` as its config folder (Linux: /proc).
 fn server_pid_for(dir: &std::path::Path) -> u32 {
     let needle = format!("VITALS_CONFIG_DIR={}", dir.display());
