@@ -148,6 +148,25 @@ impl Http {
     }
 }
 
+/// The pause before a request that failed on the way (unreachable, a server error) is sent again.
+pub const RETRY_PAUSE: Duration = Duration::from_secs(1);
+
+/// Run `send`, and once more after [`RETRY_PAUSE`] if it failed on the way (`transient`): for the
+/// token endpoints, where one failed renewal would otherwise cost the whole query.
+pub async fn once_more<T, E: std::fmt::Display, F: std::future::Future<Output = Result<T, E>>>(
+    mut send: impl FnMut() -> F,
+    transient: impl Fn(&E) -> bool,
+) -> Result<T, E> {
+    match send().await {
+        Err(e) if transient(&e) => {
+            tracing::debug!("{e}; asking once more");
+            tokio::time::sleep(RETRY_PAUSE).await;
+            send().await
+        }
+        first => first,
+    }
+}
+
 /// How long `Retry-After` asks to wait: seconds, or an HTTP date. A date is read against the
 /// answer's own `Date` header, not this computer's clock, so a provider whose clock is minutes off
 /// is neither waited on for those minutes nor retried at once; without `Date`, against ours.

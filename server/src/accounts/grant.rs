@@ -188,14 +188,7 @@ pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, String> {
         Connection::ApiKey(k) => {
             let key = t.key.clone().ok_or("no key is stored; paste the key again")?;
             // An exchange changes nothing at the provider: one that failed on the way is asked again.
-            let grant = match (k.exchange)(key.clone()).await {
-                Err(KeyError::Failed(why)) => {
-                    tracing::debug!("the key exchange failed ({why}); asking once more");
-                    tokio::time::sleep(super::oauth::RETRY_PAUSE).await;
-                    (k.exchange)(key).await
-                }
-                first => first,
-            };
+            let grant = crate::http::once_more(|| (k.exchange)(key.clone()), |e| matches!(e, KeyError::Failed(_))).await;
             let grant = grant.map_err(|e| match e {
                 KeyError::Refused(w) => format!("{} refused the key ({w}). {}", p.display, k.create_help),
                 KeyError::Failed(w) => w,

@@ -146,25 +146,17 @@ pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Resu
     let r = t.refresh.as_ref().ok_or_else(|| AuthError::Config("no refresh token is stored, so the login cannot be renewed; connect again".into()))?;
     let (redirect, _) = spec.redirect();
     let http = token_http(spec);
+    let refresh = RefreshToken::new(r.expose().to_string());
     let (mut last, mut down) = (String::new(), false);
     for (url, var) in spec.token_urls {
         let c = client(spec, app, &env_or(var, url), &redirect)?;
-        for attempt in 0..2 {
-            match c.exchange_refresh_token(&RefreshToken::new(r.expose().to_string())).request_async(&http).await {
-                // Some providers keep the refresh token and send none back: `renewed` keeps the old one.
-                Ok(new) => return Ok(t.renewed(tokens_of(spec, &new).grant())),
-                // Unreachable, or a server error: asked once more after a pause, so an endpoint
-                // down for a moment does not cost a query. Had the first attempt rotated the
-                // pair after all, a rotating provider refuses the second, as it would anyway.
-                Err(e @ RequestTokenError::Request(_)) if attempt == 0 => {
-                    tracing::debug!("the token endpoint failed ({}); asking once more", describe(&e));
-                    tokio::time::sleep(RETRY_PAUSE).await;
-                }
-                Err(e) => {
-                    (last, down) = (describe(&e), matches!(e, RequestTokenError::Request(_)));
-                    break;
-                }
-            }
+        // Unreachable, or a server error: asked once more. Had the first attempt rotated the pair
+        // after all, a rotating provider refuses the second, as it would have anyway.
+        let transient = |e: &RequestTokenError<_, _>| matches!(e, RequestTokenError::Request(_));
+        match crate::http::once_more(|| c.exchange_refresh_token(&refresh).request_async(&http), transient).await {
+            // Some providers keep the refresh token and send none back: `renewed` keeps the old one.
+            Ok(new) => return Ok(t.renewed(tokens_of(spec, &new).grant())),
+            Err(e) => (last, down) = (describe(&e), transient(&e)),
         }
     }
     Err(if down {
@@ -173,9 +165,6 @@ pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Resu
         AuthError::Token(last)
     })
 }
-
-/// The pause before a renewal that failed on the way is asked again.
-pub const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 fn tokens_of(spec: &OAuthSpec, t: &Reply) -> Tokens {
     let now = jiff::Timestamp::now().as_second();
@@ -237,7 +226,7 @@ fn token_http(spec: &OAuthSpec) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
             }
             Ok(match reply {
                 None => resp,
-                Some(translate) => standard(translate(resp.status().as_u16(), resp.body())),
+                Some(translate) => standard(translate(status, resp.body())),
             })
         }) as TokenFuture
     }
