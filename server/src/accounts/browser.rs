@@ -8,25 +8,31 @@ pub const CALLBACK_WAIT: Duration = Duration::from_secs(600);
 
 /// The page a browser sees when a login has finished, one way or the other.
 pub fn outcome_page(outcome: &Result<Connected, String>) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
+    let (status, body) = outcome_of(outcome);
+    html(status, &body)
+}
+
+/// What that page says, and its HTTP status (the hosted server's callback route says the same).
+pub fn outcome_of(outcome: &Result<Connected, String>) -> (u16, String) {
     match outcome {
         Ok(c) => {
             let pending = c.pending.as_deref().map(|p| format!("<p><strong>Not ready yet:</strong> {}</p>", escape(p))).unwrap_or_default();
-            html(200, &format!("<h1>Connected</h1><p>{} is connected. You can close this tab and go back to Claude.</p>{pending}", c.display))
+            (200, format!("<h1>Connected</h1><p>{} is connected. You can close this tab and go back to Claude.</p>{pending}", c.display))
         }
-        Err(e) => {
-            html(400, &format!("<h1>Not connected</h1><p>{}</p><p>Start the login again from Claude or with <code>vitals-mcp auth</code>.</p>", escape(e)))
-        }
+        Err(e) => (400, format!("<h1>Not connected</h1><p>{}</p><p>Start the login again from Claude or with <code>vitals-mcp auth</code>.</p>", escape(e))),
     }
 }
 
 /// A small page of ours, in one style.
+pub fn page(body: &str) -> String {
+    format!("<!doctype html><meta charset=\"utf-8\"><title>vitals</title><body style=\"font-family:sans-serif;max-width:36em;margin:4em auto\">{body}</body>")
+}
+
+/// [`page`] as a loopback listener's answer.
 pub fn html(status: u16, body: &str) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
-    let page = format!(
-        "<!doctype html><meta charset=\"utf-8\"><title>vitals</title><body style=\"font-family:sans-serif;max-width:36em;margin:4em auto\">{body}</body>"
-    );
     let header = tiny_http::Header::from_bytes("Content-Type", "text/html; charset=utf-8").expect("a valid header");
     let nocache = tiny_http::Header::from_bytes("Cache-Control", "no-store").expect("a valid header");
-    tiny_http::Response::from_string(page).with_header(header).with_header(nocache).with_status_code(status)
+    tiny_http::Response::from_string(page(body)).with_header(header).with_header(nocache).with_status_code(status)
 }
 
 pub fn escape(s: &str) -> String {

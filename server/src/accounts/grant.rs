@@ -2,7 +2,7 @@
 //! the same way: a fresh login id, saved before anything uses it, then the provider's step after
 //! the exchange where it has one. And renewing a credential, whatever its kind.
 use super::app::app_for;
-use super::{token_store, TokenStore, Tokens};
+use super::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, ConnectionKind, ImportSpec, KeyError, SessionForm, SessionStep};
 use crate::secret::Secret;
@@ -74,9 +74,14 @@ impl Connected {
 /// Save a new login for `p` (a new login id: the engine empties the provider's cache, since the
 /// account may have changed), then run the step after the exchange if one is pending. A failed step
 /// keeps the login: it runs again before the next read, and the words say what to do meanwhile.
-pub async fn save_new(p: &'static ProviderSpec, mut tokens: Tokens) -> Result<Connected, String> {
+pub async fn save_new(p: &'static ProviderSpec, tokens: Tokens) -> Result<Connected, String> {
+    save_new_in(p, tokens, &super::Home::Local).await
+}
+
+/// As [`save_new`], into `home`'s store (a hosted tenant's own folder).
+pub async fn save_new_in(p: &'static ProviderSpec, mut tokens: Tokens, home: &super::Home) -> Result<Connected, String> {
     tokens.login = Some(oauth2::CsrfToken::new_random().secret().clone());
-    let store = token_store()?;
+    let store = home.store()?;
     store.save(p.name, &tokens).map_err(|e| e.to_string())?;
     let pending = setup(p, &store).await.err();
     let saved = store.load(p.name).map_err(|e| e.to_string())?.unwrap_or(tokens);

@@ -10,7 +10,7 @@ pub use super::browser::CALLBACK_WAIT;
 pub use super::error::LinkError;
 pub use super::grant::Connected;
 use super::oauth::{begin, Pending};
-use super::AppCredentials;
+use super::{AppCredentials, Home};
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, OAuthSpec};
 use std::collections::HashMap;
@@ -21,10 +21,49 @@ use tokio::sync::watch;
 /// Turn the address the browser landed on into saved tokens, then run the provider's step after
 /// the exchange, if it has one.
 pub async fn complete(p: &'static ProviderSpec, oauth: &OAuthSpec, app: &AppCredentials, pending: Pending, landed: &str) -> Result<Connected, String> {
+    complete_in(p, oauth, app, pending, landed, &Home::Local).await
+}
+
+/// As [`complete`], saved into `home`'s store.
+async fn complete_in(
+    p: &'static ProviderSpec,
+    oauth: &OAuthSpec,
+    app: &AppCredentials,
+    pending: Pending,
+    landed: &str,
+    home: &Home,
+) -> Result<Connected, String> {
     let code = pending.code_from(landed).map_err(|e| e.to_string())?;
     let mut tokens = pending.finish(oauth, app, &code).await.map_err(|e| e.to_string())?;
     tokens.setup_pending = oauth.after_exchange.map(|a| a.what.to_string());
-    super::grant::save_new(p, tokens).await
+    super::grant::save_new_in(p, tokens, home).await
+}
+
+/// Where logins are saved, and where the browser comes back to.
+#[derive(Clone, Debug)]
+pub struct Place {
+    pub home: Home,
+    /// A hosted server's public address of this person's endpoint, without its `/mcp`
+    /// (`https://host/<secret>` or `https://host/u/<id>`): the browser comes back to
+    /// `<it>/callback/<provider>`, served by the same process. None: this machine's loopback.
+    pub hosted: Option<String>,
+}
+
+impl Default for Place {
+    fn default() -> Place {
+        Place { home: Home::Local, hosted: None }
+    }
+}
+
+type Outcome = Option<Result<Connected, String>>;
+
+/// What a hosted OAuth login keeps until the browser comes back to the server's callback route.
+struct Landing {
+    oauth: OAuthSpec,
+    app: AppCredentials,
+    pending: Pending,
+    home: Home,
+    tx: watch::Sender<Outcome>,
 }
 
 /// A login in flight.
@@ -34,7 +73,11 @@ pub struct Link {
     pub url: String,
     /// Random, unguessable: the elicitation id, the 2026 `requestState` handle, and the path of our own page.
     pub id: String,
-    done: watch::Receiver<Option<Result<Connected, String>>>,
+    done: watch::Receiver<Outcome>,
+    /// A hosted OAuth login waiting for the callback route; None once landed (and for local logins).
+    landing: Mutex<Option<Landing>>,
+    /// The browser comes back to a hosted server (not to this computer).
+    pub hosted: bool,
 }
 
 impl Link {
@@ -42,8 +85,37 @@ impl Link {
     /// state and PKCE pair, and the listener on the redirect's port; for a key or a session our
     /// own page on loopback. Either then waits (up to [`CALLBACK_WAIT`]) and finishes on its own.
     pub fn start(p: &'static ProviderSpec) -> Result<Link, LinkError> {
+        Self::start_at(p, &Place::default())
+    }
+
+    /// As [`Link::start`], saved into `place`'s home; on a hosted server the browser comes back to
+    /// the server's own callback route ([`Links::land`]), and a key or a session cannot be typed
+    /// in (our page is served on the server's loopback, which the person's browser cannot reach).
+    pub fn start_at(p: &'static ProviderSpec, place: &Place) -> Result<Link, LinkError> {
         let (tx, done) = watch::channel(None);
         let id = oauth2::CsrfToken::new_random().secret().clone();
+        if let Some(base) = &place.hosted {
+            let Connection::OAuth(_) = p.connection else {
+                return Err(LinkError::NoPage(format!(
+                    "On this hosted server, {} cannot be connected from the chat: its login is typed into a page that only the server's own \
+                     machine can open. Ask the server's operator to connect it on their machine and bring the folder in with \
+                     `vitals-mcp tenant import`.",
+                    p.display
+                )));
+            };
+            let (oauth, app) = app_for(p)?;
+            let redirect = format!("{base}/callback/{}", p.name);
+            let pending = super::oauth::begin_at(&oauth, &app, redirect).map_err(|e| LinkError::Setup(e.to_string()))?;
+            let url = pending.url.clone();
+            let landing = Landing { oauth, app, pending, home: place.home.clone(), tx: tx.clone() };
+            // A login nobody comes back to ends, as a local one does.
+            tokio::spawn(async move {
+                tokio::time::sleep(CALLBACK_WAIT).await;
+                let late = format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60);
+                tx.send_if_modified(|o| o.is_none() && o.replace(Err(late)).is_none());
+            });
+            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true });
+        }
         let url = match p.connection {
             Connection::OAuth(_) => Self::oauth(p, tx)?,
             Connection::ApiKey(_) | Connection::Session(crate::connection::SessionSpec { login: Some(_), .. }) => {
@@ -52,10 +124,10 @@ impl Link {
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
         };
-        Ok(Link { provider: p, url, id, done })
+        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false })
     }
 
-    fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Option<Result<Connected, String>>>) -> Result<String, LinkError> {
+    fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
         let (oauth, app) = app_for(p)?;
         let pending = begin(&oauth, &app).map_err(|e| LinkError::Setup(e.to_string()))?;
         let listener = Listener::bind(pending.redirect()).map_err(LinkError::Setup)?;
@@ -95,16 +167,27 @@ impl Link {
 #[derive(Default)]
 pub struct Links {
     by_provider: Mutex<HashMap<&'static str, Arc<Link>>>,
+    place: Place,
 }
 
 impl Links {
+    /// The logins of a home other than this machine's user, or landing on a hosted server.
+    pub fn at(place: Place) -> Links {
+        Links { by_provider: Default::default(), place }
+    }
+
+    /// Whether the browser comes back to a hosted server (then this server never opens a browser itself).
+    pub fn hosted(&self) -> bool {
+        self.place.hosted.is_some()
+    }
+
     /// The login under way for `p`, or a new one.
     pub fn start(&self, p: &'static ProviderSpec) -> Result<Arc<Link>, LinkError> {
         let mut map = self.by_provider.lock().expect("links lock");
         if let Some(l) = map.get(p.name).filter(|l| l.outcome().is_none()) {
             return Ok(l.clone());
         }
-        let l = Arc::new(Link::start(p)?);
+        let l = Arc::new(Link::start_at(p, &self.place)?);
         map.insert(p.name, l.clone());
         Ok(l)
     }
@@ -117,6 +200,20 @@ impl Links {
     /// The login with this id (from an elicitation or a 2026 retry's `requestState`).
     pub fn by_id(&self, id: &str) -> Option<Arc<Link>> {
         self.by_provider.lock().expect("links lock").values().find(|l| l.id == id).cloned()
+    }
+
+    /// The browser came back to a hosted server's callback route for `provider`, at `landed`: the
+    /// code is exchanged and the login saved into its home. None: no hosted login of that provider
+    /// is waiting (an old or foreign link).
+    pub async fn land(&self, provider: &str, landed: &str) -> Option<Result<Connected, String>> {
+        let link = self.current(provider)?;
+        let landing = link.landing.lock().expect("landing lock").take()?;
+        let outcome = complete_in(link.provider, &landing.oauth, &landing.app, landing.pending, landed, &landing.home).await;
+        if let Err(e) = &outcome {
+            tracing::info!("the {} login did not finish: {e}", link.provider.display);
+        }
+        let _ = landing.tx.send(Some(outcome.clone()));
+        Some(outcome)
     }
 }
 

@@ -5,6 +5,7 @@ pub mod browser;
 pub mod error;
 pub mod forget;
 pub mod grant;
+pub mod home;
 pub mod link;
 pub mod login;
 pub mod oauth;
@@ -13,4 +14,5 @@ pub mod store;
 
 pub use crate::connection::AppEnv;
 pub use app::{AppCredentials, AppSource, Settings};
+pub use home::Home;
 pub use store::{default_dir, token_store, Backend, StoreError, TokenStore, Tokens};

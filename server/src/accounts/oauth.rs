@@ -86,7 +86,11 @@ fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &st
 
 /// Start a login: a fresh `state` and PKCE pair, and the authorize URL to open.
 pub fn begin(spec: &OAuthSpec, app: &AppCredentials) -> Result<Pending, AuthError> {
-    let (redirect, _) = spec.redirect();
+    begin_at(spec, app, spec.redirect().0)
+}
+
+/// As [`begin`], with the browser sent back to `redirect` (a hosted server's own callback).
+pub fn begin_at(spec: &OAuthSpec, app: &AppCredentials, redirect: String) -> Result<Pending, AuthError> {
     let first = spec.token_urls.first().map(|(u, v)| env_or(v, u)).unwrap_or_default();
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let c = client(spec, app, &first, &redirect)?;

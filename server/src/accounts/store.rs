@@ -170,7 +170,7 @@ pub fn token_store() -> Result<TokenStore, String> {
 }
 
 /// Read a JSON map file; a missing file is an empty map.
-pub(super) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
+pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
     match std::fs::read_to_string(path) {
         Ok(s) => serde_json::from_str(&s).map_err(|_| StoreError::Corrupt(path.to_path_buf())),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
@@ -180,7 +180,7 @@ pub(super) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -
 
 /// Make `dir` (0700), then replace `path` atomically: a sibling temporary file, created 0600,
 /// synced, renamed over. A crash leaves the old file or the new one, never half of one.
-pub(super) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
+pub(crate) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
     std::fs::create_dir_all(dir).map_err(|e| io(dir, "created", e))?;
     #[cfg(unix)]
     {

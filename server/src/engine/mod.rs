@@ -99,13 +99,25 @@ pub struct Engine {
     pub limits: Limits,
     /// Closed windows already fetched, in memory only.
     pub cache: Cache,
+    /// Whose credentials the providers read (this machine's user, or one tenant of a hosted server).
+    home: crate::accounts::Home,
 }
 
 impl Engine {
     pub fn new(providers: Vec<Arc<dyn Provider>>, limits: Limits) -> Engine {
         let cache = Cache::new(limits.cache_bytes);
         let sources = providers.into_iter().map(|p| Source::new(p, limits.concurrency)).collect();
-        Engine { sources, limits, cache }
+        Engine { sources, limits, cache, home: crate::accounts::Home::Local }
+    }
+
+    /// Every provider, reading `home`'s credentials; its own cache, budgets and densities, so
+    /// nothing one home fetched is ever another's answer.
+    pub fn in_home(home: crate::accounts::Home, limits: Limits) -> Engine {
+        Engine { home: home.clone(), ..Engine::new(crate::providers::all_in(&home), limits) }
+    }
+
+    pub fn home(&self) -> &crate::accounts::Home {
+        &self.home
     }
 
     pub fn providers(&self) -> impl Iterator<Item = &Arc<dyn Provider>> {

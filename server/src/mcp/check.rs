@@ -102,8 +102,13 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             key_expires_at: rfc3339(cred.key_expires_at),
             credential_source: cred.origin,
             app_credentials: spec.connection.oauth().map(|o| app_report(spec.name, &o.app_env)),
-            token_store: crate::accounts::token_store()
-                .map(|s| [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "))
+            token_store: engine
+                .home()
+                .store()
+                .map(|s| match engine.home() {
+                    crate::accounts::Home::Local => [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "),
+                    crate::accounts::Home::Tenant(_) => "this person's own token file on the server".into(),
+                })
                 .unwrap_or_else(|e| format!("none: {e}")),
             redirect: spec.connection.oauth().map(|o| {
                 let (url, from) = o.redirect();

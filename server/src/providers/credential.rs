@@ -5,7 +5,7 @@
 //! every query, so a login shows up without a restart; else sample data where the provider has
 //! some, and nothing where it has none. Provider-neutral: each provider builds one from its spec.
 use super::{Credential, CredentialKind, CredentialSource, Due, EXPIRY_MARGIN_S};
-use crate::accounts::{TokenStore, Tokens};
+use crate::accounts::{Home, TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::connection::Connection;
 use crate::secret::Secret;
@@ -39,10 +39,12 @@ struct Unsaved {
 }
 
 impl StoredCredential {
-    /// Read from the environment: `personal_env` (if the provider has personal tokens), its API key
-    /// variable (if it connects by key) and `VITALS_SANDBOX`.
-    pub fn from_env(spec: &'static ProviderSpec, personal_env: Option<&'static str>, sandbox_is: Option<&'static str>) -> StoredCredential {
-        let from = |var: &'static str| crate::env::var(var).map(|v| (var, Secret::new(v)));
+    /// The credential of `home`: its token store, and where the home reads the environment,
+    /// `personal_env` (if the provider has personal tokens) and its API key variable (if it
+    /// connects by key). `VITALS_SANDBOX` counts everywhere.
+    pub fn in_home(spec: &'static ProviderSpec, personal_env: Option<&'static str>, sandbox_is: Option<&'static str>, home: &Home) -> StoredCredential {
+        let env = home.reads_env_credentials();
+        let from = |var: &'static str| crate::env::var(var).filter(|_| env).map(|v| (var, Secret::new(v)));
         StoredCredential {
             spec,
             personal_env,
@@ -51,7 +53,7 @@ impl StoredCredential {
             exchanged: Default::default(),
             exchanging: Default::default(),
             sandbox_forced: crate::env::flag("VITALS_SANDBOX"),
-            store: crate::accounts::token_store(),
+            store: home.store(),
             sandbox_is,
             unsaved: Default::default(),
         }

@@ -244,12 +244,17 @@ pub fn day_hash(d: jiff::civil::Date, salt: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Every provider this build knows, in their current mode.
+/// Every provider this build knows, reading this machine's user's credentials.
 pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
+    all_in(&crate::accounts::Home::Local)
+}
+
+/// Every provider this build knows, reading `home`'s credentials.
+pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>> {
     vec![
-        std::sync::Arc::new(oura::Oura::from_env()),
-        std::sync::Arc::new(withings::Withings::from_env()),
-        std::sync::Arc::new(polar::Polar::from_env()),
-        std::sync::Arc::new(garmin::Garmin::from_env()),
+        std::sync::Arc::new(oura::Oura::in_home(home)),
+        std::sync::Arc::new(withings::Withings::in_home(home)),
+        std::sync::Arc::new(polar::Polar::in_home(home)),
+        std::sync::Arc::new(garmin::Garmin::in_home(home)),
     ]
 }

@@ -52,8 +52,8 @@ pub struct Garmin {
 }
 
 impl Garmin {
-    pub fn from_env() -> Garmin {
-        let cred = StoredCredential::from_env(&catalog::GARMIN, None, Some("built-in sample data"));
+    pub fn in_home(home: &crate::accounts::Home) -> Garmin {
+        let cred = StoredCredential::in_home(&catalog::GARMIN, None, Some("built-in sample data"), home);
         let zone = crate::time::Zone::default_zone();
         let sensitive = crate::env::var("VITALS_GARMIN_SENSITIVE").map(|v| v.split(',').map(|x| x.trim().to_string()).collect()).unwrap_or_default();
         Garmin { base: auth::base(), sensitive, cred, sample: Sample { person: sample::Person::new(zone.tz.iana_name().unwrap_or("UTC")) } }

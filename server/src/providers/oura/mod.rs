@@ -15,9 +15,9 @@ pub struct Oura {
 }
 
 impl Oura {
-    pub fn from_env() -> Oura {
+    pub fn in_home(home: &crate::accounts::Home) -> Oura {
         let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::from_env(&catalog::OURA, Some("OURA_PAT"), Some("Oura's sandbox"));
+        let cred = StoredCredential::in_home(&catalog::OURA, Some("OURA_PAT"), Some("Oura's sandbox"), home);
         Oura { base: base.trim_end_matches('/').to_string(), cred }
     }
 }

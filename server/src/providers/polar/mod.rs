@@ -48,8 +48,8 @@ pub struct Polar {
 }
 
 impl Polar {
-    pub fn from_env() -> Polar {
-        let cred = StoredCredential::from_env(&catalog::POLAR, None, Some("built-in sample data"));
+    pub fn in_home(home: &crate::accounts::Home) -> Polar {
+        let cred = StoredCredential::in_home(&catalog::POLAR, None, Some("built-in sample data"), home);
         let zone = Zone::default_zone();
         let tz_name = zone.tz.iana_name().unwrap_or("UTC").to_string();
         Polar { base: auth::base(), cred, sample: Sample { person: sample::Person::new(&tz_name) } }
