@@ -7,7 +7,8 @@
 //! - [`engine`]: the one query engine (validation, windowing, pagination, retries, trimming, projection);
 //! - [`analysis`]: compare, relate and trend for any provider's daily metric, with their method;
 //! - [`export`]: an activity's file written where the user asked (the one write of health data);
-//! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries.
+//! - [`mcp`]: the MCP layer, which only translates tool calls into engine queries;
+//! - [`hosted`]: the MCP layer over HTTP (`serve --http`): the secret path, the checks, the tenants.
 pub mod accounts;
 pub mod analysis;
 pub mod archive;
@@ -16,6 +17,7 @@ pub mod connection;
 pub mod engine;
 pub mod env;
 pub mod export;
+pub mod hosted;
 pub mod http;
 pub mod mcp;
 pub mod providers;

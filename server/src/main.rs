@@ -41,6 +41,20 @@ enum Command {
     Forget { provider: Option<String> },
     /// Open the settings window (`vitals-settings`), where it is installed.
     Settings,
+    /// Serve MCP over streamable HTTP (for Claude on the web and on phones), at a secret path or,
+    /// with `--tenants`, one path per person.
+    Serve(ServeArgs),
+    /// The people a hosted server serves (`--tenants DIR` or VITALS_TENANTS_DIR).
+    Tenant {
+        #[command(subcommand)]
+        action: TenantAction,
+        /// The tenants folder (default: VITALS_TENANTS_DIR).
+        #[arg(long, global = true, value_name = "DIR")]
+        tenants: Option<std::path::PathBuf>,
+        /// The public address the connector URLs are printed with (default: http://127.0.0.1:8790).
+        #[arg(long, global = true, value_name = "URL")]
+        public_url: Option<String>,
+    },
     /// Save what a provider needs: its OAuth app credentials (`--client-id`; the client secret is
     /// read from standard input), or its API key (`--api-key -`: read from standard input).
     App {
@@ -56,6 +70,115 @@ enum Command {
     },
 }
 
+#[derive(clap::Args)]
+struct ServeArgs {
+    /// Listen here: `[ADDR:]PORT`, loopback unless --allow-remote (default 127.0.0.1:8790).
+    #[arg(long, value_name = "[ADDR:]PORT", num_args = 0..=1, default_missing_value = vitals::hosted::DEFAULT_ADDR, required = true)]
+    http: Option<String>,
+    /// The MCP endpoint, `/<secret>/mcp`; without it a random one is made once and kept in the config folder.
+    #[arg(long, value_name = "/SECRET/mcp")]
+    path: Option<String>,
+    /// Listen on an address other machines reach (TLS must be terminated in front; needs --public-url).
+    #[arg(long)]
+    allow_remote: bool,
+    /// A browser origin allowed to call (e.g. https://app.example.com:443); others are 403. Repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Require `Authorization: Bearer <token>`, the token being this file's first line.
+    #[arg(long, value_name = "FILE")]
+    bearer_file: Option<std::path::PathBuf>,
+    /// No sessions: every request stands alone (for several instances behind one proxy).
+    #[arg(long)]
+    stateless: bool,
+    /// The address clients reach this server at (https://host): its Host is admitted, and OAuth
+    /// logins come back to <it>/<secret or u/id>/callback/<provider>.
+    #[arg(long, value_name = "URL")]
+    public_url: Option<String>,
+    /// Serve one person per subfolder of DIR at /u/<id>/mcp (default: VITALS_TENANTS_DIR, if set).
+    #[arg(long, value_name = "DIR")]
+    tenants: Option<std::path::PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum TenantAction {
+    /// A new person: prints their connector URL as the last line.
+    Add,
+    /// A new person from a copy of a vitals config folder (never moved or changed); prints the URL.
+    Import { dir: std::path::PathBuf },
+    /// Every person's id.
+    List,
+    /// Remove a person and their saved logins; their URL is 404 at once.
+    Delete { id: String },
+}
+
+fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_url: Option<String>) -> Result<String, String> {
+    use vitals::hosted::tenants::{Tenants, TENANTS_ENV};
+    let t = Tenants::from(dir).ok_or_else(|| format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}"))?;
+    let base = match public_url {
+        Some(u) => vitals::hosted::parse_public_url(&u)?.as_str().trim_end_matches('/').to_string(),
+        None => format!("http://{}", vitals::hosted::DEFAULT_ADDR),
+    };
+    let url = |id: &vitals::hosted::tenants::TenantId| format!("{base}{}", id.mcp_path());
+    match action {
+        TenantAction::Add => {
+            let id = t.add()?;
+            Ok(format!("Added a tenant in {}. Their connector URL (give it to them only; it is their key):\n{}", t.dir.join(id.as_str()).display(), url(&id)))
+        }
+        TenantAction::Import { dir } => {
+            let (id, copied) = t.import(&dir)?;
+            Ok(format!(
+                "Copied {} from {} (left as it was) into {}. Their connector URL:\n{}",
+                copied.join(" and "),
+                dir.display(),
+                t.dir.join(id.as_str()).display(),
+                url(&id)
+            ))
+        }
+        TenantAction::List => {
+            let ids = t.list()?;
+            Ok(match ids.is_empty() {
+                true => format!("No tenants in {}.", t.dir.display()),
+                false => ids.iter().map(|i| i.as_str().to_string()).collect::<Vec<_>>().join("\n"),
+            })
+        }
+        TenantAction::Delete { id } => {
+            t.delete(&id)?;
+            Ok(format!("Deleted tenant {id} and its saved logins; its URL answers 404 from now on."))
+        }
+    }
+}
+
+async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
+    use vitals::hosted::{parse_addr, parse_public_url, serve, tenants::Tenants, ServeOptions};
+    let opts = ServeOptions {
+        addr: parse_addr(a.http.as_deref().unwrap_or(vitals::hosted::DEFAULT_ADDR))?,
+        path: a.path,
+        allow_remote: a.allow_remote,
+        allow_origins: a.allow_origin,
+        bearer: a.bearer_file.as_deref().map(vitals::hosted::guard::read_bearer).transpose()?,
+        stateless: a.stateless,
+        public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
+        tenants: Tenants::from(a.tenants),
+        limits,
+    };
+    serve(opts, stop_signal()).await?;
+    Ok(String::new())
+}
+
+/// SIGTERM (a service manager, a container runtime) or Ctrl-C.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("a SIGTERM handler");
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = tokio::signal::ctrl_c() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// A provider that can be connected, by name.
 fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
     let all: Vec<_> = vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect();
@@ -65,9 +188,11 @@ fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, Str
         .ok_or_else(|| format!("`provider`: {name:?} is not a provider that can be connected; send one of: {}", names.join(", ")))
 }
 
-async fn run_command(c: Command) -> Result<String, String> {
+async fn run_command(c: Command, limits: Limits) -> Result<String, String> {
     use vitals::accounts::login::{login, How};
     match c {
+        Command::Serve(a) => serve_command(a, limits).await,
+        Command::Tenant { action, tenants, public_url } => tenant_command(action, tenants, public_url),
         Command::Auth { provider, manual, import } => {
             let p = connectable(&provider)?;
             let how = match (import, manual) {
@@ -161,10 +286,22 @@ async fn main() -> std::process::ExitCode {
         })
         .init();
     let cli = Cli::parse();
+    let mut limits = Limits::from_env();
+    if cli.forget {
+        limits.cache_bytes = 0;
+    }
     if let Some(c) = cli.command {
-        return match run_command(c).await {
+        let tenant = matches!(c, Command::Tenant { .. });
+        return match run_command(c, limits).await {
+            // A tenant command's last line is what a script takes (the URL): on stdout.
+            Ok(msg) if tenant => {
+                println!("{msg}");
+                std::process::ExitCode::SUCCESS
+            }
             Ok(msg) => {
-                eprintln!("{msg}");
+                if !msg.is_empty() {
+                    eprintln!("{msg}");
+                }
                 std::process::ExitCode::SUCCESS
             }
             Err(e) => {
@@ -172,10 +309,6 @@ async fn main() -> std::process::ExitCode {
                 std::process::ExitCode::from(2)
             }
         };
-    }
-    let mut limits = Limits::from_env();
-    if cli.forget {
-        limits.cache_bytes = 0;
     }
     let engine = Arc::new(Engine::new(vitals::providers::all_from_env(), limits));
     if cli.check {

@@ -31,10 +31,17 @@ const STANDARD_FORMATS: &[&str] = &[
 ];
 
 /// Remove every `format` that is not a JSON Schema format, at any depth (the bounds schemars
-/// writes beside them, `minimum: 0`, stay).
+/// writes beside them, `minimum: 0`, stay). A property schema written as `true` (any JSON value,
+/// as schemars writes it) becomes `{}`: MCP's schema wants an object for each property, and the
+/// conformance suite refuses the listing otherwise.
 pub fn clean_schema(v: &mut JsonObject) {
     if v.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
         v.remove("format");
+    }
+    if let Some(Value::Object(props)) = v.get_mut("properties") {
+        for p in props.values_mut().filter(|p| **p == Value::Bool(true)) {
+            *p = Value::Object(JsonObject::new());
+        }
     }
     for (_, child) in v.iter_mut() {
         clean_value(child);

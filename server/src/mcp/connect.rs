@@ -73,16 +73,20 @@ fn task(p: &ProviderSpec) -> String {
 
 fn waiting(link: &Link, why: &str) -> Connection {
     let p = link.provider;
+    let (where_, terminal) = match link.hosted {
+        true => ("", ""),
+        false => (" on this computer", " From a terminal, `cli` does the same."),
+    };
     Connection::Waiting(ConnectReport {
         provider: p.name.into(),
         state: "waiting_for_browser".into(),
         message: format!(
-            "{why} Open the address in `url` in a browser on this computer and {}; the login stays open for 10 minutes \
-             and is saved as soon as it is done. Then ask again. From a terminal, `cli` does the same.",
+            "{why} Open the address in `url` in a browser{where_} and {}; the login stays open for 10 minutes \
+             and is saved as soon as it is done. Then ask again.{terminal}",
             task(p)
         ),
         url: Some(link.url.clone()),
-        cli: Some(cli_command(p)),
+        cli: (!link.hosted).then(|| cli_command(p)),
         scopes: None,
         expires_at: None,
     })
@@ -134,6 +138,10 @@ pub async fn connect(
     }
     if url_elicitation(ctx) {
         return elicit(&link, ctx).await;
+    }
+    // A hosted server's browser is not the person's.
+    if links.hosted() {
+        return waiting(&link, "This server runs elsewhere and cannot open a browser for you.");
     }
     if webbrowser::open(&link.url).is_err() {
         return waiting(&link, "No browser could be opened on this machine.");

@@ -181,6 +181,12 @@ fn structured<T: Serialize>(v: &T) -> CallToolResponse {
 #[tool_router(router = tool_router)]
 impl Vitals {
     pub fn new(engine: Arc<Engine>) -> Self {
+        Self::with_links(engine, Arc::new(Links::default()))
+    }
+
+    /// A handler sharing `links` with the others of one home: over HTTP each session (and each
+    /// 2026 request) gets a handler of its own, and a retry must find the login its first call started.
+    pub fn with_links(engine: Arc<Engine>, links: Arc<Links>) -> Self {
         let mut tool_router = Self::tool_router();
         for route in tool_router.map.values_mut() {
             let t = &mut route.attr;
@@ -189,7 +195,7 @@ impl Vitals {
                 super::args::clean_schema(Arc::make_mut(o));
             }
         }
-        Vitals { engine, links: Arc::new(Links::default()), tool_router }
+        Vitals { engine, links, tool_router }
     }
 
     /// `args` read as `tool`'s parameters, against the schema it lists (mcp/args.rs).

@@ -11,6 +11,7 @@ mod credentials;
 mod decoders;
 mod docs;
 mod garmin;
+mod http;
 mod invariants;
 mod load;
 mod matrix;

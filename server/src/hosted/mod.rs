@@ -1,0 +1,284 @@
+//! `vitals-mcp serve --http`: MCP over streamable HTTP (rmcp's service on axum), for Claude on the
+//! web and on phones. One person at a secret path (`/<secret>/mcp`), or several from `--tenants`
+//! at `/u/<id>/mcp`. Every other path is a bare 404. Loopback only unless `--allow-remote`.
+//! `Origin` and `Host` are checked on every request (DNS rebinding), a bearer token too when
+//! `--bearer-file` names one. SIGTERM lets the calls under way finish before sessions close.
+pub mod guard;
+pub mod mount;
+pub mod tenants;
+
+use crate::accounts::link::{Links, Place};
+use crate::accounts::Home;
+use crate::engine::{Engine, Limits};
+use crate::mcp::Vitals;
+use crate::secret::Secret;
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use mount::Mount;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tenants::{TenantId, Tenants};
+use tokio_util::sync::CancellationToken;
+
+/// Where `serve --http` listens when given no address: 8765 is Withings' callback, 9876 Oura's and
+/// 8080 Polar's.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:8790";
+/// The largest request body taken (a tool call is a few kB).
+pub const MAX_BODY: usize = 1 << 20;
+/// How long SIGTERM waits for calls under way before it closes the sessions.
+pub const DRAIN: Duration = Duration::from_secs(60);
+/// Tenants whose engines are kept in memory at once; the least recently asked is let go first.
+pub const TENANTS_IN_MEMORY: usize = 256;
+
+pub struct ServeOptions {
+    pub addr: SocketAddr,
+    pub path: Option<String>,
+    pub allow_remote: bool,
+    pub allow_origins: Vec<String>,
+    pub bearer: Option<Secret>,
+    pub stateless: bool,
+    pub public_url: Option<url::Url>,
+    pub tenants: Option<Tenants>,
+    pub limits: Limits,
+}
+
+/// `[ADDR:]PORT` as a socket address (`8790`, `0.0.0.0:8790`, `[::1]:8790`).
+pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+    let full = if s.chars().all(|c| c.is_ascii_digit()) { format!("127.0.0.1:{s}") } else { s.to_string() };
+    full.parse().map_err(|_| format!("`--http` {s:?} is not [ADDR:]PORT; send e.g. 8790, 127.0.0.1:8790 or [::1]:8790"))
+}
+
+/// The public address, checked: `https://host[:port]` without a path.
+pub fn parse_public_url(s: &str) -> Result<url::Url, String> {
+    let u = url::Url::parse(s.trim_end_matches('/')).map_err(|e| format!("`--public-url` {s:?} is not a URL ({e}); send e.g. https://vitals.example.com"))?;
+    let local = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+    if !(u.scheme() == "https" || (u.scheme() == "http" && local)) || u.host_str().is_none() || u.path() != "/" || u.query().is_some() {
+        return Err(format!("`--public-url` {s:?} must be https://host[:port] with no path (http only for localhost); send e.g. https://vitals.example.com"));
+    }
+    Ok(u)
+}
+
+/// One person's endpoint: their engine (cache, budgets), their logins, their MCP service.
+struct Site {
+    links: Arc<Links>,
+    mcp: StreamableHttpService<Vitals, LocalSessionManager>,
+    asked: Mutex<Instant>,
+}
+
+struct Server {
+    opts: ServeOptions,
+    /// The single person's endpoint (without `--tenants`).
+    mount: Option<Mount>,
+    own: Option<Arc<Site>>,
+    tenants: Mutex<HashMap<TenantId, Arc<Site>>>,
+    rmcp: StreamableHttpServerConfig,
+    /// Tool calls (POSTs) still being answered: SIGTERM waits for them.
+    in_flight: Arc<AtomicUsize>,
+}
+
+impl Server {
+    fn site(&self, home: Home, base_path: &str) -> Arc<Site> {
+        let engine = Arc::new(Engine::in_home(home.clone(), self.opts.limits.clone()));
+        let hosted = self.opts.public_url.as_ref().map(|u| format!("{}{base_path}", u.as_str().trim_end_matches('/')));
+        let links = Arc::new(Links::at(Place { home, hosted }));
+        let (e, l) = (engine.clone(), links.clone());
+        let mcp = StreamableHttpService::new(move || Ok(Vitals::with_links(e.clone(), l.clone())), Default::default(), self.rmcp.clone());
+        Arc::new(Site { links, mcp, asked: Mutex::new(Instant::now()) })
+    }
+
+    /// The tenant's site, made on its first request; None when its folder is gone.
+    fn tenant(&self, id: &TenantId) -> Option<Arc<Site>> {
+        let t = self.opts.tenants.as_ref()?;
+        let mut map = self.tenants.lock().expect("tenants lock");
+        let Some(home) = t.home(id) else {
+            map.remove(id);
+            return None;
+        };
+        if !map.contains_key(id) && map.len() >= TENANTS_IN_MEMORY {
+            let oldest = map.iter().min_by_key(|(_, s)| *s.asked.lock().expect("asked lock")).map(|(k, _)| k.clone());
+            oldest.map(|k| map.remove(&k));
+        }
+        let site = map.entry(id.clone()).or_insert_with(|| self.site(home, &format!("/u/{}", id.as_str()))).clone();
+        *site.asked.lock().expect("asked lock") = Instant::now();
+        Some(site)
+    }
+
+    /// Which site and which of its routes a path names.
+    fn route(&self, path: &str) -> Option<(Arc<Site>, Route)> {
+        if let (Some(m), Some(site)) = (&self.mount, &self.own) {
+            let base = m.path.trim_end_matches("/mcp");
+            return route_under(path, base).map(|r| (site.clone(), r));
+        }
+        let rest = path.strip_prefix("/u/")?;
+        let (id, _) = rest.split_once('/')?;
+        let id = TenantId::parse(id)?;
+        let route = route_under(path, &format!("/u/{}", id.as_str()))?;
+        Some((self.tenant(&id)?, route))
+    }
+}
+
+enum Route {
+    Mcp,
+    Callback(String),
+}
+
+fn route_under(path: &str, base: &str) -> Option<Route> {
+    match path.strip_prefix(base)? {
+        "/mcp" => Some(Route::Mcp),
+        rest => rest.strip_prefix("/callback/").filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase())).map(|p| Route::Callback(p.into())),
+    }
+}
+
+/// A 404 that tells a scanner nothing.
+fn not_found() -> Response {
+    StatusCode::NOT_FOUND.into_response()
+}
+
+async fn dispatch(State(server): State<Arc<Server>>, req: Request) -> Response {
+    let Some((site, route)) = server.route(req.uri().path()) else {
+        return not_found();
+    };
+    match route {
+        Route::Callback(provider) => callback(&site, &provider, &req.uri().to_string()).await,
+        Route::Mcp => {
+            if let Some(token) = &server.opts.bearer {
+                if !guard::bearer_matches(req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes()), token) {
+                    return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
+                }
+            }
+            let counted = req.method() == axum::http::Method::POST;
+            let done = counted.then(|| InFlight::enter(&server.in_flight));
+            let resp = site.mcp.handle(req).await;
+            // The answer streams after `handle` returns: the call is under way until its body ends.
+            resp.map(|b| match done {
+                Some(d) => Body::new(http_body_util::BodyExt::map_frame(b, move |f| {
+                    let _ = &d;
+                    f
+                })),
+                None => Body::new(b),
+            })
+        }
+    }
+}
+
+/// One call under way, until dropped.
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn enter(n: &Arc<AtomicUsize>) -> InFlight {
+        n.fetch_add(1, Ordering::SeqCst);
+        InFlight(n.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The browser back from a provider's login page.
+async fn callback(site: &Site, provider: &str, uri: &str) -> Response {
+    let landed = format!("https://callback{uri}");
+    let page = |status: StatusCode, body: String| {
+        let html = crate::accounts::browser::page(&body);
+        (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
+    };
+    match site.links.land(provider, &landed).await {
+        None => page(StatusCode::NOT_FOUND, "<h1>No login is waiting here</h1><p>Start the login again from Claude.</p>".into()),
+        Some(outcome) => {
+            let (status, body) = crate::accounts::browser::outcome_of(&outcome);
+            page(StatusCode::from_u16(status).unwrap_or(StatusCode::OK), body)
+        }
+    }
+}
+
+/// Serve until `stop` resolves (SIGTERM, Ctrl-C), then let the calls under way finish (up to
+/// [`DRAIN`]) before closing the sessions.
+pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), String> {
+    if !opts.addr.ip().is_loopback() && !opts.allow_remote {
+        return Err(format!(
+            "refusing to listen on {}: it is reachable from other machines. Listen on loopback (127.0.0.1:{}) behind a TLS reverse proxy, \
+             or add --allow-remote if TLS is terminated in front of this address",
+            opts.addr,
+            opts.addr.port()
+        ));
+    }
+    if opts.allow_remote && opts.public_url.is_none() {
+        return Err("--allow-remote needs --public-url https://<the host clients reach>: requests for any other Host are refused".into());
+    }
+    let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
+    if let Some(h) = opts.public_url.as_ref().and_then(|u| u.host_str()) {
+        hosts.push(h.to_string());
+    }
+    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    // A page of this server's own origin is not a rebinding attack; any other browser origin must be named.
+    let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"].iter().map(|h| format!("http://{h}:{}", local.port())).collect();
+    origins.extend(
+        opts.public_url.as_ref().map(|u| format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or_default(), u.port_or_known_default().unwrap_or(443))),
+    );
+    origins.extend(opts.allow_origins.iter().cloned());
+    let cancel = CancellationToken::new();
+    let rmcp = StreamableHttpServerConfig::default()
+        .with_allowed_hosts(hosts)
+        .with_allowed_origins(origins)
+        .enforce_origin_validation()
+        .with_max_request_body_bytes(MAX_BODY)
+        .with_legacy_session_mode(!opts.stateless)
+        .with_json_response(opts.stateless)
+        .with_cancellation_token(cancel.child_token());
+    let mount = match &opts.tenants {
+        Some(_) => None,
+        None => Some(Mount::resolve(opts.path.as_deref(), mount::config_dir().as_deref())?),
+    };
+    let shown = opts.public_url.as_ref().map(|u| u.as_str().trim_end_matches('/').to_string()).unwrap_or_else(|| format!("http://{local}"));
+    match (&mount, &opts.tenants) {
+        (Some(m), _) => eprintln!(
+            "vitals-mcp: serving MCP at {shown}{} (path from {}). Anyone with this URL can read this account's data: do not share or log it.",
+            m.path, m.from
+        ),
+        (None, Some(t)) => eprintln!("vitals-mcp: serving the tenants of {} at {shown}/u/<id>/mcp (`vitals-mcp tenant list`).", t.dir.display()),
+        (None, None) => unreachable!("a mount is made whenever there are no tenants"),
+    }
+    if opts.allow_remote {
+        eprintln!("vitals-mcp: WARNING: listening on {local}, reachable from other machines. Terminate TLS in front of it: this server speaks plain HTTP.");
+    }
+    let mut server = Server { opts, mount, own: None, tenants: Mutex::new(HashMap::new()), rmcp, in_flight: Arc::new(AtomicUsize::new(0)) };
+    if let Some(m) = &server.mount {
+        server.own = Some(server.site(Home::Local, m.path.trim_end_matches("/mcp")));
+    }
+    let server = Arc::new(server);
+    let in_flight = server.in_flight.clone();
+    let left = server.in_flight.clone();
+    let app = axum::Router::new().fallback(dispatch).with_state(server);
+    let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        stop.await;
+        let _ = stopping_tx.send(true);
+        let start = Instant::now();
+        while in_flight.load(Ordering::SeqCst) > 0 && start.elapsed() < DRAIN {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        cancel.cancel();
+    });
+    let mut stopping = stopping;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            let _ = stopping.wait_for(|s| *s).await;
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+    match left.load(Ordering::SeqCst) {
+        0 => eprintln!("vitals-mcp: stopped; every call under way was answered."),
+        n => eprintln!("vitals-mcp: stopped after {} s with {n} call(s) still unanswered.", DRAIN.as_secs()),
+    }
+    Ok(())
+}

@@ -1,0 +1,100 @@
+//! Where the MCP endpoint lives: `--path`, or a random path made once and kept (0600) in the config
+//! folder so a restart serves the same URL. The path is the first secret of a hosted server: anyone
+//! who has it can read (unless `--bearer-file` asks for more), so it is long, random and URL-safe.
+use crate::accounts::store::{read_json, write_json_private};
+use std::path::{Path, PathBuf};
+
+/// The file, in the config folder, that keeps the generated path.
+pub const PATH_FILE: &str = "http-path.json";
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// `/<secret>/mcp`.
+    pub path: String,
+    /// Where it came from, in words (`--path`, or the file that keeps it).
+    pub from: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize, Default)]
+struct Kept {
+    path: Option<String>,
+}
+
+impl Mount {
+    /// `--path` when given (checked), else the kept one, else a new one, kept.
+    pub fn resolve(given: Option<&str>, config: Option<&Path>) -> Result<Mount, String> {
+        if let Some(p) = given {
+            check(p)?;
+            return Ok(Mount { path: p.to_string(), from: "--path".into() });
+        }
+        let dir = config.ok_or("this machine has no configuration folder to keep the MCP path in; set VITALS_CONFIG_DIR, or send --path /<secret>/mcp")?;
+        let file = dir.join(PATH_FILE);
+        let kept: Kept = read_json(&file).map_err(|e| e.to_string())?;
+        if let Some(p) = kept.path.filter(|p| check(p).is_ok()) {
+            return Ok(Mount { path: p, from: file.display().to_string() });
+        }
+        let path = format!("/{}/mcp", random_token());
+        write_json_private(dir, &file, &Kept { path: Some(path.clone()) }).map_err(|e| e.to_string())?;
+        Ok(Mount { path, from: format!("{} (new)", file.display()) })
+    }
+
+    /// The path of a provider's OAuth callback under this mount: `/<secret>/callback/<provider>`.
+    pub fn callback(&self, provider: &str) -> String {
+        format!("{}/callback/{provider}", self.path.trim_end_matches("/mcp"))
+    }
+}
+
+/// 32 random bytes (256 bits), base64url without padding: 43 URL-safe characters.
+pub fn random_token() -> String {
+    oauth2::CsrfToken::new_random_len(32).secret().clone()
+}
+
+/// A path a client can be given: `/<at least 22 URL-safe characters>/mcp`.
+fn check(p: &str) -> Result<(), String> {
+    let secret = p.strip_prefix('/').and_then(|r| r.strip_suffix("/mcp")).unwrap_or("");
+    let safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if secret.len() < 22 || !secret.chars().all(safe) {
+        return Err(format!(
+            "`--path` {p:?} is not a secret path: send /<secret>/mcp where the secret is at least 22 characters of A-Z a-z 0-9 - _ \
+             (about 128 bits), or leave --path out and a random one is made and kept"
+        ));
+    }
+    Ok(())
+}
+
+/// Where a hosted server keeps what it makes: the config folder.
+pub fn config_dir() -> Option<PathBuf> {
+    crate::accounts::default_dir()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_made_path_is_kept_and_served_again() {
+        let d = std::env::temp_dir().join(format!("vitals-mount-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        let a = Mount::resolve(None, Some(&d)).unwrap();
+        assert!(a.from.ends_with("(new)"), "{a:?}");
+        assert_eq!(a.path.len(), "/".len() + 43 + "/mcp".len(), "{a:?}");
+        let b = Mount::resolve(None, Some(&d)).unwrap();
+        assert_eq!(a.path, b.path);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(d.join(PATH_FILE)).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+        assert_eq!(a.callback("oura"), a.path.replace("/mcp", "/callback/oura"));
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn a_short_or_strange_path_is_refused_with_what_to_send() {
+        for p in ["/mcp", "/short/mcp", "/aaaaaaaaaaaaaaaaaaaaaaaaaaaa/other", "/aaaaaaaaaaaaaaaaaaaaaa aaaa/mcp", "aaaaaaaaaaaaaaaaaaaaaaaaa/mcp"] {
+            let e = Mount::resolve(Some(p), None).unwrap_err();
+            assert!(e.contains("`--path`") && e.contains("/<secret>/mcp"), "{e}");
+        }
+        assert!(Mount::resolve(Some("/abcdefghijklmnopqrstuvwxyz012345/mcp"), None).is_ok());
+    }
+}

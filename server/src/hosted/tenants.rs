@@ -1,0 +1,198 @@
+//! Several people from one process: `--tenants DIR` holds one folder per person (settings, token
+//! file), served at `/u/<id>/mcp`. The id is the folder's name and the person's secret (192 random
+//! bits as 48 lowercase hex digits); anything else is not a tenant. Each tenant's engine reads only
+//! its own folder ([`Home::Tenant`]), so its cache, budgets and logins are its own.
+use crate::accounts::Home;
+use std::path::{Path, PathBuf};
+
+/// The variable that names the tenants folder for `serve` and every `tenant` command.
+pub const TENANTS_ENV: &str = "VITALS_TENANTS_DIR";
+
+/// A tenant's id, checked: 32 to 128 characters of `[a-z0-9-]`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct TenantId(String);
+
+impl TenantId {
+    pub fn parse(s: &str) -> Option<TenantId> {
+        let ok = (32..=128).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+        ok.then(|| TenantId(s.to_string()))
+    }
+
+    /// A new id: 24 random bytes as hex.
+    pub fn random() -> TenantId {
+        use base64::Engine as _;
+        let raw = super::mount::random_token();
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(raw.as_bytes()).expect("the token is base64url");
+        TenantId(bytes[..24].iter().map(|b| format!("{b:02x}")).collect())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The path a client is given: `/u/<id>/mcp`.
+    pub fn mcp_path(&self) -> String {
+        format!("/u/{}/mcp", self.0)
+    }
+}
+
+/// The tenants folder.
+#[derive(Clone, Debug)]
+pub struct Tenants {
+    pub dir: PathBuf,
+}
+
+impl Tenants {
+    /// `--tenants DIR`, else `VITALS_TENANTS_DIR`.
+    pub fn from(flag: Option<PathBuf>) -> Option<Tenants> {
+        flag.or_else(|| crate::env::var(TENANTS_ENV).map(PathBuf::from)).map(|dir| Tenants { dir })
+    }
+
+    /// The home of a tenant that exists now. A deleted folder is no tenant from that moment on.
+    pub fn home(&self, id: &TenantId) -> Option<Home> {
+        let dir = self.dir.join(id.as_str());
+        std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).map(|_| Home::Tenant(dir))
+    }
+
+    /// Every tenant, by id.
+    pub fn list(&self) -> Result<Vec<TenantId>, String> {
+        let entries = match std::fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(format!("the tenants folder {} cannot be read: {e}", self.dir.display())),
+        };
+        let mut ids: Vec<TenantId> =
+            entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).filter_map(|e| e.file_name().to_str().and_then(TenantId::parse)).collect();
+        ids.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(ids)
+    }
+
+    /// A new, empty tenant (its folder 0700).
+    pub fn add(&self) -> Result<TenantId, String> {
+        private_dir(&self.dir)?;
+        let id = TenantId::random();
+        let dir = self.dir.join(id.as_str());
+        std::fs::create_dir(&dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
+        private_dir(&dir)?;
+        Ok(id)
+    }
+
+    /// A new tenant holding a copy of `from`: a vitals config folder (its `tokens.json` and
+    /// `settings.json`). The source is read, never changed; the copies are 0600 in a 0700 folder.
+    pub fn import(&self, from: &Path) -> Result<(TenantId, Vec<&'static str>), String> {
+        let meta = std::fs::metadata(from).map_err(|e| format!("{} cannot be read: {e}", from.display()))?;
+        if !meta.is_dir() {
+            return Err(format!("{} is not a folder; send a vitals config folder (the one holding tokens.json)", from.display()));
+        }
+        let found: Vec<&'static str> = IMPORTED.iter().copied().filter(|f| from.join(f).is_file()).collect();
+        if found.is_empty() {
+            return Err(format!(
+                "{} holds none of {}: it is not a vitals config folder (on this machine: {})",
+                from.display(),
+                IMPORTED.join(", "),
+                crate::accounts::default_dir().map(|d| d.display().to_string()).unwrap_or_else(|| "none".into())
+            ));
+        }
+        let id = self.add()?;
+        let to = self.dir.join(id.as_str());
+        for f in &found {
+            let body = std::fs::read(from.join(f)).map_err(|e| format!("{} cannot be read: {e}", from.join(f).display()));
+            let written = body.and_then(|b| private_file(&to.join(f), &b));
+            if let Err(e) = written {
+                let _ = std::fs::remove_dir_all(&to);
+                return Err(e);
+            }
+        }
+        Ok((id, found))
+    }
+
+    /// Remove a tenant: its folder and everything in it. Its URL is 404 from the next request.
+    pub fn delete(&self, id: &str) -> Result<(), String> {
+        let id =
+            TenantId::parse(id).ok_or_else(|| format!("{id:?} is not a tenant id (32 to 128 characters of a-z 0-9 -); `vitals-mcp tenant list` shows them"))?;
+        let dir = self.dir.join(id.as_str());
+        if self.home(&id).is_none() {
+            return Err(format!("there is no tenant {} in {}", id.as_str(), self.dir.display()));
+        }
+        std::fs::remove_dir_all(&dir).map_err(|e| format!("{} could not be removed: {e}", dir.display()))
+    }
+}
+
+/// What `tenant import` copies from a vitals config folder: credentials and settings, nothing else.
+const IMPORTED: [&str; 2] = ["tokens.json", "settings.json"];
+
+fn private_dir(dir: &Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| format!("{} could not be made 0700: {e}", dir.display()))?;
+    }
+    Ok(())
+}
+
+fn private_file(path: &Path, body: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    let mut opts = std::fs::OpenOptions::new();
+    opts.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.mode(0o600);
+    }
+    let mut f = opts.open(path).map_err(|e| format!("{} could not be created: {e}", path.display()))?;
+    f.write_all(body).and_then(|()| f.sync_all()).map_err(|e| format!("{} could not be written: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("vitals-tenants-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn ids_are_long_random_and_checked() {
+        let a = TenantId::random();
+        assert_eq!(a.as_str().len(), 48);
+        assert!(TenantId::parse(a.as_str()).is_some());
+        assert_ne!(a, TenantId::random());
+        for bad in ["", "short", &"A".repeat(40), &"a".repeat(129), &format!("{}/..", "a".repeat(40)), &format!("{}_", "a".repeat(40))] {
+            assert!(TenantId::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn add_import_list_delete() {
+        let t = Tenants { dir: folder("ops") };
+        let a = t.add().unwrap();
+        let src = folder("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("tokens.json"), b"{\"oura\":{}}").unwrap();
+        let (b, copied) = t.import(&src).unwrap();
+        assert_eq!(copied, vec!["tokens.json"]);
+        assert_eq!(std::fs::read(src.join("tokens.json")).unwrap(), b"{\"oura\":{}}", "the source is left as it was");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&t.dir.join(b.as_str())), 0o700);
+            assert_eq!(mode(&t.dir.join(b.as_str()).join("tokens.json")), 0o600);
+        }
+        let mut both = vec![a.clone(), b.clone()];
+        both.sort_by(|x, y| x.0.cmp(&y.0));
+        assert_eq!(t.list().unwrap(), both);
+        t.delete(a.as_str()).unwrap();
+        assert!(t.home(&a).is_none());
+        assert_eq!(t.list().unwrap(), vec![b.clone()]);
+        assert!(t.delete(a.as_str()).unwrap_err().contains("there is no tenant"));
+        assert!(t.delete("../etc").unwrap_err().contains("is not a tenant id"));
+        let e = t.import(&folder("nothing-there")).unwrap_err();
+        assert!(e.contains("cannot be read"), "{e}");
+        std::fs::remove_dir_all(&t.dir).unwrap();
+        std::fs::remove_dir_all(&src).unwrap();
+    }
+}
