@@ -72,6 +72,11 @@ impl Settings {
         if let (Some(id), Some(secret)) = (set(env.client_id), set(env.client_secret)) {
             return Ok(Some(AppCredentials { client_id: id, client_secret: Secret::new(secret), source: AppSource::Environment }));
         }
+        self.in_file(provider)
+    }
+
+    /// The settings file's credentials alone.
+    pub fn in_file(&self, provider: &str) -> Result<Option<AppCredentials>, StoreError> {
         Ok(self.read_all()?.remove(provider).map(|d| AppCredentials {
             client_id: d.client_id,
             client_secret: Secret::new(d.client_secret),
@@ -111,8 +116,20 @@ pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
 
 /// The provider's OAuth endpoints and the app credentials to use now (re-read on every call).
 pub fn app_for(p: &ProviderSpec) -> Result<(OAuthSpec, AppCredentials), LinkError> {
+    app_for_in(p, &super::Home::Local)
+}
+
+/// As [`app_for`], for `home`. A hosted tenant's own settings file wins (a login imported from the
+/// person's machine was issued to their app, and only that app can renew it); else the operator's
+/// app, as on this machine.
+pub fn app_for_in(p: &ProviderSpec, home: &super::Home) -> Result<(OAuthSpec, AppCredentials), LinkError> {
     let oauth = *p.connection.oauth().ok_or_else(|| LinkError::Setup(format!("{} does not connect with OAuth", p.display)))?;
     let env = oauth.app_env;
+    if let super::Home::Tenant(dir) = home {
+        if let Some(own) = Settings::at(dir).in_file(p.name).map_err(|e| LinkError::Setup(e.to_string()))? {
+            return Ok((oauth, own));
+        }
+    }
     let dir = default_dir().ok_or_else(|| LinkError::Setup("this machine has no configuration folder; set VITALS_CONFIG_DIR".into()))?;
     let app = Settings::at(&dir).app_credentials(p.name, &env).map_err(|e| LinkError::Setup(e.to_string()))?;
     Ok((oauth, app.ok_or_else(|| LinkError::NoApp(missing_app_help(p, &oauth)))?))

@@ -1,7 +1,6 @@
 //! A credential from any way in (a browser login, a pasted key, a session login, an import), saved
 //! the same way: a fresh login id, saved before anything uses it, then the provider's step after
 //! the exchange where it has one. And renewing a credential, whatever its kind.
-use super::app::app_for;
 use super::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, ConnectionKind, ImportSpec, KeyError, SessionForm, SessionStep};
@@ -178,9 +177,14 @@ pub fn import_help(p: &ProviderSpec, import: Option<ImportSpec>) -> String {
 /// A fresh credential for `t`, as the provider's connection renews one: an OAuth refresh, the key
 /// exchanged again, the session refreshed. The caller saves it (under the store's lock).
 pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, String> {
+    renew_in(p, t, &super::Home::Local).await
+}
+
+/// As [`renew`], with `home`'s app credentials.
+pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Result<Tokens, String> {
     match p.connection {
         Connection::OAuth(_) => {
-            let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
+            let (oauth, app) = super::app::app_for_in(p, home).map_err(|e| e.to_string())?;
             super::oauth::refresh(&oauth, &app, t).await.map_err(|e| match e {
                 super::oauth::AuthError::Token(w) => format!(
                     "{} refused to renew the login ({w}): it was revoked or has expired. Connect again: vitals_connect \

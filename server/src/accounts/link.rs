@@ -57,6 +57,11 @@ impl Default for Place {
 
 type Outcome = Option<Result<Connected, String>>;
 
+/// A hosted server's callback for `provider` under a person's public `base` (the route `hosted` serves).
+fn callback_url(base: &str, provider: &str) -> String {
+    format!("{base}/callback/{provider}")
+}
+
 /// What a hosted OAuth login keeps until the browser comes back to the server's callback route.
 struct Landing {
     oauth: OAuthSpec,
@@ -103,8 +108,8 @@ impl Link {
                     p.display
                 )));
             };
-            let (oauth, app) = app_for(p)?;
-            let redirect = format!("{base}/callback/{}", p.name);
+            let (oauth, app) = super::app::app_for_in(p, &place.home)?;
+            let redirect = callback_url(base, p.name);
             let pending = super::oauth::begin_at(&oauth, &app, redirect).map_err(|e| LinkError::Setup(e.to_string()))?;
             let url = pending.url.clone();
             let landing = Landing { oauth, app, pending, home: place.home.clone(), tx: tx.clone() };
@@ -174,6 +179,11 @@ impl Links {
     /// The logins of a home other than this machine's user, or landing on a hosted server.
     pub fn at(place: Place) -> Links {
         Links { by_provider: Default::default(), place }
+    }
+
+    /// Where a hosted server's browser comes back to for `provider`; None locally.
+    pub fn hosted_redirect(&self, provider: &str) -> Option<String> {
+        self.place.hosted.as_ref().map(|base| callback_url(base, provider))
     }
 
     /// Whether the browser comes back to a hosted server (then this server never opens a browser itself).

@@ -53,7 +53,8 @@ mod tests {
 
     #[test]
     fn a_short_token_file_is_refused_without_showing_it() {
-        let f = std::env::temp_dir().join(format!("vitals-bearer-{}", std::process::id()));
+        let f = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-bearer-{}", std::process::id()));
+        std::fs::create_dir_all(f.parent().unwrap()).unwrap();
         std::fs::write(&f, "hunter2-short\n").unwrap();
         let e = read_bearer(&f).unwrap_err();
         assert!(e.contains("at least 32") && !e.contains("hunter2"), "{e}");

@@ -105,7 +105,7 @@ impl Server {
             let oldest = map.iter().min_by_key(|(_, s)| *s.asked.lock().expect("asked lock")).map(|(k, _)| k.clone());
             oldest.map(|k| map.remove(&k));
         }
-        let site = map.entry(id.clone()).or_insert_with(|| self.site(home, &format!("/u/{}", id.as_str()))).clone();
+        let site = map.entry(id.clone()).or_insert_with(|| self.site(home, &id.base())).clone();
         *site.asked.lock().expect("asked lock") = Instant::now();
         Some(site)
     }
@@ -113,13 +113,12 @@ impl Server {
     /// Which site and which of its routes a path names.
     fn route(&self, path: &str) -> Option<(Arc<Site>, Route)> {
         if let (Some(m), Some(site)) = (&self.mount, &self.own) {
-            let base = m.path.trim_end_matches("/mcp");
-            return route_under(path, base).map(|r| (site.clone(), r));
+            return route_under(path, m.base()).map(|r| (site.clone(), r));
         }
         let rest = path.strip_prefix("/u/")?;
         let (id, _) = rest.split_once('/')?;
         let id = TenantId::parse(id)?;
-        let route = route_under(path, &format!("/u/{}", id.as_str()))?;
+        let route = route_under(path, &id.base())?;
         Some((self.tenant(&id)?, route))
     }
 }
@@ -211,6 +210,9 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
             opts.addr.port()
         ));
     }
+    if opts.tenants.is_some() && opts.path.is_some() {
+        return Err("`--path` names one person's endpoint; with --tenants each person is served at /u/<id>/mcp: leave --path out".into());
+    }
     if opts.allow_remote && opts.public_url.is_none() {
         return Err("--allow-remote needs --public-url https://<the host clients reach>: requests for any other Host are refused".into());
     }
@@ -253,7 +255,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     }
     let mut server = Server { opts, mount, own: None, tenants: Mutex::new(HashMap::new()), rmcp, in_flight: Arc::new(AtomicUsize::new(0)) };
     if let Some(m) = &server.mount {
-        server.own = Some(server.site(Home::Local, m.path.trim_end_matches("/mcp")));
+        server.own = Some(server.site(Home::Local, m.base()));
     }
     let server = Arc::new(server);
     let in_flight = server.in_flight.clone();

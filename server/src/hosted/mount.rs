@@ -38,9 +38,9 @@ impl Mount {
         Ok(Mount { path, from: format!("{} (new)", file.display()) })
     }
 
-    /// The path of a provider's OAuth callback under this mount: `/<secret>/callback/<provider>`.
-    pub fn callback(&self, provider: &str) -> String {
-        format!("{}/callback/{provider}", self.path.trim_end_matches("/mcp"))
+    /// `/<secret>`: what the person's routes (`/mcp`, `/callback/<provider>`) hang under.
+    pub fn base(&self) -> &str {
+        self.path.strip_suffix("/mcp").unwrap_or(&self.path)
     }
 }
 
@@ -73,7 +73,7 @@ mod tests {
 
     #[test]
     fn a_made_path_is_kept_and_served_again() {
-        let d = std::env::temp_dir().join(format!("vitals-mount-{}", std::process::id()));
+        let d = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-mount-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         let a = Mount::resolve(None, Some(&d)).unwrap();
         assert!(a.from.ends_with("(new)"), "{a:?}");
@@ -85,7 +85,7 @@ mod tests {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(d.join(PATH_FILE)).unwrap().permissions().mode() & 0o777, 0o600);
         }
-        assert_eq!(a.callback("oura"), a.path.replace("/mcp", "/callback/oura"));
+        assert_eq!(format!("{}/mcp", a.base()), a.path);
         std::fs::remove_dir_all(&d).unwrap();
     }
 

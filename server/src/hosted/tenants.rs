@@ -30,9 +30,14 @@ impl TenantId {
         &self.0
     }
 
+    /// `/u/<id>`: what the person's routes (`/mcp`, `/callback/<provider>`) hang under.
+    pub fn base(&self) -> String {
+        format!("/u/{}", self.0)
+    }
+
     /// The path a client is given: `/u/<id>/mcp`.
     pub fn mcp_path(&self) -> String {
-        format!("/u/{}/mcp", self.0)
+        format!("{}/mcp", self.base())
     }
 }
 
@@ -149,7 +154,7 @@ mod tests {
     use super::*;
 
     fn folder(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("vitals-tenants-{name}-{}", std::process::id()));
+        let d = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-tenants-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         d
     }

@@ -468,7 +468,14 @@ cap per query, the budget kept). Shows no secret and no health value.",
     )]
     pub async fn vitals_check(&self, args: JsonObject) -> Result<Json<CheckReport>, String> {
         super::args::none("vitals_check", &args)?;
-        Ok(Json(check_report(&self.engine).await))
+        let mut report = check_report(&self.engine).await;
+        // Hosted, the browser comes back to this server's own callback: that is what to register.
+        for p in report.providers.iter_mut().filter(|p| p.redirect.is_some()) {
+            if let Some(url) = self.links.hosted_redirect(&p.provider) {
+                p.redirect = Some(format!("{url} (this server's callback; register exactly this URL with the provider)"));
+            }
+        }
+        Ok(Json(report))
     }
 }
 

@@ -27,6 +27,8 @@ pub struct StoredCredential {
     sandbox_is: Option<&'static str>,
     /// A renewal this process could not save (engine answers say so).
     unsaved: std::sync::Mutex<Option<Unsaved>>,
+    /// Whose credential this is (a hosted tenant renews with its own app credentials first).
+    home: Home,
 }
 
 /// A login renewed but not saved (a full disk): the provider may already have retired the saved
@@ -56,6 +58,7 @@ impl StoredCredential {
             store: home.store(),
             sandbox_is,
             unsaved: Default::default(),
+            home: home.clone(),
         }
     }
 
@@ -106,7 +109,7 @@ impl StoredCredential {
             });
             if !fresh {
                 let base = Tokens { key: Some(key.clone()), ..Default::default() };
-                let t = crate::accounts::grant::renew(self.spec, &base).await?;
+                let t = crate::accounts::grant::renew_in(self.spec, &base, &self.home).await?;
                 *self.exchanged.lock().expect("exchanged lock") = Some(t);
             }
             return Ok(());
@@ -126,7 +129,7 @@ impl StoredCredential {
         let result = match in_memory {
             // The saved pair may be retired: renew the one in use, and try to save it again.
             Some(fresh) => {
-                let mut renewed = crate::accounts::grant::renew(spec, &fresh).await?;
+                let mut renewed = crate::accounts::grant::renew_in(spec, &fresh, &self.home).await?;
                 renewed.login = fresh.login.clone();
                 let keep = renewed.clone();
                 let saved = tokio::task::spawn_blocking(move || store.save(spec.name, &keep)).await.map_err(|e| e.to_string())?;
@@ -137,9 +140,10 @@ impl StoredCredential {
             }
             None => {
                 let handle = tokio::runtime::Handle::current();
+                let home = self.home.clone();
                 // The store's lock is a blocking file lock: hold it on the blocking pool, and run
                 // the renewal from there.
-                tokio::task::spawn_blocking(move || store.refresh_with(spec.name, &seen, |t| handle.block_on(crate::accounts::grant::renew(spec, t))))
+                tokio::task::spawn_blocking(move || store.refresh_with(spec.name, &seen, |t| handle.block_on(crate::accounts::grant::renew_in(spec, t, &home))))
                     .await
                     .map_err(|e| e.to_string())?
             }

@@ -232,6 +232,7 @@ async fn what_serve_refuses_to_start_with() {
         (vec!["--http", "127.0.0.1:0", "--bearer-file", &short], "at least 32 printable characters"),
         (vec!["--http", "127.0.0.1:0", "--public-url", "http://vitals.example.com"], "must be https://host"),
         (vec!["--http", "localhost:port"], "is not [ADDR:]PORT"),
+        (vec!["--http", "127.0.0.1:0", "--tenants", "/nonexistent", "--path", "/abcdefghijklmnopqrstuvwxyz012345/mcp"], "leave --path out"),
     ];
     for (args, says) in cases {
         let o = command(&twin, &config, &[]).arg("serve").args(&args).output().await.unwrap();
@@ -347,6 +348,9 @@ async fn a_tenant_logs_in_through_the_servers_own_callback() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let s = client(&format!("{public}/u/{id}/mcp"), None).await;
+    let check = s.ok("vitals_check", json!({})).await;
+    let oura = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap().clone();
+    assert!(oura["redirect"].as_str().unwrap().starts_with(&format!("{redirect} (this server's callback")), "what to register: {oura}");
     let r = s.ok("vitals_connect", json!({"provider": "oura"})).await;
     assert_eq!(r["state"], "waiting_for_browser", "{r}");
     assert!(r["cli"].is_null() && !r["message"].as_str().unwrap().contains("this computer"), "a hosted login names no terminal: {r}");
@@ -425,4 +429,26 @@ async fn two_hundred_sessions_across_twenty_tenants() {
     assert!(peak_mb < 1024, "memory stays bounded: {peak_mb} MB");
     let (st, log) = h.stop().await;
     assert!(st.success() && !log.contains("panicked"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tenant_renews_an_imported_login_with_its_own_app() {
+    let twin = twin().await;
+    // A person's folder from their own machine: a Withings login and the app it was issued to.
+    let login = WithingsLogin::new(&twin, "tenant-renew");
+    vitals::accounts::Settings::at(&login.dir).save("withings", WITHINGS_APP_ID, &vitals::secret::Secret::new(WITHINGS_APP_SECRET)).unwrap();
+    let tenants = folder("renew-tenants");
+    let id = tenant(&twin, &tenants, &["import", login.dir.to_str().unwrap()]).await.unwrap().split('/').nth(4).unwrap().to_string();
+    twin.withings(|w| w.oauth.expire_access_tokens());
+    // The operator has no Withings app: only the twin's endpoints.
+    let own_app = ["VITALS_CONFIG_DIR", "VITALS_WITHINGS_CLIENT_ID", "VITALS_WITHINGS_CLIENT_SECRET"];
+    let env: Vec<(&str, &str)> = login.env.iter().filter(|(k, _)| !own_app.contains(&k.as_str())).map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let h = hosted(&twin, &folder("renew-host"), &["--tenants", tenants.to_str().unwrap()], &env).await;
+    let s = client(&format!("{}/u/{id}/mcp", h.base), None).await;
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
+    assert!(a["notices"]["credential_refreshed"].is_string() && !synthetic(&a), "{}", a["notices"]);
+    let renewed = vitals::accounts::TokenStore::file(tenants.join(&id)).load("withings").unwrap().unwrap();
+    assert_ne!(renewed.access.expose(), login.access, "the renewal is saved in the tenant's folder");
+    assert_eq!(login.stored().access.expose(), login.access, "and never in the folder it was copied from");
+    let _ = h.stop().await;
 }
