@@ -5,6 +5,7 @@ mod common;
 mod analysis;
 mod arguments;
 mod complete_or_said;
+mod conformance;
 mod connect;
 mod coverage_props;
 mod credentials;

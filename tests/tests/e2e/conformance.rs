@@ -1,0 +1,186 @@
+//! The official MCP conformance suite against `vitals-mcp serve` (one person, and a tenant), and the
+//! MCP Inspector's CLI listing and calling every tool over HTTP and over stdio. Both are npm
+//! packages, installed once into target/ with the Node 22 they need.
+use super::common::*;
+use super::http::{folder, hosted};
+use std::path::PathBuf;
+use std::process::Command;
+
+pub const CONFORMANCE: &str = "@modelcontextprotocol/conformance@0.1.16";
+pub const INSPECTOR: &str = "@modelcontextprotocol/inspector@2.12.0";
+
+/// The suite's server scenarios that apply to a server with tools and one resource: each must pass.
+pub const APPLIES: [&str; 7] =
+    ["server-initialize", "ping", "tools-list", "server-sse-polling", "server-sse-multiple-streams", "resources-list", "dns-rebinding-protection"];
+
+/// The others, each with why it does not apply (README lists them).
+pub const NOT_APPLICABLE: [(&str, &str); 25] = [
+    ("logging-set-level", "no `logging` capability: the log goes to stderr, never to the client"),
+    ("completion-complete", "no prompts or resource templates, so nothing to complete"),
+    ("tools-call-simple-text", "calls the suite's own test tool"),
+    ("tools-call-image", "calls the suite's own test tool"),
+    ("tools-call-audio", "calls the suite's own test tool"),
+    ("tools-call-embedded-resource", "calls the suite's own test tool"),
+    ("tools-call-mixed-content", "calls the suite's own test tool"),
+    ("tools-call-with-logging", "calls the suite's own test tool"),
+    ("tools-call-error", "calls the suite's own test tool"),
+    ("tools-call-with-progress", "calls the suite's own test tool"),
+    ("tools-call-sampling", "calls the suite's own test tool"),
+    ("tools-call-elicitation", "calls the suite's own test tool"),
+    ("json-schema-2020-12", "calls the suite's own test tool"),
+    ("elicitation-sep1034-defaults", "calls the suite's form-elicitation test tool; vitals asks only URL elicitation (no secret is typed in the chat)"),
+    ("elicitation-sep1330-enums", "calls the suite's form-elicitation test tool; vitals asks only URL elicitation (no secret is typed in the chat)"),
+    ("resources-read-text", "reads the suite's test:// resources; vitals' one resource, vitals://sources, is read in its own tests"),
+    ("resources-read-binary", "reads the suite's test:// resources; vitals' one resource, vitals://sources, is read in its own tests"),
+    ("resources-templates-read", "no resource templates"),
+    ("resources-subscribe", "no `subscribe` capability: the sources change only when an account is connected"),
+    ("resources-unsubscribe", "no `subscribe` capability: the sources change only when an account is connected"),
+    ("prompts-list", "no prompts"),
+    ("prompts-get-simple", "no prompts"),
+    ("prompts-get-with-args", "no prompts"),
+    ("prompts-get-embedded-resource", "no prompts"),
+    ("prompts-get-with-image", "no prompts"),
+];
+
+/// Node 22, the suite and the Inspector, installed once into target/e2e-http-npm.
+fn npm_tools() -> PathBuf {
+    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("e2e-http-npm");
+    std::fs::create_dir_all(&dir).unwrap();
+    let lock = std::fs::File::create(dir.join(".lock")).unwrap();
+    lock.lock().unwrap();
+    if !dir.join("node_modules/.bin/node").exists()
+        || !dir.join("node_modules/@modelcontextprotocol/inspector").exists()
+        || !dir.join("node_modules/@modelcontextprotocol/conformance").exists()
+    {
+        let need = "this test needs npm and the npm registry";
+        let o = Command::new("npm")
+            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+            .arg(&dir)
+            .args(["node@22", CONFORMANCE, INSPECTOR])
+            .output()
+            .expect(need);
+        assert!(o.status.success(), "{need}: {}", String::from_utf8_lossy(&o.stderr));
+    }
+    dir
+}
+
+fn node(tools: &std::path::Path, script: &str) -> Command {
+    let mut c = Command::new(tools.join("node_modules/.bin/node"));
+    c.arg(tools.join("node_modules/@modelcontextprotocol").join(script));
+    c
+}
+
+fn conformance(tools: &std::path::Path) -> Command {
+    node(tools, "conformance/dist/index.js")
+}
+
+#[test]
+fn every_server_scenario_of_the_suite_is_run_or_said_not_to_apply() {
+    let tools = npm_tools();
+    let o = conformance(&tools).args(["list", "--server"]).output().unwrap();
+    let listed: Vec<String> = String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("- "))
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect();
+    let mut known: Vec<&str> = APPLIES.iter().copied().chain(NOT_APPLICABLE.iter().map(|(s, _)| *s)).collect();
+    let mut listed_sorted: Vec<&str> = listed.iter().map(String::as_str).collect();
+    known.sort();
+    listed_sorted.sort();
+    assert_eq!(listed_sorted, known, "the suite's server scenarios are each run here or said not to apply");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_conformance_suite_passes_at_a_secret_path_and_at_a_tenant() {
+    let tools = npm_tools();
+    let twin = twin().await;
+    let one = hosted(&twin, &folder("conformance-one"), &[], &[]).await;
+    let tenants = folder("conformance-tenants");
+    let id = vitals::hosted::tenants::Tenants { dir: tenants.clone() }.add().unwrap();
+    let many = hosted(&twin, &folder("conformance-host"), &["--tenants", tenants.to_str().unwrap()], &[]).await;
+    let tenant_url = format!("{}{}", many.base, id.mcp_path());
+    for url in [one.url.clone(), tenant_url] {
+        for scenario in APPLIES {
+            let tools = tools.clone();
+            let u = url.clone();
+            let o =
+                tokio::task::spawn_blocking(move || conformance(&tools).args(["server", "--url", &u, "--scenario", scenario]).output().unwrap()).await.unwrap();
+            let out = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+            assert!(o.status.success() && out.contains(" 0 failed"), "{scenario} at {url}: {out}");
+        }
+    }
+}
+
+/// Arguments that make each tool do its work on sample data.
+fn args_of(tool: &str) -> Vec<String> {
+    let (s, e) = (ds(ago(7)), ds(ago(1)));
+    let pairs: Vec<String> = match tool {
+        "vitals_query" => vec!["collection=oura.daily_sleep".into(), format!("start={s}"), format!("end={e}")],
+        "vitals_connect" => vec!["provider=polar".into()],
+        "vitals_export" => vec!["provider=garmin".into(), "id=1".into(), "format=fit".into(), "path=/nonexistent/a.fit".into()],
+        "vitals_compare" => vec![
+            "metric=oura.daily_sleep.score".into(),
+            format!("a_start={}", ds(ago(28))),
+            format!("a_end={e}"),
+            format!("b_start={}", ds(ago(56))),
+            format!("b_end={}", ds(ago(29))),
+        ],
+        "vitals_relate" => vec!["x=oura.daily_sleep.score".into(), "y=oura.daily_readiness.score".into(), format!("start={}", ds(ago(28))), format!("end={e}")],
+        "vitals_trend" => vec!["metric=oura.daily_sleep.score".into(), format!("start={}", ds(ago(28))), format!("end={e}")],
+        "vitals_daily" => vec![format!("start={s}"), format!("end={e}")],
+        _ => vec![],
+    };
+    pairs
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_inspector_lists_and_calls_every_tool_over_http_and_stdio() {
+    let tools = npm_tools();
+    let twin = twin().await;
+    let config = folder("inspector");
+    let h = hosted(&twin, &config, &[], &[]).await;
+    let names = std::process::Command::new(server_bin()).arg("--list-tools").output().unwrap();
+    let names: Vec<String> = String::from_utf8_lossy(&names.stdout).lines().map(str::to_string).collect();
+    assert_eq!(names.len(), 10, "{names:?}");
+    let env = [
+        ("VITALS_OURA_BASE_URL", twin.base_url()),
+        ("VITALS_TZ", TZ.to_string()),
+        ("VITALS_TOKEN_STORE", "file".into()),
+        ("VITALS_CONFIG_DIR", config.display().to_string()),
+    ];
+    let stdio_env: Vec<String> = env.iter().flat_map(|(k, v)| ["-e".to_string(), format!("{k}={v}")]).collect();
+    for (how, options, target) in [("http", vec![], h.url.clone()), ("stdio", stdio_env, server_bin().display().to_string())] {
+        // The target goes last, after `--`: `--tool-arg` takes every word up to it.
+        let run = |extra: Vec<String>| {
+            let mut c = node(&tools, "inspector/clients/launcher/build/index.js");
+            c.arg("--cli").args(&options).args(&extra).arg("--").arg(&target).env("MCP_CATALOG_PATH", config.join("catalog.json"));
+            c.output().unwrap()
+        };
+        let o = run(vec!["--method".into(), "tools/list".into()]);
+        let listed: serde_json::Value =
+            serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{how}: tools/list is JSON ({e}): {}", String::from_utf8_lossy(&o.stderr)));
+        let listed: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(listed, names, "{how}: the Inspector lists the tools");
+        for tool in &names {
+            let mut extra = vec!["--method".into(), "tools/call".into(), "--tool-name".into(), tool.clone()];
+            let a = args_of(tool);
+            if !a.is_empty() {
+                extra.push("--tool-arg".into());
+                extra.extend(a);
+            }
+            let o = run(extra);
+            let out = String::from_utf8_lossy(&o.stdout);
+            let r: serde_json::Value =
+                serde_json::from_str(&out).unwrap_or_else(|e| panic!("{how} {tool}: an answer ({e}): {out} {}", String::from_utf8_lossy(&o.stderr)));
+            let text = r["content"][0]["text"].as_str().unwrap_or_default();
+            assert!(!text.is_empty(), "{how} {tool}: {r}");
+            // The calls with sample data answer; the two that need an account or a file say why.
+            let refused = r["isError"].as_bool().unwrap_or(false);
+            match tool.as_str() {
+                "vitals_connect" | "vitals_export" => assert!(refused, "{how} {tool}: {text}"),
+                _ => assert!(!refused, "{how} {tool}: {text}"),
+            }
+        }
+    }
+}
