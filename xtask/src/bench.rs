@@ -52,12 +52,36 @@ trait Server {
     fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value);
     /// (pages, samples accounted for) read from an answer.
     fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>);
+    /// Served over streamable HTTP at this path (`serve --http`), not stdio.
+    fn http_path(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The server binary and extra environment (to show a non-default setting).
 #[derive(Clone)]
 struct Vitals(PathBuf, Vec<(&'static str, &'static str)>);
 struct McpOura(PathBuf);
+/// vitals over streamable HTTP (`serve --http`), otherwise as [`Vitals`].
+struct VitalsHttp(Vitals);
+
+/// The fixed path the bench serves HTTP at (a throwaway: the server runs on loopback for one run).
+const BENCH_PATH: &str = "/bench-0123456789abcdefghijklmnop/mcp";
+
+impl Server for VitalsHttp {
+    fn command(&self, base: &str) -> tokio::process::Command {
+        self.0.command(base)
+    }
+    fn query(&self, collection: &str, start: &str, end: &str) -> (&'static str, Value) {
+        self.0.query(collection, start, end)
+    }
+    fn account(&self, r: &CallToolResult) -> (Option<u64>, Option<u64>) {
+        self.0.account(r)
+    }
+    fn http_path(&self) -> Option<&'static str> {
+        Some(BENCH_PATH)
+    }
+}
 
 impl Server for Vitals {
     fn command(&self, base: &str) -> tokio::process::Command {
@@ -106,9 +130,49 @@ impl Server for McpOura {
 }
 
 async fn start(s: &dyn Server, base: &str) -> (RunningService<RoleClient, ()>, Option<u32>) {
+    if let Some(path) = s.http_path() {
+        return start_http(s, base, path).await;
+    }
     let t = TokioChildProcess::new(s.command(base)).expect("spawn server");
     let pid = t.id();
     (().serve(t).await.expect("MCP handshake"), pid)
+}
+
+/// `serve --http` on a free port, asked until it answers the handshake. The child goes when the
+/// client is cancelled and the process exits (it is killed on drop, from a task that holds it).
+async fn start_http(s: &dyn Server, base: &str, path: &str) -> (RunningService<RoleClient, ()>, Option<u32>) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").and_then(|l| l.local_addr()).expect("a free port").port();
+    let config = std::env::temp_dir().join(format!("vitals-bench-http-{}-{port}", std::process::id()));
+    let mut c = s.command(base);
+    c.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--path", path])
+        .env("VITALS_CONFIG_DIR", &config)
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true);
+    let child = c.spawn().expect("spawn vitals-mcp serve");
+    let pid = child.id();
+    let url = format!("http://127.0.0.1:{port}{path}");
+    let client = loop {
+        let t = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+        match ().serve(t).await {
+            Ok(c) => break c,
+            Err(_) => tokio::time::sleep(Duration::from_millis(2)).await,
+        }
+    };
+    SERVING.lock().expect("serving lock").push((child, config));
+    (client, pid)
+}
+
+/// The `serve --http` children started: a client's end does not end them, as it ends a stdio server.
+static SERVING: std::sync::Mutex<Vec<(tokio::process::Child, PathBuf)>> = std::sync::Mutex::new(Vec::new());
+
+/// End a client, and any HTTP server started for it.
+async fn stop(client: RunningService<RoleClient, ()>) {
+    let _ = client.cancel().await;
+    let children: Vec<_> = SERVING.lock().expect("serving lock").drain(..).collect();
+    for (mut child, config) in children {
+        let _ = child.kill().await;
+        let _ = std::fs::remove_dir_all(config);
+    }
 }
 
 fn chars(r: &CallToolResult) -> usize {
@@ -125,7 +189,7 @@ async fn startup(s: &dyn Server, base: &str, runs: usize) -> (Measure, Option<u6
         times.push(t0.elapsed());
         tokio::time::sleep(Duration::from_millis(200)).await;
         rss.extend(proc_kb(pid, "VmRSS:"));
-        let _ = client.cancel().await;
+        stop(client).await;
     }
     (Measure { time: median(times), ..Default::default() }, median(rss))
 }
@@ -149,7 +213,7 @@ async fn question(s: &dyn Server, twin: &vitals_twin::Twin, runs: usize, collect
         peaks.extend(proc_kb(pid, "VmHWM:"));
         sizes.push(chars(&r));
         (m.pages, m.samples) = s.account(&r);
-        let _ = client.cancel().await;
+        stop(client).await;
     }
     m.time = median(times);
     m.peak_rss_kb = median(peaks);
@@ -175,7 +239,7 @@ async fn cached(s: &dyn Server, base: &str, runs: usize, collection: &str, start
     }
     m.peak_rss_kb = proc_kb(pid, "VmHWM:");
     m.time = median(times);
-    let _ = client.cancel().await;
+    stop(client).await;
     m
 }
 
@@ -307,6 +371,7 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
         );
     };
 
+    let want = |label: &str| o.only.as_deref().is_none_or(|f| label.contains(f));
     let (vs, v_idle) = startup(&vitals, &base, o.runs).await;
     let (ps, p_idle) = match &peer {
         Some(p) => startup(p, &base, o.runs).await,
@@ -314,8 +379,13 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     };
     line("spawn -> tools/list", &vs, &ps);
     println!("{:<40} {:>70} | {:>70} |", "idle RSS", mb(v_idle), mb(p_idle));
+    let over_http = VitalsHttp(vitals.clone());
+    if want("spawn -> tools/list, over HTTP") {
+        let (hs, h_idle) = startup(&over_http, &base, o.runs).await;
+        line("spawn -> tools/list, over HTTP", &hs, &Measure::default());
+        println!("{:<40} {:>70} | {:>70} |", "idle RSS, over HTTP", mb(h_idle), "-");
+    }
 
-    let want = |label: &str| o.only.as_deref().is_none_or(|f| label.contains(f));
     for (label, collection, s, e) in [
         ("heart rate, one local day", "heartrate", "2026-06-10", "2026-06-10"),
         ("heart rate, one month (30 days)", "heartrate", "2026-06-01", "2026-06-30"),
@@ -360,6 +430,10 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     alone.push(("garmin daily summaries, a year, 2 in flight", garmin.clone(), "garmin.daily_summary", back(365), back(1)));
     alone.push(("garmin sleep, a year, 2 in flight", garmin, "garmin.sleep", back(365), back(1)));
 
+    if want("heart rate, one local day, over HTTP") {
+        let v = question(&over_http, &twin, o.runs, "heartrate", "2026-06-10", "2026-06-10").await;
+        line("heart rate, one local day, over HTTP", &v, &Measure::default());
+    }
     if want("heart rate, month, again (cached)") {
         let v = cached(&vitals, &base, o.runs, "heartrate", &month.0, &month.1).await;
         line("heart rate, month, again (cached)", &v, &Measure::default());
