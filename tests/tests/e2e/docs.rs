@@ -166,3 +166,24 @@ fn every_truncation_cause_is_in_the_readme_and_the_answer_schema() {
         assert!(vitals::engine::cut::CAUSES.contains(&w.as_str()), "README names a cause `{w}` the engine never gives");
     }
 }
+
+/// README's hosted section gives the server's own numbers and names: port, kept path, limits.
+#[test]
+fn readme_hosted_section_is_the_servers() {
+    let readme = doc("README.md");
+    let hosted = &readme[readme.find("## Hosted").expect("README has a hosted section")..readme.find("## Environment").unwrap()];
+    assert!(hosted.contains(vitals::hosted::DEFAULT_ADDR), "the default address");
+    assert!(hosted.contains(&format!("`{}`", vitals::hosted::mount::PATH_FILE)), "the file that keeps the path");
+    assert!(hosted.contains(&format!("{} MiB", vitals::hosted::MAX_BODY >> 20)), "the body limit");
+    assert!(hosted.contains(&format!("up to {} s", vitals::hosted::DRAIN.as_secs())), "the drain");
+    assert!(hosted.contains(&format!("at least {} characters", vitals::hosted::guard::BEARER_MIN)), "the bearer's length");
+    assert!(hosted.contains(super::conformance::CONFORMANCE.rsplit('@').next().unwrap()), "the suite's version");
+    // Every scenario of the suite is named: those that pass in the sentence before the table, the others in it.
+    let (pass, table) = hosted.split_at(hosted.find("| scenario |").expect("the table of scenarios that do not apply"));
+    for s in super::conformance::APPLIES {
+        assert!(pass.contains(&format!("`{s}`")) && !table.contains(&format!("`{s}`")), "{s} is said to pass");
+    }
+    for (s, _) in super::conformance::NOT_APPLICABLE {
+        assert!(table.contains(&format!("`{s}`")), "{s} is in the table of scenarios that do not apply");
+    }
+}
