@@ -239,7 +239,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         .with_cancellation_token(cancel.child_token());
     let mount = match &opts.tenants {
         Some(_) => None,
-        None => Some(Mount::resolve(opts.path.as_deref(), mount::config_dir().as_deref())?),
+        None => Some(Mount::resolve(opts.path.as_deref(), crate::accounts::default_dir().as_deref())?),
     };
     let shown = opts.public_url.as_ref().map(|u| u.as_str().trim_end_matches('/').to_string()).unwrap_or_else(|| format!("http://{local}"));
     match (&mount, &opts.tenants) {

@@ -2,7 +2,7 @@
 //! folder so a restart serves the same URL. The path is the first secret of a hosted server: anyone
 //! who has it can read (unless `--bearer-file` asks for more), so it is long, random and URL-safe.
 use crate::accounts::store::{read_json, write_json_private};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The file, in the config folder, that keeps the generated path.
 pub const PATH_FILE: &str = "http-path.json";
@@ -60,11 +60,6 @@ fn check(p: &str) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Where a hosted server keeps what it makes: the config folder.
-pub fn config_dir() -> Option<PathBuf> {
-    crate::accounts::default_dir()
 }
 
 #[cfg(test)]

@@ -26,14 +26,7 @@ pub fn folder(tag: &str) -> PathBuf {
 }
 
 fn command(twin: &Twin, config: &Path, env: &[(&str, &str)]) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(server_bin());
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("VITALS_OURA_BASE_URL", twin.base_url())
-        .env("VITALS_TZ", TZ)
-        .env("VITALS_BACKOFF_MS", "10")
-        .env("VITALS_TOKEN_STORE", "file")
-        .env("VITALS_CONFIG_DIR", config);
+    let mut cmd = server_command(twin, config);
     for (k, v) in env {
         cmd.env(k, v);
     }

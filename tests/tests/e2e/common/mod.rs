@@ -72,17 +72,8 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
     handler: H,
 ) -> Session<H> {
     let stderr = scratch().join(format!("vitals-e2e-{}-{}.log", std::process::id(), rand_suffix()));
-    let mut cmd = tokio::process::Command::new(server_bin());
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("VITALS_OURA_BASE_URL", twin.base_url())
-        .env("VITALS_TZ", TZ)
-        .env("VITALS_BACKOFF_MS", "10")
-        .env("VITALS_LOG", "debug")
-        // Never the developer's own keyring: a test's tokens stay in its own folder.
-        .env("VITALS_TOKEN_STORE", "file")
-        // Hermetic: never the developer's own saved login (a test that wants one passes its own).
-        .env("VITALS_CONFIG_DIR", scratch().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
+    // Hermetic: never the developer's own saved login (a test that wants one passes its own).
+    let mut cmd = server_command(twin, &scratch().join(format!("vitals-e2e-empty-config-{}", std::process::id())));
     if !sandbox {
         cmd.env("OURA_PAT", TOKEN);
     }
@@ -92,6 +83,21 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
     let (transport, _) = TokioChildProcess::builder(cmd).stderr(std::fs::File::create(&stderr).unwrap()).spawn().expect("spawn vitals-mcp");
     let client = rmcp::service::ClientServiceExt::serve_with_lifecycle(handler, transport, mode).await.expect("MCP handshake");
     Session { client, stderr }
+}
+
+/// The server binary pointed at `twin` in an environment of its own: only what is set here, the
+/// file token store (never the developer's keyring) and `config` as its config folder.
+pub fn server_command(twin: &Twin, config: &std::path::Path) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(server_bin());
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("VITALS_OURA_BASE_URL", twin.base_url())
+        .env("VITALS_TZ", TZ)
+        .env("VITALS_BACKOFF_MS", "10")
+        .env("VITALS_LOG", "debug")
+        .env("VITALS_TOKEN_STORE", "file")
+        .env("VITALS_CONFIG_DIR", config);
+    cmd
 }
 
 fn rand_suffix() -> u64 {
