@@ -155,7 +155,9 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request) -> Response {
             let counted = req.method() == axum::http::Method::POST;
             let done = counted.then(|| InFlight::enter(&server.in_flight));
             let resp = site.mcp.handle(req).await;
-            // The answer streams after `handle` returns: the call is under way until its body ends.
+            // The answer streams after `handle` returns: the call is under way until its body ends,
+            // so the guard rides in the body (in a closure that passes each frame through) and is
+            // dropped with it.
             resp.map(|b| match done {
                 Some(d) => Body::new(http_body_util::BodyExt::map_frame(b, move |f| {
                     let _ = &d;
@@ -185,6 +187,7 @@ impl Drop for InFlight {
 
 /// The browser back from a provider's login page.
 async fn callback(site: &Site, provider: &str, uri: &str) -> Response {
+    // The login reads only the query (code, state): the host before it is a placeholder.
     let landed = format!("https://callback{uri}");
     let page = |status: StatusCode, body: String| {
         let html = crate::accounts::browser::page(&body);
