@@ -142,7 +142,7 @@ fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_
             })
         }
         TenantAction::Delete { id } => {
-            t.delete(&id)?;
+            t.remove(&id)?;
             Ok(format!("Deleted tenant {id} and its saved logins; its URL answers 404 from now on."))
         }
     }

@@ -35,7 +35,10 @@ pub const MAX_BODY: usize = 1 << 20;
 /// How long SIGTERM waits for calls under way before it closes the sessions.
 pub const DRAIN: Duration = Duration::from_secs(60);
 /// Tenants whose engines are kept in memory at once; the least recently asked is let go first.
-pub const TENANTS_IN_MEMORY: usize = 256;
+pub const TENANTS_IN_MEMORY: usize = 64;
+/// A tenant's memory cache is `VITALS_CACHE_MB` divided by this, so every tenant kept in memory
+/// together holds at most `TENANTS_IN_MEMORY / TENANT_CACHE_SHARE` times `VITALS_CACHE_MB`.
+pub const TENANT_CACHE_SHARE: usize = 8;
 
 pub struct ServeOptions {
     pub addr: SocketAddr,
@@ -84,8 +87,8 @@ struct Server {
 }
 
 impl Server {
-    fn site(&self, home: Home, base_path: &str) -> Arc<Site> {
-        let engine = Arc::new(Engine::in_home(home.clone(), self.opts.limits.clone()));
+    fn site(&self, home: Home, base_path: &str, limits: Limits) -> Arc<Site> {
+        let engine = Arc::new(Engine::in_home(home.clone(), limits));
         let hosted = self.opts.public_url.as_ref().map(|u| format!("{}{base_path}", u.as_str().trim_end_matches('/')));
         let links = Arc::new(Links::at(Place { home, hosted }));
         let (e, l) = (engine.clone(), links.clone());
@@ -105,7 +108,13 @@ impl Server {
             let oldest = map.iter().min_by_key(|(_, s)| *s.asked.lock().expect("asked lock")).map(|(k, _)| k.clone());
             oldest.map(|k| map.remove(&k));
         }
-        let site = map.entry(id.clone()).or_insert_with(|| self.site(home, &id.base())).clone();
+        let site = map
+            .entry(id.clone())
+            .or_insert_with(|| {
+                let limits = Limits { cache_bytes: self.opts.limits.cache_bytes / TENANT_CACHE_SHARE, ..self.opts.limits.clone() };
+                self.site(home, &id.base(), limits)
+            })
+            .clone();
         *site.asked.lock().expect("asked lock") = Instant::now();
         Some(site)
     }
@@ -152,7 +161,7 @@ async fn dispatch(State(server): State<Arc<Server>>, req: Request) -> Response {
                     return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
                 }
             }
-            let counted = req.method() == axum::http::Method::POST;
+            let counted = req.method() == "POST";
             let done = counted.then(|| InFlight::enter(&server.in_flight));
             let resp = site.mcp.handle(req).await;
             // The answer streams after `handle` returns: the call is under way until its body ends,
@@ -258,7 +267,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     }
     let mut server = Server { opts, mount, own: None, tenants: Mutex::new(HashMap::new()), rmcp, in_flight: Arc::new(AtomicUsize::new(0)) };
     if let Some(m) = &server.mount {
-        server.own = Some(server.site(Home::Local, m.base()));
+        server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
     }
     let server = Arc::new(server);
     let in_flight = server.in_flight.clone();

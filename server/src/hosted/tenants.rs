@@ -112,7 +112,7 @@ impl Tenants {
     }
 
     /// Remove a tenant: its folder and everything in it. Its URL is 404 from the next request.
-    pub fn delete(&self, id: &str) -> Result<(), String> {
+    pub fn remove(&self, id: &str) -> Result<(), String> {
         let id =
             TenantId::parse(id).ok_or_else(|| format!("{id:?} is not a tenant id (32 to 128 characters of a-z 0-9 -); `vitals-mcp tenant list` shows them"))?;
         let dir = self.dir.join(id.as_str());
@@ -190,11 +190,11 @@ mod tests {
         let mut both = vec![a.clone(), b.clone()];
         both.sort_by(|x, y| x.0.cmp(&y.0));
         assert_eq!(t.list().unwrap(), both);
-        t.delete(a.as_str()).unwrap();
+        t.remove(a.as_str()).unwrap();
         assert!(t.home(&a).is_none());
         assert_eq!(t.list().unwrap(), vec![b.clone()]);
-        assert!(t.delete(a.as_str()).unwrap_err().contains("there is no tenant"));
-        assert!(t.delete("../etc").unwrap_err().contains("is not a tenant id"));
+        assert!(t.remove(a.as_str()).unwrap_err().contains("there is no tenant"));
+        assert!(t.remove("../etc").unwrap_err().contains("is not a tenant id"));
         let e = t.import(&folder("nothing-there")).unwrap_err();
         assert!(e.contains("cannot be read"), "{e}");
         std::fs::remove_dir_all(&t.dir).unwrap();

@@ -177,6 +177,12 @@ fn readme_hosted_section_is_the_servers() {
     assert!(hosted.contains(&format!("{} MiB", vitals::hosted::MAX_BODY >> 20)), "the body limit");
     assert!(hosted.contains(&format!("up to {} s", vitals::hosted::DRAIN.as_secs())), "the drain");
     assert!(hosted.contains(&format!("at least {} characters", vitals::hosted::guard::BEARER_MIN)), "the bearer's length");
+    assert!(hosted.contains(&format!("at most {} tenants are kept in memory", vitals::hosted::TENANTS_IN_MEMORY)), "tenants in memory");
+    assert_eq!(vitals::hosted::TENANT_CACHE_SHARE, 8, "README says a tenant's cache is an eighth");
+    assert!(
+        hosted.contains(&format!("under {} × `VITALS_CACHE_MB`", vitals::hosted::TENANTS_IN_MEMORY / vitals::hosted::TENANT_CACHE_SHARE)),
+        "the caches' bound"
+    );
     assert!(hosted.contains(super::conformance::CONFORMANCE.rsplit('@').next().unwrap()), "the suite's version");
     // Every scenario of the suite is named: those that pass in the sentence before the table, the others in it.
     let (pass, table) = hosted.split_at(hosted.find("| scenario |").expect("the table of scenarios that do not apply"));

@@ -445,3 +445,30 @@ async fn a_tenant_renews_an_imported_login_with_its_own_app() {
     assert_eq!(login.stored().access.expose(), login.access, "and never in the folder it was copied from");
     let _ = h.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_least_recently_asked_tenant_is_let_go_past_the_bound_and_made_again() {
+    let twin = twin().await;
+    let tenants = folder("bound-tenants");
+    let t = vitals::hosted::tenants::Tenants { dir: tenants.clone() };
+    let ids: Vec<_> = (0..=vitals::hosted::TENANTS_IN_MEMORY).map(|_| t.add().unwrap()).collect();
+    let h = hosted(&twin, &folder("bound-host"), &["--tenants", tenants.to_str().unwrap()], &[]).await;
+    let ask = |id: &vitals::hosted::tenants::TenantId| {
+        let url = format!("{}{}", h.base, id.mcp_path());
+        async move {
+            let s = client(&url, None).await;
+            let a = s.ok("vitals_query", week()).await;
+            let _ = s.client.cancel().await;
+            a
+        }
+    };
+    let first = &ids[0];
+    ask(first).await;
+    assert!(ask(first).await["notices"]["cached"].is_object(), "a tenant's second ask is answered from its cache");
+    for id in &ids[1..] {
+        ask(id).await;
+    }
+    let again = ask(first).await;
+    assert!(again["notices"]["cached"].is_null() && synthetic(&again), "let go past the bound, then made again: {}", again["notices"]);
+    let _ = h.stop().await;
+}
