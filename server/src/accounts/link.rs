@@ -103,8 +103,8 @@ impl Link {
             let Connection::OAuth(_) = p.connection else {
                 return Err(LinkError::NoPage(format!(
                     "On this hosted server, {} cannot be connected from the chat: its login is typed into a page that only the server's own \
-                     machine can open. Ask the server's operator to connect it on their machine and bring the folder in with \
-                     `vitals-mcp tenant import`.",
+                     machine can open. Connect it with vitals on your own computer, then ask the server's operator to bring that \
+                     configuration folder in with `vitals-mcp tenant import`.",
                     p.display
                 )));
             };
