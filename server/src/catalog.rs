@@ -267,7 +267,11 @@ impl CollectionSpec {
 /// One provider, as data.
 #[derive(Debug)]
 pub struct ProviderSpec {
+    /// The connection's name: what `vitals_connect`, `vitals-mcp auth` and the token store use.
     pub name: &'static str,
+    /// The prefix of its collections' qualified names: the provider's own name, except for a
+    /// second connection to the same service (`garmin-connect`'s collections are `garmin.*`).
+    pub namespace: &'static str,
     pub display: &'static str,
     pub collections: &'static [CollectionSpec],
     /// The collection whose one-day read `vitals_check` uses to see that the API answers.
@@ -293,6 +297,9 @@ pub struct ProviderSpec {
     pub in_flight: usize,
     /// Where this provider's values of `vitals_daily`'s columns come from.
     pub daily_view: &'static [DailySource],
+    /// Whether a 429 is waited out and asked again (within the query's wait budget). Garmin
+    /// Connect's are not: the answer is cut there and says so (reference garmin/README.md §3).
+    pub retries_429: bool,
 }
 
 /// One normalised column of `vitals_daily`: what it holds, in which unit, and why one provider's
@@ -394,6 +401,10 @@ impl FileFormat {
 }
 
 impl ProviderSpec {
+    /// A collection's name as the tools take it (`garmin.training_readiness`).
+    pub fn qualified(&self, collection: &str) -> String {
+        format!("{}.{collection}", self.namespace)
+    }
     pub fn collection(&self, name: &str) -> Option<&'static CollectionSpec> {
         self.collections.iter().find(|c| c.name == name)
     }

@@ -241,6 +241,14 @@ pub struct SessionSpec {
     /// Said wherever the connection is offered: what this connection is and what it risks.
     pub caution: &'static str,
     pub revoke: Revoke,
+    /// How long before its expiry the session's token is renewed.
+    pub renew_before_s: i64,
+    /// Started only when the user asks for this connection by name (`vitals_connect`, `vitals-mcp
+    /// auth`, the settings app), never by a query that needs it: a password login to an unofficial
+    /// API is the user's choice, not the assistant's. The query's error says what connecting involves.
+    pub explicit: bool,
+    /// Variables a script sets the email and the password in for the terminal login (read, never stored).
+    pub login_env: Option<(&'static str, &'static str)>,
 }
 
 /// One submission of a session login.
@@ -268,11 +276,14 @@ pub enum SessionStep {
 /// Tokens another tool already saved, read from its folder.
 #[derive(Debug, Clone, Copy)]
 pub struct ImportSpec {
-    /// The folder read when the user names none (`~` is the home folder).
+    /// The folder read when the user names none (`~` is the home folder), after `dir_env`.
     pub default_dir: &'static str,
+    /// Variables the other tools name their folder in, tried in order before `default_dir`.
+    pub dir_env: &'static [&'static str],
     /// Which tool writes these files, in words.
     pub from: &'static str,
-    pub read: fn(&std::path::Path) -> Result<Grant, String>,
+    /// Read the folder (never write it) into a login; it may check the tokens with the provider.
+    pub read: fn(std::path::PathBuf) -> BoxFuture<'static, Result<Grant, String>>,
 }
 
 /// A credential's kind, at run time.

@@ -95,7 +95,7 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
     let format = FileFormat::parse(&req.format)
         .filter(|f| files.formats.contains(f))
         .ok_or_else(|| bad(format!("`format`: {:?} is not a file {} serves. Send one of: {formats}.", req.format, spec.display)))?;
-    check_id(req.id.trim(), &format!("{}.{}", spec.name, files.listed_in))?;
+    check_id(req.id.trim(), &spec.qualified(files.listed_in))?;
     let (path, exists) = destination(&req.path, req.overwrite)?;
     let cred = p.credential().current();
     if let Some(why) = &cred.problem {

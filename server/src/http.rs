@@ -21,6 +21,8 @@ pub struct Request {
     pub method: ReadMethod,
     pub url: String,
     pub params: Vec<(String, String)>,
+    /// Headers besides the bearer (Garmin Connect's mobile-app headers); none of them secret.
+    pub headers: &'static [(&'static str, &'static str)],
 }
 
 impl Request {
@@ -137,7 +139,7 @@ impl Http {
                 self.client.post(&req.url).form(&req.params)
             }
         };
-        let resp = builder.bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
+        let resp = with_headers(builder, req.headers).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         let retry_after = retry_after(resp.headers());
@@ -196,7 +198,7 @@ impl Http {
         if req.method != ReadMethod::Get {
             return Err(HttpError::NotARead("a file request that is not a GET".into()));
         }
-        let resp = self.client.get(&req.url).query(&req.params).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
+        let resp = with_headers(self.client.get(&req.url).query(&req.params), req.headers).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let retry_after = retry_after(resp.headers());
         let body = resp.bytes().await.map_err(|e| classify(&e))?.to_vec();
@@ -258,6 +260,99 @@ pub async fn exchange_garmin_key(base: &str, key: &Secret) -> Result<(u16, Vec<u
     Ok((status, resp.bytes().await.map_err(|e| classify(&e))?.to_vec()))
 }
 
+/// The paths of Garmin's SSO a login may POST to (its JSON login and one-time code, for the mobile
+/// and the portal variants; reference garmin/README.md §2.1). A sign-in changes nothing of the
+/// user's data; it is how Garmin Connect lets anyone read at all.
+pub const GARMIN_SSO_POSTS: &[&str] = &["/mobile/api/login", "/mobile/api/mfa/verifyCode", "/portal/api/login", "/portal/api/mfa/verifyCode"];
+
+/// What Garmin's SSO or token endpoint answered. The body is the caller's to read and never goes
+/// into an error (it can hold a ticket or a token).
+pub struct LoginReply {
+    pub status: u16,
+    pub content_type: String,
+    pub retry_after: Option<Duration>,
+    pub body: String,
+}
+
+/// One login's browser-like session with Garmin's SSO: its own cookie jar (the sign-in page's
+/// cookies must come back with the login and the code), dropped with the login.
+pub struct SsoSession {
+    client: reqwest::Client,
+}
+
+impl SsoSession {
+    pub fn new(user_agent: &str) -> SsoSession {
+        let client = reqwest::Client::builder()
+            .user_agent(user_agent)
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::limited(5))
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(30))
+            .build()
+            .expect("a TLS client with default settings builds");
+        SsoSession { client }
+    }
+
+    /// GET a sign-in page (its cookies are kept for the POSTs that follow).
+    pub async fn page(&self, url: &str, query: &[(&str, &str)], headers: &'static [(&'static str, &'static str)]) -> Result<LoginReply, HttpError> {
+        let resp = with_headers(self.client.get(url).query(query), headers).send().await.map_err(|e| classify(&e))?;
+        login_reply(resp).await
+    }
+
+    /// POST a login or a one-time code as JSON, to one of [`GARMIN_SSO_POSTS`] and nowhere else.
+    pub async fn garmin_sso_post(&self, sso: &str, path: &str, query: &[(&str, &str)], referer: &str, body: &serde_json::Value) -> Result<LoginReply, HttpError> {
+        if !GARMIN_SSO_POSTS.contains(&path) {
+            return Err(HttpError::NotARead(format!("a POST to {path}")));
+        }
+        let url = format!("{}{path}", sso.trim_end_matches('/'));
+        let resp = self
+            .client
+            .post(&url)
+            .query(query)
+            .header("accept", "application/json, text/plain, */*")
+            .header("origin", sso.trim_end_matches('/'))
+            .header("referer", referer)
+            .json(body)
+            .send()
+            .await
+            .map_err(|e| classify(&e))?;
+        login_reply(resp).await
+    }
+}
+
+/// Exchange a Garmin SSO ticket, or refresh a DI token, at the DI token endpoint (reference
+/// garmin/README.md §2.4): HTTP Basic `client_id:` with an empty secret, the form as given. A
+/// token request like any OAuth one: it reads nothing and writes nothing.
+pub async fn garmin_di_token(url: &str, client_id: &str, form: &[(&str, &str)]) -> Result<LoginReply, HttpError> {
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let resp = token_client()
+        .post(url)
+        .basic_auth(client_id, Some(""))
+        .header("accept", "application/json,text/html;q=0.9,*/*;q=0.8")
+        .header("cache-control", "no-cache")
+        .body(body)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .send()
+        .await
+        .map_err(|e| classify(&e))?;
+    login_reply(resp).await
+}
+
+async fn login_reply(resp: reqwest::Response) -> Result<LoginReply, HttpError> {
+    let status = resp.status().as_u16();
+    let retry_after = retry_after(resp.headers());
+    let content_type = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or_default().to_string();
+    let body = resp.text().await.map_err(|e| classify(&e))?;
+    Ok(LoginReply { status, content_type, retry_after, body })
+}
+
+fn with_headers(mut b: reqwest::RequestBuilder, headers: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    for (k, v) in headers {
+        b = b.header(*k, *v);
+    }
+    b
+}
+
 impl Default for Http {
     fn default() -> Self {
         Http::new()
@@ -311,7 +406,7 @@ mod tests {
     #[tokio::test]
     async fn a_form_post_that_is_not_a_read_is_refused_before_it_is_sent() {
         // Port 9 on loopback answers nothing: had the request been sent, the error would be a connection failure.
-        let req = Request { method: ReadMethod::FormPost, url: "http://127.0.0.1:9/v2/measure".into(), params: vec![("action".into(), "deletemeas".into())] };
+        let req = Request { method: ReadMethod::FormPost, url: "http://127.0.0.1:9/v2/measure".into(), params: vec![("action".into(), "deletemeas".into())], headers: &[] };
         let e = Http::new().read(&req, &Secret::new("x")).await.err().expect("refused");
         assert!(matches!(&e, HttpError::NotARead(a) if a == "deletemeas"), "{e}");
         let unnamed = Request { params: vec![], ..req };

@@ -304,11 +304,13 @@ fn refresh_session(_g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
 }
 
 /// Another tool's token file: `oauth2_token.json` with `access_token` and `refresh_token`.
-fn read_import(dir: &std::path::Path) -> Result<Grant, String> {
-    let path = dir.join("oauth2_token.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{} could not be read ({})", path.display(), e.kind()))?;
-    let v: Value = serde_json::from_str(&text).map_err(|_| format!("{} is not JSON", path.display()))?;
-    session_grant(&v)
+fn read_import(dir: std::path::PathBuf) -> BoxFuture<'static, Result<Grant, String>> {
+    Box::pin(async move {
+        let path = dir.join("oauth2_token.json");
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{} could not be read ({})", path.display(), e.kind()))?;
+        let v: Value = serde_json::from_str(&text).map_err(|_| format!("{} is not JSON", path.display()))?;
+        session_grant(&v)
+    })
 }
 
 const FIELDS: &[&str] = &["value", "read_with"];
@@ -342,6 +344,7 @@ macro_rules! spec {
     ($name:literal, $display:literal, $connection:expr) => {
         ProviderSpec {
             name: $name,
+            namespace: $name,
             display: $display,
             collections: DAILY,
             probe: "daily",
@@ -353,6 +356,7 @@ macro_rules! spec {
             files: None,
             in_flight: 8,
             daily_view: &[],
+            retries_429: true,
             connection: $connection,
         }
     };
@@ -415,10 +419,13 @@ pub static SESSION: ProviderSpec = spec!(
     Connection::Session(SessionSpec {
         login: Some(login),
         refresh: Some(refresh_session),
-        import: Some(ImportSpec { default_dir: "~/.kinds-tool", from: "the kinds tool", read: read_import }),
+        import: Some(ImportSpec { default_dir: "~/.kinds-tool", dir_env: &[], from: "the kinds tool", read: read_import }),
         portal: None,
         caution: "This uses the kinds app's private login, which may stop working without notice.",
         revoke: Revoke::Endpoint { url: "https://kinds.invalid/session/logout", env: "VITALS_KINDS_SESSION_LOGOUT_URL", param: "token" },
+        renew_before_s: 60,
+        explicit: false,
+        login_env: None,
     })
 );
 
@@ -428,10 +435,13 @@ pub static IMPORT: ProviderSpec = spec!(
     Connection::Session(SessionSpec {
         login: None,
         refresh: None,
-        import: Some(ImportSpec { default_dir: "~/.kinds-tool", from: "the kinds tool", read: read_import }),
+        import: Some(ImportSpec { default_dir: "~/.kinds-tool", dir_env: &[], from: "the kinds tool", read: read_import }),
         portal: None,
         caution: "Tokens another tool saved are used as they are.",
         revoke: Revoke::InAccount("in the kinds tool"),
+        renew_before_s: 60,
+        explicit: false,
+        login_env: None,
     })
 );
 
@@ -492,7 +502,7 @@ impl Provider for Kind {
         if let Some(user) = cred.extra.get("x_user_id") {
             params.push(("user".into(), user.clone()));
         }
-        Request { method: ReadMethod::Get, url: format!("{}/{}", std::env::var("KINDS_BASE_URL").unwrap_or_default(), c.path), params }
+        Request { method: ReadMethod::Get, url: format!("{}/{}", std::env::var("KINDS_BASE_URL").unwrap_or_default(), c.path), params, headers: &[] }
     }
     fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals::providers::PageAt) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;

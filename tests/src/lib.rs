@@ -1,6 +1,7 @@
 //! `vitals-twin`: a local twin of each provider API, with the real quirks and injectable faults.
 //! A library for the end-to-end suites and a binary so any client can be pointed at it.
 pub mod garmin;
+pub mod garmin_connect;
 pub mod kinds;
 pub mod oura;
 pub mod polar;
@@ -74,6 +75,8 @@ pub struct State {
     pub polar: Mutex<polar::Polar>,
     /// Garmin's Personal API: keys, tokens, requests in flight.
     pub garmin: Mutex<garmin::Garmin>,
+    /// Garmin Connect's private API: its SSO, DI token endpoint and data routes.
+    pub garmin_connect: Mutex<garmin_connect::GarminConnect>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -109,6 +112,9 @@ impl Twin {
     pub fn garmin(&self, f: impl FnOnce(&mut garmin::Garmin)) {
         f(&mut self.state.garmin.lock().unwrap());
     }
+    pub fn garmin_connect<T>(&self, f: impl FnOnce(&mut garmin_connect::GarminConnect) -> T) -> T {
+        f(&mut self.state.garmin_connect.lock().unwrap())
+    }
     pub fn polar(&self, f: impl FnOnce(&mut polar::Polar)) {
         f(&mut self.state.polar.lock().unwrap());
     }
@@ -142,6 +148,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         withings: Default::default(),
         polar: Default::default(),
         garmin: Default::default(),
+        garmin_connect: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
         wire: Default::default(),
@@ -170,6 +177,9 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/v3/{*rest}", any(polar_data))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
+        .route("/garmin-sso/{*rest}", any(garmin_connect_sso))
+        .route("/diauth/{*rest}", post(garmin_connect_di))
+        .route("/connectapi/{*rest}", any(garmin_connect_data))
         // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
         .fallback(garmin_route)
         .layer(axum::middleware::from_fn_with_state(state.clone(), wire::layer))
@@ -343,6 +353,42 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
     }
     let a = s.garmin.lock().unwrap().answer(uri.path(), &form(&q));
     reply(a)
+}
+
+fn gc_reply(r: garmin_connect::Reply) -> Response {
+    let mut b = Response::builder().status(r.status).header("content-type", r.content_type);
+    if let Some(c) = r.set_cookie {
+        b = b.header("set-cookie", c);
+    }
+    if let Some(s) = r.retry_after {
+        b = b.header("retry-after", s.to_string());
+    }
+    b.body(Body::from(r.body)).unwrap()
+}
+
+async fn garmin_connect_sso(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
+    let q = q.unwrap_or_default();
+    let path = uri.path().trim_start_matches("/garmin-sso");
+    log(&s, &m, uri.path(), &q, &h);
+    let cookie = h.get("cookie").and_then(|v| v.to_str().ok());
+    gc_reply(s.garmin_connect.lock().unwrap().sso(m.as_str(), path, &form(&q), cookie, &body))
+}
+
+async fn garmin_connect_di(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, h: HeaderMap, body: String) -> Response {
+    log(&s, &m, uri.path(), "", &h);
+    let auth = h.get("authorization").and_then(|v| v.to_str().ok());
+    gc_reply(s.garmin_connect.lock().unwrap().di(auth, &body))
+}
+
+async fn garmin_connect_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap) -> Response {
+    let q = q.unwrap_or_default();
+    log(&s, &m, uri.path(), &q, &h);
+    if m != Method::GET {
+        return (StatusCode::METHOD_NOT_ALLOWED, "vitals only reads").into_response();
+    }
+    let headers = h.iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
+    let path = uri.path().trim_start_matches("/connectapi").to_string();
+    gc_reply(s.garmin_connect.lock().unwrap().data(&path, &form(&q), headers))
 }
 
 async fn reset(AxState(s): AxState<Arc<State>>) -> StatusCode {

@@ -24,6 +24,8 @@ pub struct Connected {
     pub pending: Option<String>,
     /// The provider's step after the login (`registering vitals with your Polar account`), when it has one.
     pub step: Option<&'static str>,
+    /// Where the tokens came from, when another tool saved them (`imported from …`).
+    pub source: Option<String>,
 }
 
 impl Connected {
@@ -31,8 +33,9 @@ impl Connected {
         let scopes = if self.scopes.is_empty() { String::new() } else { format!("scopes {}; ", self.scopes.join(" ")) };
         let key = self.key_expires_at.as_deref().map(|k| format!("; the key itself expires {k}")).unwrap_or_default();
         let mut s = format!(
-            "Connected {}: {scopes}access expires {}{key}; {} saved in the {}.",
+            "Connected {}{}: {scopes}access expires {}{key}; {} saved in the {}.",
             self.display,
+            self.source.as_deref().map(|s| format!(" ({s}, which was only read)")).unwrap_or_default(),
             self.expires_at.as_deref().unwrap_or("(not said)"),
             if self.kind == ConnectionKind::ApiKey { "key and token" } else { "tokens" },
             self.saved_in
@@ -66,6 +69,7 @@ impl Connected {
             saved_in,
             pending,
             step: p.connection.oauth().and_then(|o| o.after_exchange).map(|a| a.what),
+            source: t.source.clone().filter(|s| s.starts_with("imported from")),
         }
     }
 }
@@ -148,11 +152,17 @@ pub async fn submit(p: &'static ProviderSpec, form: SessionForm, source: &str) -
 /// Import the tokens another tool saved, from `dir` or the provider's default folder.
 pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>) -> Result<Connected, String> {
     let spec = p.connection.session().and_then(|s| s.import).ok_or_else(|| format!("{} has nothing to import", p.display))?;
-    let dir = dir.unwrap_or_else(|| expand_home(spec.default_dir));
-    let grant = (spec.read)(&dir).map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
+    let dir = dir.unwrap_or_else(|| import_dir(&spec));
+    let grant = (spec.read)(dir.clone()).await.map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
     let mut t = Tokens::from_grant(grant);
     t.source = Some(format!("imported from {}", dir.display()));
     save_new(p, t).await
+}
+
+/// The folder an import reads when the user names none: the first of the tools' variables that is
+/// set, else the default folder.
+pub fn import_dir(spec: &ImportSpec) -> std::path::PathBuf {
+    spec.dir_env.iter().find_map(|v| crate::env::var(v)).map(std::path::PathBuf::from).unwrap_or_else(|| expand_home(spec.default_dir))
 }
 
 fn expand_home(path: &str) -> std::path::PathBuf {

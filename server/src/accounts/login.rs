@@ -54,9 +54,18 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
         }
         (Connection::Session(s), _) if s.login.is_some() => {
             eprintln!("{}", s.caution);
-            eprintln!("{} email:", p.display);
-            let email = read_line()?.trim().to_string();
-            let password = secret("Password (it is not shown, and never stored): ")?;
+            let from_env = s.login_env.and_then(|(e, w)| Some((e, w, crate::env::var(e)?, crate::env::var(w)?)));
+            let (email, password) = match from_env {
+                Some((e, w, email, password)) => {
+                    eprintln!("Signing in as {email} with the password in {w} ({e} and {w} are read, never stored).");
+                    (email.trim().to_string(), Secret::new(password))
+                }
+                None => {
+                    eprintln!("{} email:", p.display);
+                    let email = read_line()?.trim().to_string();
+                    (email, secret("Password (it is not shown, and never stored): ")?)
+                }
+            };
             let mut form = SessionForm { email, password, code: None };
             loop {
                 match submit(p, form.clone(), SOURCE).await? {

@@ -38,14 +38,15 @@ pub fn parse(engine: &Engine, param: &str, raw: &str) -> Result<Metric, QueryErr
             list()
         )));
     }
-    let provider = engine
-        .provider(&parts[0].to_ascii_lowercase())
-        .ok_or_else(|| bad(format!("{shown:?} names no provider this server has. Send a metric of one of these daily collections: {}.", list())))?;
-    let spec = provider.spec();
-    let Some(collection) = spec.collection(parts[1]) else {
-        return Err(bad(format!("{} has no collection {:?}. Daily collections a metric can come from: {}.", spec.display, parts[1], list())));
+    let namespace = parts[0].to_ascii_lowercase();
+    if !engine.knows_namespace(&namespace) {
+        return Err(bad(format!("{shown:?} names no provider this server has. Send a metric of one of these daily collections: {}.", list())));
+    }
+    let Some((provider, collection)) = engine.resolve(&namespace, parts[1]) else {
+        return Err(bad(format!("{namespace} has no collection {:?}. Daily collections a metric can come from: {}.", parts[1], list())));
     };
-    let qualified = format!("{}.{}", spec.name, collection.name);
+    let spec = provider.spec();
+    let qualified = spec.qualified(collection.name);
     let Some(rule) = daily_rule(collection) else {
         return Err(bad(format!(
             "{qualified} is not a daily metric (it has no one-value-a-day rule: {}). Send a field of one of these: {}.",

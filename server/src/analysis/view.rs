@@ -133,7 +133,7 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
             let metrics: Vec<(Metric, &DailySource)> = mine
                 .iter()
                 .map(|d| {
-                    let qualified = format!("{}.{}", spec.name, c.name);
+                    let qualified = spec.qualified(c.name);
                     (
                         Metric {
                             name: format!("{qualified}.{}", d.field),

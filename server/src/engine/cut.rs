@@ -39,6 +39,14 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
              `continue_from`; nothing is known about the data itself"
                 .into(),
         ),
+        StopReason::RateLimitedOnce(w) => (
+            "rate_limited",
+            format!("{who} answered 429 (too many requests); it is not asked again at once, because asking again is what keeps a client throttled"),
+            match w {
+                Some(w) => format!("wait at least {}s, then call again with `start` = `continue_from`", w.as_secs().max(1)),
+                None => "wait a few minutes, then call again with `start` = `continue_from`".into(),
+            },
+        ),
         StopReason::RateLimitBudget(w) => (
             "rate_limited",
             format!("{who} was still rate limiting after {}s of waiting", w.as_secs()),

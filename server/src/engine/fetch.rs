@@ -29,6 +29,8 @@ pub enum StopReason {
     /// Not one attempt at the page got an HTTP answer: the network, not the provider.
     Unreachable(String),
     RateLimitBudget(Duration),
+    /// A 429 from a provider whose 429s are never asked again (`ProviderSpec.retries_429`).
+    RateLimitedOnce(Option<Duration>),
     /// The provider handed back a page token it had given before: following it would loop.
     Cycle,
 }
@@ -57,6 +59,8 @@ enum Outcome {
     /// A decoded page and the body it came from (kept for the cache).
     Page(crate::providers::Page, String),
     Stop(StopReason),
+    /// An earlier window left a gap while this one waited for its turn: nothing was sent.
+    Behind,
 }
 
 /// What the windows of one run share (a query is one run, or two when its first windows are
@@ -312,6 +316,7 @@ async fn fetch_window(
                 out.stopped = Some(r);
                 break;
             }
+            Outcome::Behind => break,
             Outcome::Page(page, body) => {
                 if page.next_token.is_some() && out.stats.pages == 0 && matches!(plan.collection.split, Split::Fill { .. }) {
                     tracing::debug!(window = %piece.label(), "a window sized for one page needed another (a denser stretch than its account's average)");
@@ -447,6 +452,11 @@ async fn fetch_page(
             return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
         };
         attempt += 1;
+        if shared.gap_at.load(Ordering::SeqCst) < index {
+            // A window before this one stopped short while this one waited (a 429 that is not
+            // asked again, say): what this one would fetch cannot be in the answer.
+            return Ok(Outcome::Behind);
+        }
         let sent = match offline {
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
@@ -490,6 +500,9 @@ async fn fetch_page(
                 Err(PageError::Unauthorized) => return Err(refused()),
                 Err(PageError::Forbidden(why)) => return Err(QueryError::Auth(why)),
                 Err(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
+                Err(PageError::RateLimited { wait, .. }) if !p.spec().retries_429 => {
+                    return Ok(Outcome::Stop(StopReason::RateLimitedOnce(wait)));
+                }
                 Err(PageError::RateLimited { wait, detail }) => {
                     let wait = wait.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
                     if out.stats.rate_limit_waited + wait > lim.rate_wait_budget {

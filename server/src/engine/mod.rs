@@ -126,14 +126,25 @@ impl Engine {
 
     /// All qualified collection names (`oura.daily_sleep`).
     pub fn collection_names(&self) -> Vec<String> {
-        self.providers().flat_map(|p| p.spec().collections.iter().map(move |c| format!("{}.{}", p.spec().name, c.name))).collect()
+        self.providers().flat_map(|p| p.spec().collections.iter().map(move |c| p.spec().qualified(c.name))).collect()
     }
 
     /// Qualified names of the collections that pass `test` (for errors that say where a parameter applies).
     pub fn collections_where(&self, test: impl Fn(&crate::catalog::CollectionSpec) -> bool) -> Vec<String> {
         self.providers()
-            .flat_map(|p| p.spec().collections.iter().filter(|c| test(c)).map(move |c| format!("{}.{}", p.spec().name, c.name)).collect::<Vec<_>>())
+            .flat_map(|p| p.spec().collections.iter().filter(|c| test(c)).map(move |c| p.spec().qualified(c.name)).collect::<Vec<_>>())
             .collect()
+    }
+
+    /// The provider and collection a qualified name (`garmin.vo2max`) names. Two connections may
+    /// share a namespace (Garmin's Personal API and its Connect session), never a collection name.
+    pub fn resolve(&self, namespace: &str, collection: &str) -> Option<(&Arc<dyn Provider>, &'static crate::catalog::CollectionSpec)> {
+        self.providers().filter(|p| p.spec().namespace == namespace).find_map(|p| Some((p, p.spec().collection(collection)?)))
+    }
+
+    /// Whether any provider's collections are named `namespace.…`.
+    pub fn knows_namespace(&self, namespace: &str) -> bool {
+        self.providers().any(|p| p.spec().namespace == namespace)
     }
 
     pub fn provider(&self, name: &str) -> Option<&Arc<dyn Provider>> {

@@ -167,9 +167,11 @@ fn target(engine: &Engine, name: &str) -> Result<(Arc<dyn Provider>, &'static Co
     let (pname, cname) = name
         .split_once('.')
         .ok_or_else(|| bad(format!("`collection` must be a qualified name `provider.collection`; got {name:?}. Available: {}.", names())))?;
-    let provider = engine.provider(pname).ok_or_else(|| bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())))?.clone();
-    let collection = provider.spec().collection(cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
-    Ok((provider, collection, format!("{pname}.{cname}")))
+    if !engine.knows_namespace(pname) {
+        return Err(bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())));
+    }
+    let (provider, collection) = engine.resolve(pname, cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
+    Ok((provider.clone(), collection, format!("{pname}.{cname}")))
 }
 
 /// The provider's credential, read once for the query, and whether it can serve the collection.
@@ -180,11 +182,12 @@ fn usable(provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: 
         return Err(QueryError::NeedsAccount { provider: p.name, why: format!("{qualified}: {why}") });
     }
     if cred.mode() == Mode::NeedsCredentials {
+        let involves = p.connection.session().map(|s| format!(" What connecting involves: {}", s.caution)).unwrap_or_default();
         return Err(QueryError::NeedsAccount {
             provider: p.name,
             why: format!(
                 "{qualified} needs the user's {} account connected: {} has no sample data. Connect it with vitals_connect \
-                 (provider={}) or `vitals-mcp auth {}`.",
+                 (provider={}) or `vitals-mcp auth {}`.{involves}",
                 p.display, p.display, p.name, p.name
             ),
         });

@@ -55,7 +55,7 @@ impl Engine {
         let mut asks = vec![];
         for p in self.providers() {
             for t in p.spec().today {
-                let name = format!("{}.{}", p.spec().name, t.collection);
+                let name = p.spec().qualified(t.collection);
                 // A latest-record section looks further back than the report's days, for its last record only.
                 let from = match t.latest_within_days {
                     Some(n) => today.checked_sub(jiff::Span::new().days(i64::from(n) - 1)).unwrap_or(today),

@@ -77,17 +77,17 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
         let cred = p.credential().current();
         let spec = p.spec();
         // `fresh`: the check is about the API answering now, not about what memory holds.
-        let probe = QueryRequest { collection: format!("{}.{}", spec.name, spec.probe), fresh: true, ..Default::default() };
+        let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, ..Default::default() };
         let (by, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
             // Built-in sample data answers in process: say that, and that nothing was contacted.
             Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
                 "sample_data",
                 format!(
-                    "sample data answered: no {} account is connected, so the built-in sample data answered in process ({}.{}: {} record(s)); {} was not contacted",
-                    spec.display, spec.name, spec.probe, a.count, spec.display
+                    "sample data answered: no {} account is connected, so the built-in sample data answered in process ({}: {} record(s)); {} was not contacted",
+                    spec.display, spec.qualified(spec.probe), a.count, spec.display
                 ),
             ),
-            Ok(a) if a.notices.truncated.is_none() => ("api", format!("{}.{} answered ({} record(s), {} page(s))", spec.name, spec.probe, a.count, a.pages)),
+            Ok(a) if a.notices.truncated.is_none() => ("api", format!("{} answered ({} record(s), {} page(s))", spec.qualified(spec.probe), a.count, a.pages)),
             Ok(a) => (NOBODY, a.notices.truncated.map(|t| failed(spec.display, &t)).unwrap_or_default()),
             Err(e) => (NOBODY, e.to_string()),
         };

@@ -57,7 +57,7 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
             connection: p.spec().connection.kind().as_str().into(),
             files: p.spec().files.map(|f| {
                 let formats: Vec<&str> = f.formats.iter().map(|x| x.as_str()).collect();
-                format!("{} of each activity in {}.{} (by its id), with vitals_export", formats.join(", "), p.spec().name, f.listed_in)
+                format!("{} of each activity in {} (by its id), with vitals_export", formats.join(", "), p.spec().qualified(f.listed_in))
             }),
             collections: p
                 .spec()
@@ -71,7 +71,7 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                         _ => p.unavailable(c, &cred),
                     };
                     CollectionOut {
-                        name: format!("{}.{}", p.spec().name, c.name),
+                        name: p.spec().qualified(c.name),
                         summary: c.summary.into(),
                         range: c.range.as_str().into(),
                         latest: c.latest,

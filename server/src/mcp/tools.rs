@@ -281,9 +281,15 @@ with a range. Unknown fields are listed, not silently dropped.",
                 Err(e) => return Err(e.to_string()),
             },
         };
-        let pname = needs.as_ref().map(|(p, _)| *p).unwrap_or_else(|| req.collection.split('.').next().unwrap_or_default());
+        let of_collection = || {
+            let (namespace, collection) = req.collection.split_once('.')?;
+            self.engine.resolve(namespace, collection).map(|(p, _)| p.spec().name)
+        };
+        let pname = needs.as_ref().map(|(p, _)| *p).or_else(of_collection).unwrap_or_default();
         let why = needs.map(|(_, w)| w).unwrap_or_default();
-        let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.connection.connects()) else {
+        // A connection the user must ask for by name is never started by a query: its error says how.
+        let explicit = |s: &&'static crate::catalog::ProviderSpec| s.connection.session().is_some_and(|x| x.explicit);
+        let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.connection.connects() && !explicit(s)) else {
             return Err(if why.is_empty() { "`collection`: this retry belongs to no login under way; send the query again.".into() } else { why });
         };
         match connect(&self.links, spec, &ctx, state, answers).await {

@@ -76,7 +76,11 @@ impl StoredCredential {
 
     /// How long before its expiry the token is renewed: the key connection's own margin, else the default.
     fn margin(&self) -> i64 {
-        self.spec.connection.api_key().map_or(EXPIRY_MARGIN_S, |k| k.renew_before_s)
+        match self.spec.connection {
+            Connection::ApiKey(k) => k.renew_before_s,
+            Connection::Session(s) => s.renew_before_s,
+            _ => EXPIRY_MARGIN_S,
+        }
     }
 
     /// The kind a saved login has, from the provider's connection.

@@ -2,6 +2,7 @@
 //! wire format and where its credential comes from; everything else is the engine's.
 pub mod credential;
 pub mod garmin;
+pub mod garmin_connect;
 pub mod oura;
 pub mod polar;
 pub mod series;
@@ -256,5 +257,6 @@ pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>>
         std::sync::Arc::new(withings::Withings::in_home(home)),
         std::sync::Arc::new(polar::Polar::in_home(home)),
         std::sync::Arc::new(garmin::Garmin::in_home(home)),
+        std::sync::Arc::new(garmin_connect::GarminConnect::in_home(home)),
     ]
 }

@@ -90,6 +90,7 @@ static COLLECTIONS: [CollectionSpec; 6] = [
 
 static SPEC: ProviderSpec = ProviderSpec {
     name: "prop",
+    namespace: "prop",
     display: "Prop",
     collections: &COLLECTIONS,
     probe: "docs_oldest_first",
@@ -101,6 +102,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     files: None,
     in_flight: 8,
     daily_view: &[],
+    retries_429: true,
     connection: Connection::None,
 };
 
@@ -306,7 +308,7 @@ impl Provider for Prop {
         if let Some(t) = next_token {
             params.push(("next_token".into(), t.into()));
         }
-        Request { method: ReadMethod::Get, url: format!("prop://api/{}", c.path), params }
+        Request { method: ReadMethod::Get, url: format!("prop://api/{}", c.path), params, headers: &[] }
     }
     fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals::providers::PageAt) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;

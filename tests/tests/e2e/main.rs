@@ -12,6 +12,7 @@ mod credentials;
 mod decoders;
 mod docs;
 mod garmin;
+mod garmin_connect;
 mod http;
 mod invariants;
 mod load;

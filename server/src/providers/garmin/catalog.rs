@@ -21,6 +21,7 @@ pub const STAGE_EPOCH_S: u32 = 60;
 
 pub static GARMIN: ProviderSpec = ProviderSpec {
     name: "garmin",
+    namespace: "garmin",
     display: "Garmin",
     collections: COLLECTIONS,
     probe: "profile",
@@ -60,6 +61,7 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
         DailySource::same("weight_kg", "weight", "weight_kg", 2),
         DailySource::same("body_fat_pct", "weight", "body_fat_pct", 2),
     ],
+    retries_429: true,
 };
 
 /// Garmin's dates are the user's own days: unpadded windows (each collection sets its route's limit).

@@ -119,7 +119,7 @@ impl Provider for Garmin {
             "hr_zones" | "profile" => {}
             _ => p.extend([("startDate".into(), from), ("endDate".into(), to)]),
         }
-        Request { method: ReadMethod::Get, url, params: p }
+        Request { method: ReadMethod::Get, url, params: p, headers: &[] }
     }
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError> {
         if body.trim().is_empty() {
@@ -236,6 +236,7 @@ impl Provider for Garmin {
             method: ReadMethod::Get,
             url: format!("{}/download-service/files/activity/{id}", self.base),
             params: vec![],
+            headers: &[],
         })
     }
 }

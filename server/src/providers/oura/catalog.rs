@@ -65,6 +65,7 @@ macro_rules! col {
 
 pub static OURA: ProviderSpec = ProviderSpec {
     name: "oura",
+    namespace: "oura",
     display: "Oura",
     collections: COLLECTIONS,
     probe: "daily_sleep",
@@ -99,6 +100,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
         DailySource::same("active_kcal", "daily_activity", "active_calories", 2),
         DailySource::same("readiness_score", "daily_readiness", "score", 1),
     ],
+    retries_429: true,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",

@@ -58,7 +58,7 @@ impl Provider for Oura {
         if let Some(t) = next_token {
             p.push(("next_token".into(), t.to_string()));
         }
-        Request { method: ReadMethod::Get, url: format!("{}/{prefix}/{}", self.base, c.path), params: p }
+        Request { method: ReadMethod::Get, url: format!("{}/{prefix}/{}", self.base, c.path), params: p, headers: &[] }
     }
     fn parse_page(&self, c: &CollectionSpec, body: &str, _at: &super::PageAt) -> Result<Page, PageError> {
         let mut v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Oura sent a body that is not complete JSON ({e})")))?;

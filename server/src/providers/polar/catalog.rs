@@ -27,6 +27,7 @@ const fn ret(days: u32, why: &'static str) -> Option<Retention> {
 
 pub static POLAR: ProviderSpec = ProviderSpec {
     name: "polar",
+    namespace: "polar",
     display: "Polar",
     collections: COLLECTIONS,
     probe: "physical_info",
@@ -80,6 +81,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         DailySource::same("steps", "activity", "steps", 1),
         DailySource::same("active_kcal", "activity", "active_calories_kcal", 1),
     ],
+    retries_429: true,
 };
 
 /// An exercise row's own fields (the decoder in `decode.rs` makes them); the summaries of its

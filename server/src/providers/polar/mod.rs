@@ -102,7 +102,7 @@ impl Provider for Polar {
             p.insert(0, ("from".into(), from.to_string()));
             p.insert(1, ("to".into(), to.max(from).to_string()));
         }
-        Request { method: ReadMethod::Get, url: format!("{}/{}", self.base, c.path), params: p }
+        Request { method: ReadMethod::Get, url: format!("{}/{}", self.base, c.path), params: p, headers: &[] }
     }
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &super::PageAt) -> Result<Page, PageError> {
         if body.trim().is_empty() {
@@ -212,6 +212,6 @@ impl Provider for Polar {
         (refused.is_none() && owed).then(|| self.cred.renewer(None)).flatten()
     }
     fn file_request(&self, id: &str, format: FileFormat, _cred: &Credential) -> Option<Request> {
-        Some(Request { method: ReadMethod::Get, url: format!("{}/v3/exercises/{id}/{}", self.base, format.as_str()), params: vec![] })
+        Some(Request { method: ReadMethod::Get, url: format!("{}/v3/exercises/{id}/{}", self.base, format.as_str()), params: vec![], headers: &[] })
     }
 }

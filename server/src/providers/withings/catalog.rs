@@ -62,6 +62,7 @@ const MEASUREMENT_FIELDS: &[&str] = &[
 
 pub static WITHINGS: ProviderSpec = ProviderSpec {
     name: "withings",
+    namespace: "withings",
     display: "Withings",
     collections: COLLECTIONS,
     probe: "devices",
@@ -91,6 +92,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         DailySource::same("systolic_mmhg", "blood_pressure", "systolic_mmhg", 1),
         DailySource::same("diastolic_mmhg", "blood_pressure", "diastolic_mmhg", 1),
     ],
+    retries_429: true,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",

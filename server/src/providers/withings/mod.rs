@@ -128,7 +128,7 @@ impl Provider for Withings {
             add("offset", o.to_string());
         }
         p.insert(0, ("action".into(), action.into()));
-        Request { method: ReadMethod::FormPost, url: format!("{}/{}", self.base, c.path), params: p }
+        Request { method: ReadMethod::FormPost, url: format!("{}/{}", self.base, c.path), params: p, headers: &[] }
     }
     fn parse_page(&self, c: &CollectionSpec, text: &str, _at: &super::PageAt) -> Result<Page, PageError> {
         let body = decode::envelope(text)?;

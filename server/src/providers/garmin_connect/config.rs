@@ -1,0 +1,111 @@
+//! Everything of Garmin Connect's private API that Garmin changes without notice, as data: hosts
+//! (each overridable, which is also how the twin stands in), the SSO variants in the order they
+//! are tried, the DI client ids in order, the pause Cloudflare wants between page and login, and
+//! the headers the mobile app sends (reference garmin/README.md §1, §2.1, §2.4, §4). The next
+//! Garmin change should be a diff of this file.
+use std::time::Duration;
+
+/// The SSO host: sign-in pages, the JSON login, the one-time code.
+pub const SSO_ENV: &str = "VITALS_GARMIN_SSO_URL";
+const SSO: &str = "https://sso.garmin.com";
+/// The data API.
+pub const API_ENV: &str = "VITALS_GARMIN_CONNECT_API_URL";
+const API: &str = "https://connectapi.garmin.com";
+/// The DI OAuth2 token endpoint (flow C's tickets and refreshes).
+pub const DI_TOKEN_ENV: &str = "VITALS_GARMIN_DI_TOKEN_URL";
+const DI_TOKEN: &str = "https://diauth.garmin.com/di-oauth2-service/oauth/token";
+/// Milliseconds between the sign-in page and the login POST (Cloudflare flags an instant one).
+pub const PAUSE_ENV: &str = "VITALS_GARMIN_LOGIN_PAUSE_MS";
+const PAUSE: Duration = Duration::from_millis(3000);
+
+fn host(var: &str, default: &str) -> String {
+    crate::env::var(var).unwrap_or_else(|| default.to_string()).trim_end_matches('/').to_string()
+}
+pub fn sso() -> String {
+    host(SSO_ENV, SSO)
+}
+pub fn api() -> String {
+    host(API_ENV, API)
+}
+pub fn di_token_url() -> String {
+    host(DI_TOKEN_ENV, DI_TOKEN)
+}
+pub fn pause() -> Duration {
+    crate::env::var(PAUSE_ENV).and_then(|v| v.parse().ok()).map(Duration::from_millis).unwrap_or(PAUSE)
+}
+
+/// One way into Garmin's SSO: its client, the service the ticket is for, and its pages.
+#[derive(Debug, Clone, Copy)]
+pub struct SsoVariant {
+    pub name: &'static str,
+    pub client_id: &'static str,
+    pub service: &'static str,
+    pub sign_in: &'static str,
+    pub login: &'static str,
+    pub verify: &'static str,
+    pub remember_me: bool,
+    pub user_agent: &'static str,
+}
+
+const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
+const DESKTOP: &str = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Safari/605.1.15";
+
+/// Tried in this order; only "try the next one" answers move on (reference §2.1).
+pub const VARIANTS: &[SsoVariant] = &[
+    SsoVariant {
+        name: "mobile (iOS)",
+        client_id: "GCM_IOS_DARK",
+        service: "https://mobile.integration.garmin.com/gcm/ios",
+        sign_in: "/mobile/sso/en_US/sign-in",
+        login: "/mobile/api/login",
+        verify: "/mobile/api/mfa/verifyCode",
+        remember_me: true,
+        user_agent: IPHONE,
+    },
+    SsoVariant {
+        name: "web portal",
+        client_id: "GarminConnect",
+        service: "https://connect.garmin.com/app",
+        sign_in: "/portal/sso/en-US/sign-in",
+        login: "/portal/api/login",
+        verify: "/portal/api/mfa/verifyCode",
+        remember_me: true,
+        user_agent: DESKTOP,
+    },
+];
+
+/// The DI clients a ticket is exchanged with, newest first: a refusal moves to the next, a 429 stops.
+pub const DI_CLIENT_IDS: &[&str] =
+    &["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2", "GARMIN_CONNECT_MOBILE_ANDROID_DI_2024Q4", "GARMIN_CONNECT_MOBILE_ANDROID_DI", "GARMIN_CONNECT_MOBILE_IOS_DI"];
+
+/// The DI grant type of a service ticket.
+pub const TICKET_GRANT: &str = "https://connectapi.garmin.com/di-oauth2-service/oauth/grant/service_ticket";
+
+/// The sign-in page as a phone's browser asks for it.
+pub const PAGE_HEADERS: &[(&str, &str)] = &[
+    ("accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"),
+    ("accept-language", "en-US,en;q=0.9"),
+    ("sec-fetch-mode", "navigate"),
+    ("sec-fetch-dest", "document"),
+    ("sec-fetch-site", "none"),
+];
+
+/// What the mobile app sends with every data request (flow C's native headers).
+pub const DATA_HEADERS: &[(&str, &str)] = &[
+    ("accept", "application/json"),
+    ("user-agent", "GCM-Android-5.23"),
+    ("x-garmin-user-agent", "com.garmin.android.apps.connectmobile/5.23; ; Google/sdk_gphone64_arm64/google; Android/33; Dalvik/2.1.0"),
+    ("x-garmin-paired-app-version", "10861"),
+    ("x-garmin-client-platform", "Android"),
+    ("x-app-ver", "10861"),
+    ("x-lang", "en"),
+    ("x-gcexperience", "GC5"),
+    ("accept-language", "en-US,en;q=0.9"),
+];
+
+/// A DI token is renewed this long before its JWT says it ends (reference §2.6).
+pub const RENEW_BEFORE_S: i64 = 900;
+
+/// How long no new login is tried after Garmin refused one from this network, when it said no
+/// time of its own (reports speak of hours; reference §3).
+pub const BACK_OFF: Duration = Duration::from_secs(4 * 3600);

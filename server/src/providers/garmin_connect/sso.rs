@@ -1,0 +1,237 @@
+//! The login: email and password (and the one-time code Garmin may send) for a service ticket at
+//! Garmin's SSO, the ticket for tokens. The fragile part of Garmin Connect, kept behind one trait
+//! so the next generation Garmin ships is one more implementation: [`Flow`], today the mobile JSON
+//! login with the DI token exchange (reference garmin/README.md §2.1, §2.4), tried through each
+//! SSO variant of `config.rs` in turn when a variant's pages are gone or broken. A refusal from
+//! Garmin's defences ends the attempt at once and holds off new logins (`backoff.rs`).
+//!
+//! The password is in a [`Secret`] and leaves it only into the JSON body of the login POST; no
+//! error, log line or saved file carries it. A login waiting for its one-time code keeps the SSO
+//! cookies in this process's memory for [`CODE_WAIT`], never on disk.
+use super::{backoff, config, tokens};
+use crate::connection::{BoxFuture, Grant, SessionForm, SessionStep};
+use crate::http::{LoginReply, SsoSession};
+use crate::secret::Secret;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+/// How long a login waits for its one-time code.
+pub const CODE_WAIT: Duration = Duration::from_secs(10 * 60);
+
+/// Where one sign-in stands.
+pub enum SignedIn {
+    /// A single-use service ticket, for `service`.
+    Ticket { ticket: Secret, service: &'static str },
+    /// Garmin sent a one-time code; the words say where.
+    NeedsCode(Pending, String),
+}
+
+/// Why a login ended.
+#[derive(Debug)]
+pub enum Failure {
+    /// Garmin's own answer to this account (bad password, bad code): said, nothing else tried.
+    Refused(String),
+    /// Garmin's defences (rate limit, bot check): the attempt ends and no login is tried for `wait`.
+    Blocked { why: String, wait: Duration },
+    /// This way in did not work (a page gone, an unexpected answer): the next one may.
+    Broken(String),
+}
+
+/// A sign-in waiting for its code: the SSO session (cookies) and what the code POST needs.
+pub struct Pending {
+    session: SsoSession,
+    variant: config::SsoVariant,
+    method: String,
+    referer: String,
+}
+
+/// One generation of Garmin's login, from the typed form to tokens.
+pub trait Flow: Send + Sync {
+    fn name(&self) -> &'static str;
+    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>>;
+    fn verify_code<'a>(&'a self, pending: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>>;
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>>;
+}
+
+/// The mobile JSON login, through one SSO variant, and the DI token exchange (flow C).
+pub struct MobileDi {
+    pub variant: config::SsoVariant,
+}
+
+fn query(v: &config::SsoVariant) -> [(&'static str, &'static str); 3] {
+    [("clientId", v.client_id), ("locale", "en-US"), ("service", v.service)]
+}
+
+/// What an SSO answer means (reference §2.1's table).
+fn read_sso(r: &LoginReply) -> Result<Value, Failure> {
+    let wait = r.retry_after.unwrap_or(config::BACK_OFF).max(Duration::from_secs(3600));
+    let blocked = |why: &str| Err(Failure::Blocked { why: why.to_string(), wait });
+    let v: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
+    let html = r.content_type.contains("html") || r.body.trim_start().starts_with('<');
+    match r.status {
+        429 => return blocked("HTTP 429, too many requests"),
+        427 => return blocked("HTTP 427, too many requests"),
+        403 if html => return blocked("HTTP 403 with Cloudflare's challenge page"),
+        _ => {}
+    }
+    if v.pointer("/error/status-code").and_then(Value::as_str) == Some("429") {
+        return blocked("too many requests (429 in the reply)");
+    }
+    let kind = v.pointer("/responseStatus/type").and_then(Value::as_str).unwrap_or_default();
+    match (r.status, kind) {
+        (_, "CAPTCHA_REQUIRED") => blocked("a CAPTCHA, its check for robots"),
+        (401, _) | (_, "INVALID_USERNAME_PASSWORD") => {
+            Err(Failure::Refused("Garmin did not accept that email and password. Check them (at connect.garmin.com) and try again.".into()))
+        }
+        (200, "SUCCESSFUL" | "MFA_REQUIRED") => Ok(v),
+        (s, k) => Err(Failure::Broken(format!("Garmin's sign-in answered HTTP {s}{}", if k.is_empty() { String::new() } else { format!(" ({k})") }))),
+    }
+}
+
+fn ticket_of(v: &Value, service: &'static str) -> Result<SignedIn, Failure> {
+    let t = v.get("serviceTicketId").and_then(Value::as_str).filter(|t| t.starts_with("ST-")).ok_or_else(|| Failure::Broken("Garmin's sign-in succeeded but sent no ticket".into()))?;
+    Ok(SignedIn::Ticket { ticket: Secret::new(t), service })
+}
+
+impl Flow for MobileDi {
+    fn name(&self) -> &'static str {
+        self.variant.name
+    }
+    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(async move {
+            let v = self.variant;
+            let sso = config::sso();
+            let session = SsoSession::new(v.user_agent);
+            let page_url = format!("{sso}{}", v.sign_in);
+            let page = session
+                .page(&page_url, &[("clientId", v.client_id), ("service", v.service)], config::PAGE_HEADERS)
+                .await
+                .map_err(|e| Failure::Broken(format!("Garmin's sign-in page could not be reached ({e})")))?;
+            if page.status != 200 {
+                read_sso(&page)?;
+                return Err(Failure::Broken(format!("Garmin's sign-in page answered HTTP {}", page.status)));
+            }
+            let referer = format!("{page_url}?clientId={}&service={}", v.client_id, v.service);
+            tokio::time::sleep(config::pause()).await;
+            let body = json!({ "username": email, "password": password.expose(), "rememberMe": v.remember_me, "captchaToken": "" });
+            let r = session
+                .garmin_sso_post(&sso, v.login, &query(&v), &referer, &body)
+                .await
+                .map_err(|e| Failure::Broken(format!("Garmin's sign-in could not be reached ({e})")))?;
+            let reply = read_sso(&r)?;
+            if reply.pointer("/responseStatus/type").and_then(Value::as_str) == Some("MFA_REQUIRED") {
+                let info = reply.get("customerMfaInfo").cloned().unwrap_or_default();
+                let method = info.get("mfaLastMethodUsed").and_then(Value::as_str).unwrap_or("email").to_string();
+                let to = info.get("email").and_then(Value::as_str).map(|e| format!(" (to {e})")).unwrap_or_default();
+                let words = match method.as_str() {
+                    "email" => format!("Garmin sent a one-time code by email{to}. Type it here."),
+                    "sms" | "phone" => "Garmin sent a one-time code by text message. Type it here.".to_string(),
+                    _ => "Type the one-time code from your authenticator app.".to_string(),
+                };
+                return Ok(SignedIn::NeedsCode(Pending { session, variant: v, method, referer }, words));
+            }
+            ticket_of(&reply, v.service)
+        })
+    }
+    fn verify_code<'a>(&'a self, p: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(async move {
+            let body = json!({ "mfaMethod": p.method, "mfaVerificationCode": code.expose().trim(), "rememberMyBrowser": true, "reconsentList": [], "mfaSetup": false });
+            let r = p
+                .session
+                .garmin_sso_post(&config::sso(), p.variant.verify, &query(&p.variant), &p.referer, &body)
+                .await
+                .map_err(|e| Failure::Broken(format!("Garmin's code check could not be reached ({e})")))?;
+            if r.status == 400 || r.status == 401 || r.body.contains("INVALID_MFA_CODE") {
+                return Err(Failure::Refused("Garmin did not accept that one-time code. Start the login again for a new one.".into()));
+            }
+            let reply = read_sso(&r)?;
+            ticket_of(&reply, p.variant.service)
+        })
+    }
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
+        Box::pin(async move {
+            let url = config::di_token_url();
+            let mut refused = vec![];
+            for client in config::DI_CLIENT_IDS {
+                let form = [("client_id", *client), ("service_ticket", ticket.expose()), ("grant_type", config::TICKET_GRANT), ("service_url", service)];
+                let r = crate::http::garmin_di_token(&url, client, &form).await.map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
+                match r.status {
+                    200..=299 => {
+                        let v: Value = serde_json::from_str(&r.body).map_err(|_| Failure::Broken("Garmin's token service sent a reply that is not JSON".into()))?;
+                        let access = v.get("access_token").and_then(Value::as_str).ok_or_else(|| Failure::Broken("Garmin's token service sent no access token".into()))?;
+                        return tokens::di_grant(access, v.get("refresh_token").and_then(Value::as_str), Some(client), None).map_err(Failure::Broken);
+                    }
+                    429 => {
+                        return Err(Failure::Blocked {
+                            why: "HTTP 429 from its token service".into(),
+                            wait: r.retry_after.unwrap_or(config::BACK_OFF).max(Duration::from_secs(3600)),
+                        })
+                    }
+                    s => refused.push(format!("{client}: HTTP {s}")),
+                }
+            }
+            Err(Failure::Broken(format!("Garmin's token service refused every client ({})", refused.join("; "))))
+        })
+    }
+}
+
+/// The flows, in the order they are tried.
+pub fn flows() -> Vec<Box<dyn Flow>> {
+    config::VARIANTS.iter().map(|v| Box::new(MobileDi { variant: *v }) as Box<dyn Flow>).collect()
+}
+
+/// Logins waiting for their code, by email, in memory only.
+static WAITING: std::sync::Mutex<Option<HashMap<String, (Pending, usize, Instant)>>> = std::sync::Mutex::new(None);
+
+fn key(email: &str) -> String {
+    email.trim().to_ascii_lowercase()
+}
+
+/// One submission of the login (`SessionSpec.login`).
+pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, String>> {
+    Box::pin(async move {
+        let flows = flows();
+        let said = |f: Failure| match f {
+            Failure::Refused(w) | Failure::Broken(w) => w,
+            Failure::Blocked { why, wait } => backoff::refuse(&why, wait),
+        };
+        if let Some(code) = &form.code {
+            let waiting = WAITING.lock().expect("waiting lock").get_or_insert_with(HashMap::new).remove(&key(&form.email));
+            let Some((pending, i, _)) = waiting.filter(|(_, _, at)| at.elapsed() < CODE_WAIT) else {
+                return Err("No Garmin login is waiting for a code (it took longer than 10 minutes, or this is another process). Start the login again.".into());
+            };
+            let flow = &flows[i];
+            return match flow.verify_code(pending, code).await.map_err(said)? {
+                SignedIn::Ticket { ticket, service } => finish(flow.as_ref(), &ticket, service).await.map_err(said),
+                SignedIn::NeedsCode(..) => Err("Garmin asked for another code; start the login again.".into()),
+            };
+        }
+        backoff::check()?;
+        let mut broken = vec![];
+        for (i, flow) in flows.iter().enumerate() {
+            match flow.sign_in(&form.email, &form.password).await {
+                Ok(SignedIn::Ticket { ticket, service }) => return finish(flow.as_ref(), &ticket, service).await.map_err(said),
+                Ok(SignedIn::NeedsCode(pending, words)) => {
+                    let mut w = WAITING.lock().expect("waiting lock");
+                    let map = w.get_or_insert_with(HashMap::new);
+                    map.retain(|_, (_, _, at)| at.elapsed() < CODE_WAIT);
+                    map.insert(key(&form.email), (pending, i, Instant::now()));
+                    return Ok(SessionStep::NeedsCode(words));
+                }
+                Err(Failure::Broken(w)) => {
+                    tracing::info!("Garmin login through {}: {w}; trying the next way in", flow.name());
+                    broken.push(format!("{}: {w}", flow.name()));
+                }
+                Err(other) => return Err(said(other)),
+            }
+        }
+        Err(format!("The Garmin login did not work through any of its ways in ({}). Garmin may have changed its login; import tokens from another tool instead.", broken.join("; ")))
+    })
+}
+
+/// The ticket for tokens, checked with Garmin's profile.
+async fn finish(flow: &dyn Flow, ticket: &Secret, service: &str) -> Result<SessionStep, Failure> {
+    let grant = flow.exchange(ticket, service).await?;
+    tokens::verified(grant).await.map(SessionStep::Done).map_err(Failure::Broken)
+}

@@ -1,0 +1,414 @@
+//! Garmin Connect (unofficial) end to end against the twin: tokens imported from garminconnect's
+//! and garth's files (the source left untouched), every collection over a range and a day, the
+//! login with and without a one-time code through the terminal (prompt or GARMIN_EMAIL /
+//! GARMIN_PASSWORD) and through our loopback page, each of Garmin's refusals ending the attempt
+//! with the sentence and holding off the next login in another process, the variant and client-id
+//! fallbacks, renewal before expiry and after a 401, a data 429 said and not asked again, and the
+//! password found in no output, log or file.
+use crate::common;
+use common::*;
+use jiff::civil::Date;
+use rmcp::model::*;
+use rmcp::service::{ClientLifecycleMode, RequestContext};
+use rmcp::{ClientHandler, ErrorData, RoleClient};
+use serde_json::{json, Value};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use vitals_twin::garmin_connect::{GarminConnect, Person, SsoFault, CODE, DISPLAY_NAME, EMAIL, PASSWORD};
+
+fn fresh(tag: &str) -> PathBuf {
+    let dir = common::scratch().join(format!("vitals-e2e-gc-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn env(twin: &Twin, config: &Path) -> Vec<(String, String)> {
+    let mut e: Vec<(String, String)> = GarminConnect::env(&twin.base_url()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    e.push(("VITALS_CONFIG_DIR".into(), config.display().to_string()));
+    e
+}
+
+/// `vitals-mcp <args>` with this test's environment, stdin piped.
+fn cli(twin: &Twin, config: &Path, args: &[&str], extra: &[(&str, &str)]) -> std::process::Command {
+    let mut c = std::process::Command::new(server_bin());
+    c.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("VITALS_TOKEN_STORE", "file")
+        .env("VITALS_LOG", "debug")
+        .env("HOME", config)
+        .envs(env(twin, config))
+        .envs(extra.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+/// Run the CLI with `input` on stdin: success, and stdout + stderr.
+fn run(mut c: std::process::Command, input: &str) -> (bool, String) {
+    let mut child = c.spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let o = child.wait_with_output().unwrap();
+    (o.status.success(), format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr)))
+}
+
+async fn server(twin: &Twin, config: &Path) -> Session {
+    let e = env(twin, config);
+    let pairs: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    connect(twin, true, &pairs).await
+}
+
+async fn query<H: ClientHandler>(s: &Session<H>, collection: &str, args: Value) -> Value {
+    let mut a = args.as_object().cloned().unwrap_or_default();
+    a.insert("collection".into(), json!(format!("garmin.{collection}")));
+    a.entry("format").or_insert(json!("records"));
+    a.entry("max_chars").or_insert(json!(2_000_000));
+    s.ok("vitals_query", Value::Object(a)).await
+}
+
+fn today() -> Date {
+    jiff::Zoned::now().with_time_zone(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date()
+}
+
+/// Every file under `dir`, read (what a leak would be written into).
+fn files_text(dir: &Path) -> String {
+    let mut out = String::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.push_str(&files_text(&p));
+        } else {
+            out.push_str(&String::from_utf8_lossy(&std::fs::read(&p).unwrap_or_default()));
+        }
+    }
+    out
+}
+
+fn assert_no_password(what: &str, text: &str) {
+    assert!(!text.contains(PASSWORD), "the password reached {what}");
+    assert!(!text.contains(CODE), "the one-time code reached {what}");
+}
+
+/// garminconnect's token folder, as it saves it, at the twin.
+fn garminconnect_dir(twin: &Twin, tag: &str) -> PathBuf {
+    let src = fresh(&format!("{tag}-src"));
+    let file = twin.garmin_connect(|g| g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2"));
+    std::fs::write(src.join("garmin_tokens.json"), serde_json::to_string_pretty(&file).unwrap()).unwrap();
+    src
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_day() {
+    let twin = twin().await;
+    let config = fresh("import-gc");
+    let src = garminconnect_dir(&twin, "import-gc");
+    let before = std::fs::read(src.join("garmin_tokens.json")).unwrap();
+    let mtime = std::fs::metadata(src.join("garmin_tokens.json")).unwrap().modified().unwrap();
+
+    // Without a session: an error that says what connecting involves, and no login is started.
+    let s = server(&twin, &config).await;
+    let e = s.err("vitals_query", json!({"collection": "garmin.vo2max", "day": today().yesterday().unwrap().to_string()})).await;
+    assert!(e.contains("vitals_connect (provider=garmin-connect)") && e.contains("unofficial") && e.contains("password is used once"), "{e}");
+    assert!(twin.garmin_connect(|g| g.sign_in_pages.is_empty()), "a query never starts this login");
+    s.close().await;
+
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    assert_eq!(std::fs::read(src.join("garmin_tokens.json")).unwrap(), before, "the source file is never changed");
+    assert_eq!(std::fs::metadata(src.join("garmin_tokens.json")).unwrap().modified().unwrap(), mtime);
+    let saved = vitals::accounts::TokenStore::file(&config).load("garmin-connect").unwrap().expect("saved");
+    assert_eq!(saved.extra.get("display_name").map(String::as_str), Some(DISPLAY_NAME));
+
+    let s = server(&twin, &config).await;
+    let p = Person;
+    let end = today().yesterday().unwrap();
+    let start = end.checked_sub(jiff::Span::new().days(29)).unwrap();
+    let days: Vec<Date> = (0..30).map(|i| start.checked_add(jiff::Span::new().days(i)).unwrap()).collect();
+    let range = json!({"start": start.to_string(), "end": end.to_string()});
+
+    let r = query(&s, "training_readiness", range.clone()).await;
+    assert_eq!(r["count"], 60, "two snapshots a day: {}", r["notices"]);
+    let mornings: Vec<&Value> = r["data"].as_array().unwrap().iter().filter(|x| x["morning"] == true).collect();
+    assert_eq!(mornings.len(), 30);
+    assert_eq!(mornings[0]["score"], p.readiness(start)[1]["score"]);
+    assert!(r["notices"]["truncated"].is_null(), "{}", r["notices"]);
+
+    let r = query(&s, "training_status", range.clone()).await;
+    assert_eq!(r["count"], 30);
+    let first = &r["data"][0];
+    assert_eq!((first["date"].as_str(), first["status"].as_str(), first["load_balance"].as_str()), (Some(start.to_string().as_str()), Some("productive"), Some("BALANCED")));
+    assert_eq!(first["acute_load"], p.acute_load(start));
+    assert_eq!(first["device"], "fenix 7X Pro Sapphire Solar");
+
+    let r = query(&s, "vo2max", range.clone()).await;
+    let expected: Vec<Value> = days.iter().filter_map(|d| p.vo2max(*d).map(|_| json!(p.vo2(*d)))).collect();
+    let got: Vec<Value> = r["data"].as_array().unwrap().iter().map(|x| x["running"].clone()).collect();
+    assert_eq!(got, expected, "one row per day Garmin updated it");
+
+    let r = query(&s, "race_predictions", range.clone()).await;
+    assert_eq!(r["count"], 30);
+    let f = p.five_k_s(start);
+    assert_eq!(r["data"][0]["time_5k_s"], f);
+    let clock = format!("0:{:02}:{:02}", f / 60, f % 60);
+    assert_eq!(r["data"][0]["time_5k"], clock.as_str());
+
+    let r = query(&s, "lactate_threshold", range.clone()).await;
+    let changes: Vec<Date> = days.iter().copied().filter(|d| p.threshold(*d, "lactateThresholdSpeed").is_some()).collect();
+    assert_eq!(r["count"], changes.len() as u64, "{r}");
+    let row = &r["data"][0];
+    assert_eq!(row["speed_m_s"], json!((p.threshold_speed_m_s(changes[0]) * 1000.0).round() / 1000.0), "converted from tenths of m/s");
+    assert_eq!(row["heart_rate_bpm"], json!(p.threshold_hr(changes[0]) as f64), "both routes in one row");
+    assert!(r["notices"]["rules"].to_string().contains("tenths of m/s"), "the conversion is said: {}", r["notices"]);
+
+    let r = query(&s, "personal_records", json!({})).await;
+    let types: Vec<&str> = r["data"].as_array().unwrap().iter().map(|x| x["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["garmin type 16", "5 km", "longest run"]);
+    assert_eq!(r["data"][1]["activity_id"], 10000000003i64);
+
+    let r = query(&s, "activity_splits", json!({"id": "10000000001"})).await;
+    let row = &r["data"][0];
+    assert_eq!((row["laps"].as_array().unwrap().len(), row["typed_splits"].as_array().unwrap().len()), (3, 2), "{row}");
+    assert!(row["laps"][0].get("startLatitude").is_none(), "no coordinates unless asked");
+    let r = query(&s, "activity_splits", json!({"id": "10000000001", "options": {"gps": true}})).await;
+    assert_eq!(r["data"][0]["laps"][0]["startLatitude"], 60.17);
+
+    // A single day of each dated collection.
+    let day = json!({"day": end.to_string()});
+    assert_eq!(query(&s, "training_readiness", day.clone()).await["count"], 2);
+    assert_eq!(query(&s, "training_status", day.clone()).await["count"], 1);
+    assert_eq!(query(&s, "race_predictions", day.clone()).await["count"], 1);
+    let vo2 = query(&s, "vo2max", day.clone()).await;
+    assert_eq!(vo2["count"], u64::from(p.vo2max(end).is_some()), "{vo2}");
+    let lt = query(&s, "lactate_threshold", day.clone()).await;
+    assert_eq!(lt["count"], u64::from(p.threshold(end, "lactateThresholdSpeed").is_some()), "{lt}");
+
+    // The routes took the display name URL-encoded and the app's own headers.
+    let (paths, headers) = twin.garmin_connect(|g| (g.data_requests.clone(), g.data_headers.clone()));
+    assert!(paths.iter().any(|p| p == "/personalrecord-service/personalrecord/prs/runner%201.234"), "{paths:?}");
+    assert!(headers.iter().all(|h| h.get("x-garmin-client-platform").map(String::as_str) == Some("Android") && h.get("user-agent").is_some_and(|u| u.starts_with("GCM-"))));
+
+    // Each collection says where it comes from.
+    let sources = s.ok("vitals_sources", json!({})).await;
+    let gc = sources["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin-connect").expect("listed").clone();
+    for c in gc["collections"].as_array().unwrap() {
+        assert!(c["name"].as_str().unwrap().starts_with("garmin."), "{c}");
+        assert!(c["summary"].as_str().unwrap().contains("unofficial API") && c["summary"].as_str().unwrap().contains("may stop working without notice"), "{c}");
+        assert_eq!(c["available"], true, "{c}");
+    }
+    assert_eq!(gc["collections"].as_array().unwrap().len(), 7);
+    // The Personal API keeps its own collections (and its sample data): the session is not used for them.
+    let before = twin.garmin_connect(|g| g.data_requests.len());
+    let _ = query(&s, "daily_summary", json!({"day": end.to_string()})).await;
+    assert_eq!(twin.garmin_connect(|g| g.data_requests.len()), before, "garmin.daily_summary is the Personal API's");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn garth_files_import_and_a_folder_from_the_tools_variable() {
+    let twin = twin().await;
+    let config = fresh("garth");
+    let src = fresh("garth-src");
+    let access = twin.garmin_connect(|g| g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI")["di_token"].as_str().unwrap().to_string());
+    std::fs::write(src.join("oauth1_token.json"), r#"{"oauth_token": "o1-token", "oauth_token_secret": "o1-SECRET", "mfa_token": null, "domain": "garmin.com"}"#).unwrap();
+    let expires = jiff::Timestamp::now().as_second() + 80_000;
+    std::fs::write(src.join("oauth2_token.json"), json!({"access_token": access, "token_type": "Bearer", "expires_at": expires, "refresh_token": "x"}).to_string()).unwrap();
+    // No folder named: GARTH_HOME says where garth keeps it.
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import"], &[("GARTH_HOME", src.to_str().unwrap())]), "");
+    assert!(ok && out.contains(src.to_str().unwrap()), "{out}");
+    let s = server(&twin, &config).await;
+    assert_eq!(query(&s, "race_predictions", json!({"day": today().yesterday().unwrap().to_string()})).await["count"], 1);
+    s.close().await;
+    assert!(!out.contains("o1-SECRET") && !out.contains(&access), "no token in the output");
+
+    // A folder with neither tool's files is said, and nothing is saved.
+    let empty = fresh("garth-empty");
+    let other = fresh("garth-other-config");
+    let (ok, out) = run(cli(&twin, &other, &["auth", "garmin-connect", "--import", empty.to_str().unwrap()], &[]), "");
+    assert!(!ok && out.contains("neither garmin_tokens.json (garminconnect) nor oauth1_token.json and oauth2_token.json (garth)"), "{out}");
+}
+
+/// Log in at the terminal; `input` is what the person types.
+fn terminal_login(twin: &Twin, config: &Path, input: &str, from_env: bool) -> (bool, String) {
+    let extra: Vec<(&str, &str)> = if from_env { vec![("GARMIN_EMAIL", EMAIL), ("GARMIN_PASSWORD", PASSWORD)] } else { vec![] };
+    run(cli(twin, config, &["auth", "garmin-connect"], &extra), input)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn terminal_login_with_and_without_a_code_never_keeps_the_password() {
+    let twin = twin().await;
+    // No code: the email and password from the environment (a script).
+    let config = fresh("cli-plain");
+    let (ok, out) = terminal_login(&twin, &config, "", true);
+    assert!(ok, "{out}");
+    assert_eq!(twin.garmin_connect(|g| (g.sign_in_pages.len(), g.logins.len(), g.exchanges.clone())), (1, 1, vec!["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2".to_string()]));
+    let s = server(&twin, &config).await;
+    assert_eq!(query(&s, "training_status", json!({"day": today().yesterday().unwrap().to_string()})).await["count"], 1);
+    let log = s.close().await;
+    assert_no_password("the server's log", &log);
+    assert_no_password("the terminal", &out);
+    assert_no_password("the config folder", &files_text(&config));
+
+    // A code by email, typed at the prompt; then one from an authenticator app.
+    for method in ["email", "totp"] {
+        twin.garmin_connect(|g| g.mfa = Some(if method == "email" { "email" } else { "totp" }));
+        let config = fresh(&format!("cli-{method}"));
+        let (ok, out) = terminal_login(&twin, &config, &format!("{EMAIL}\n{PASSWORD}\n{CODE}\n"), false);
+        assert!(ok, "{out}");
+        assert!(out.contains(if method == "email" { "one-time code by email (to ru****@example.org)" } else { "authenticator app" }), "{out}");
+        assert_no_password("the terminal", &out);
+        assert_no_password("the config folder", &files_text(&config));
+        assert!(vitals::accounts::TokenStore::file(&config).load("garmin-connect").unwrap().is_some());
+    }
+    // A wrong password is said, and no back-off follows (it is the person's answer, not Garmin's defences).
+    twin.garmin_connect(|g| g.mfa = None);
+    let config = fresh("cli-wrong");
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect"], &[("GARMIN_EMAIL", EMAIL), ("GARMIN_PASSWORD", "not-it")]), "");
+    assert!(!ok && out.contains("Garmin did not accept that email and password"), "{out}");
+    assert!(!config.join("garmin-connect-backoff.json").exists());
+    assert!(!out.contains("not-it"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_refusal_ends_the_attempt_with_the_sentence_and_holds_off_the_next_login() {
+    let twin = twin().await;
+    for fault in [SsoFault::Http429Json, SsoFault::Http429Html, SsoFault::Http427, SsoFault::Cloudflare403, SsoFault::Captcha, SsoFault::Json429] {
+        twin.garmin_connect(|g| {
+            g.sso_fault = fault;
+            g.sso_retry_after_s = (fault == SsoFault::Http429Json).then_some(2 * 3600 + 5);
+            g.logins.clear();
+            g.sign_in_pages.clear();
+        });
+        let config = fresh(&format!("refused-{fault:?}"));
+        let (ok, out) = terminal_login(&twin, &config, "", true);
+        let hours = if fault == SsoFault::Http429Json { 3 } else { 4 };
+        let sentence = format!("Garmin refused the login from this network; try again in {hours} hours, or import tokens from a tool that logged in from your own network");
+        assert!(!ok && out.contains(&sentence), "{fault:?}: {out}");
+        assert_eq!(twin.garmin_connect(|g| g.logins.len()), 1, "{fault:?}: the attempt ends at once, no other way in is tried");
+        assert_no_password("the terminal", &out);
+        // Another process: no login is tried while the refusal holds.
+        let (ok, out) = terminal_login(&twin, &config, "", true);
+        assert!(!ok && out.contains("Garmin refused the login from this network") && out.contains("No login was tried"), "{fault:?}: {out}");
+        assert_eq!(twin.garmin_connect(|g| (g.sign_in_pages.len(), g.logins.len())), (1, 1), "{fault:?}: remembered across processes");
+    }
+    // The token service's 429 ends it the same way.
+    twin.garmin_connect(|g| {
+        g.sso_fault = SsoFault::None;
+        g.di_429 = true;
+    });
+    let config = fresh("refused-di");
+    let (ok, out) = terminal_login(&twin, &config, "", true);
+    assert!(!ok && out.contains("Garmin refused the login from this network"), "{out}");
+    assert_eq!(twin.garmin_connect(|g| g.exchanges.len()), 1, "a 429 stops the client-id order");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_gone_mobile_login_falls_back_to_the_portal_and_refused_clients_to_the_next_id() {
+    let twin = twin().await;
+    twin.garmin_connect(|g| {
+        g.sso_fault = SsoFault::MobileGone;
+        g.failing_clients = vec!["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2", "GARMIN_CONNECT_MOBILE_ANDROID_DI_2024Q4"];
+    });
+    let config = fresh("fallbacks");
+    let (ok, out) = terminal_login(&twin, &config, "", true);
+    assert!(ok, "{out}");
+    let (pages, exchanges) = twin.garmin_connect(|g| (g.sign_in_pages.clone(), g.exchanges.clone()));
+    assert_eq!(pages, ["/mobile/sso/en_US/sign-in", "/portal/sso/en-US/sign-in"]);
+    assert_eq!(exchanges, ["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2", "GARMIN_CONNECT_MOBILE_ANDROID_DI_2024Q4", "GARMIN_CONNECT_MOBILE_ANDROID_DI"]);
+    let saved = vitals::accounts::TokenStore::file(&config).load("garmin-connect").unwrap().unwrap();
+    assert_eq!(saved.extra.get("client_id").map(String::as_str), Some("GARMIN_CONNECT_MOBILE_ANDROID_DI"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn renewal_before_expiry_and_after_a_401_and_a_429_said_not_asked_again() {
+    let twin = twin().await;
+    // Tokens that end within the 15-minute margin: renewed before the first request.
+    twin.garmin_connect(|g| g.token_lifetime_s = 600);
+    let config = fresh("renew");
+    let src = garminconnect_dir(&twin, "renew");
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    let renewed_at_import = twin.garmin_connect(|g| g.refreshes);
+    assert_eq!(renewed_at_import, 1, "an import of tokens about to end renews them first");
+    twin.garmin_connect(|g| g.token_lifetime_s = 86_400);
+    let s = server(&twin, &config).await;
+    let day = json!({"day": today().yesterday().unwrap().to_string()});
+    let _ = query(&s, "race_predictions", day.clone()).await;
+    assert_eq!(twin.garmin_connect(|g| g.refreshes), 2, "renewed before use");
+    // The twin ends every access token: one 401, one renewal, the answer.
+    twin.garmin_connect(|g| g.expire_tokens());
+    let r = query(&s, "race_predictions", json!({"day": today().checked_sub(jiff::Span::new().days(3)).unwrap().to_string()})).await;
+    assert_eq!(r["count"], 1, "{r}");
+    assert_eq!(twin.garmin_connect(|g| g.refreshes), 3);
+    // A 429: the answer stops there and says so; nothing is asked again.
+    twin.garmin_connect(|g| g.data_429_next = 50);
+    let before = twin.garmin_connect(|g| g.data_requests.len());
+    let r = query(&s, "training_status", json!({"start": today().checked_sub(jiff::Span::new().days(10)).unwrap().to_string(), "end": today().yesterday().unwrap().to_string()})).await;
+    let t = &r["notices"]["truncated"];
+    assert_eq!(t["cause"], "rate_limited", "{r}");
+    assert!(t["reason"].as_str().unwrap().contains("not asked again"), "{t}");
+    let sent = twin.garmin_connect(|g| g.data_requests.len()) - before;
+    assert!(sent <= 2, "each window in flight met one 429 and stopped: {sent} requests");
+    s.close().await;
+}
+
+/// A client with URL elicitation whose person types into the page it is shown.
+#[derive(Clone, Default)]
+struct Person2 {
+    pages: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Person2 {
+    fn get_info(&self) -> ClientConfig {
+        let caps: ClientCapabilities = serde_json::from_value(json!({"elicitation": {"url": {}}})).unwrap();
+        ClientConfig::new(caps, Implementation::new("e2e-garmin-person", "0"))
+    }
+    async fn create_elicitation(&self, request: ElicitRequestParams, _: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
+        let ElicitRequestParams::UrlElicitationParams { url, .. } = request else { panic!("vitals never asks for a password through a form") };
+        let pages = self.pages.clone();
+        tokio::spawn(async move {
+            let c = reqwest::Client::new();
+            let mut page = c.get(&url).send().await.unwrap().text().await.unwrap();
+            pages.lock().unwrap().push(page.clone());
+            for _ in 0..3 {
+                let form: Vec<(&str, &str)> = if page.contains("name=\"code\"") {
+                    vec![("code", CODE)]
+                } else if page.contains("name=\"email\"") {
+                    vec![("email", EMAIL), ("password", PASSWORD)]
+                } else {
+                    break;
+                };
+                page = c.post(&url).form(&form).send().await.unwrap().text().await.unwrap();
+                pages.lock().unwrap().push(page.clone());
+            }
+        });
+        Ok(ElicitResult::new(ElicitationAction::Accept))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn login_through_our_loopback_page_with_a_code() {
+    let twin = twin().await;
+    twin.garmin_connect(|g| g.mfa = Some("email"));
+    let config = fresh("page");
+    let person = Person2::default();
+    let e = env(&twin, &config);
+    let pairs: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect_as(&twin, true, &pairs, ClientLifecycleMode::Initialize, person.clone()).await;
+    let r = s.call_raw("vitals_connect", json!({"provider": "garmin-connect"})).await;
+    assert!(!r.is_error.unwrap_or(false), "{}", text(&r));
+    let said = text(&r);
+    assert!(said.to_lowercase().contains("connected"), "{said}");
+    let pages = person.pages.lock().unwrap().clone();
+    assert!(pages[0].contains("name=\"password\"") && pages[0].contains("unofficial"), "{}", pages[0]);
+    assert!(pages.iter().any(|p| p.contains("one-time code by email")), "{pages:?}");
+    let r = query(&s, "training_readiness", json!({"day": today().yesterday().unwrap().to_string()})).await;
+    assert_eq!(r["count"], 2);
+    let log = s.close().await;
+    assert_no_password("the server's log", &log);
+    assert_no_password("a tool result", &said);
+    assert_no_password("a page", &pages.join("\n").replace("name=\"code\"", ""));
+    assert_no_password("the config folder", &files_text(&config));
+}
