@@ -139,7 +139,7 @@ impl Http {
                 self.client.post(&req.url).form(&req.params)
             }
         };
-        let resp = with_headers(builder, req.headers).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
+        let resp = builder.headers(header_map(req.headers)).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
         let retry_after = retry_after(resp.headers());
@@ -198,7 +198,15 @@ impl Http {
         if req.method != ReadMethod::Get {
             return Err(HttpError::NotARead("a file request that is not a GET".into()));
         }
-        let resp = with_headers(self.client.get(&req.url).query(&req.params), req.headers).bearer_auth(bearer.expose()).send().await.map_err(|e| classify(&e))?;
+        let resp = self
+            .client
+            .get(&req.url)
+            .query(&req.params)
+            .headers(header_map(req.headers))
+            .bearer_auth(bearer.expose())
+            .send()
+            .await
+            .map_err(|e| classify(&e))?;
         let status = resp.status().as_u16();
         let retry_after = retry_after(resp.headers());
         let body = resp.bytes().await.map_err(|e| classify(&e))?.to_vec();
@@ -295,12 +303,19 @@ impl SsoSession {
 
     /// GET a sign-in page (its cookies are kept for the POSTs that follow).
     pub async fn page(&self, url: &str, query: &[(&str, &str)], headers: &'static [(&'static str, &'static str)]) -> Result<LoginReply, HttpError> {
-        let resp = with_headers(self.client.get(url).query(query), headers).send().await.map_err(|e| classify(&e))?;
+        let resp = self.client.get(url).query(query).headers(header_map(headers)).send().await.map_err(|e| classify(&e))?;
         login_reply(resp).await
     }
 
     /// POST a login or a one-time code as JSON, to one of [`GARMIN_SSO_POSTS`] and nowhere else.
-    pub async fn garmin_sso_post(&self, sso: &str, path: &str, query: &[(&str, &str)], referer: &str, body: &serde_json::Value) -> Result<LoginReply, HttpError> {
+    pub async fn garmin_sso_post(
+        &self,
+        sso: &str,
+        path: &str,
+        query: &[(&str, &str)],
+        referer: &str,
+        body: &serde_json::Value,
+    ) -> Result<LoginReply, HttpError> {
         if !GARMIN_SSO_POSTS.contains(&path) {
             return Err(HttpError::NotARead(format!("a POST to {path}")));
         }
@@ -346,11 +361,12 @@ async fn login_reply(resp: reqwest::Response) -> Result<LoginReply, HttpError> {
     Ok(LoginReply { status, content_type, retry_after, body })
 }
 
-fn with_headers(mut b: reqwest::RequestBuilder, headers: &[(&str, &str)]) -> reqwest::RequestBuilder {
-    for (k, v) in headers {
-        b = b.header(*k, *v);
-    }
-    b
+/// Headers from catalog data; a name or value that is not valid HTTP is a bug there, left out.
+fn header_map(headers: &[(&str, &str)]) -> reqwest::header::HeaderMap {
+    headers
+        .iter()
+        .filter_map(|(k, v)| Some((reqwest::header::HeaderName::from_bytes(k.as_bytes()).ok()?, reqwest::header::HeaderValue::from_str(v).ok()?)))
+        .collect()
 }
 
 impl Default for Http {
@@ -406,7 +422,12 @@ mod tests {
     #[tokio::test]
     async fn a_form_post_that_is_not_a_read_is_refused_before_it_is_sent() {
         // Port 9 on loopback answers nothing: had the request been sent, the error would be a connection failure.
-        let req = Request { method: ReadMethod::FormPost, url: "http://127.0.0.1:9/v2/measure".into(), params: vec![("action".into(), "deletemeas".into())], headers: &[] };
+        let req = Request {
+            method: ReadMethod::FormPost,
+            url: "http://127.0.0.1:9/v2/measure".into(),
+            params: vec![("action".into(), "deletemeas".into())],
+            headers: &[],
+        };
         let e = Http::new().read(&req, &Secret::new("x")).await.err().expect("refused");
         assert!(matches!(&e, HttpError::NotARead(a) if a == "deletemeas"), "{e}");
         let unnamed = Request { params: vec![], ..req };

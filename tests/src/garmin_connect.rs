@@ -178,24 +178,38 @@ impl GarminConnect {
                 return j(404, json!({"error": "Not Found"}));
             }
             let ra = self.sso_retry_after_s;
-            let html = |status: u16, text: &str| Reply { status, content_type: "text/html", body: format!("<html><title>{text}</title></html>"), set_cookie: None, retry_after: ra };
+            let html = |status: u16, text: &str| Reply {
+                status,
+                content_type: "text/html",
+                body: format!("<html><title>{text}</title></html>"),
+                set_cookie: None,
+                retry_after: ra,
+            };
             match self.sso_fault {
                 SsoFault::Http429Json => return Reply { retry_after: ra, ..j(429, json!({"error": {"status-code": "429"}})) },
                 SsoFault::Http429Html => return html(429, "You are being rate limited"),
                 SsoFault::Http427 => return j(427, json!({})),
                 SsoFault::Cloudflare403 => return html(403, "Access denied | sso.garmin.com used Cloudflare to restrict access"),
                 SsoFault::Json429 => return j(200, json!({"error": {"status-code": "429"}})),
-                SsoFault::Captcha => return j(200, json!({"serviceTicketId": null, "responseStatus": {"type": "CAPTCHA_REQUIRED", "message": "", "httpStatus": "OK"}})),
+                SsoFault::Captcha => {
+                    return j(200, json!({"serviceTicketId": null, "responseStatus": {"type": "CAPTCHA_REQUIRED", "message": "", "httpStatus": "OK"}}))
+                }
                 _ => {}
             }
             let v: Value = serde_json::from_str(body).unwrap_or_default();
             if v["username"] != EMAIL || v["password"] != PASSWORD {
-                return j(401, json!({"serviceTicketId": null, "responseStatus": {"type": "INVALID_USERNAME_PASSWORD", "message": "generalLoginInvalidUsernameOrPassword", "httpStatus": "UNAUTHORIZED"}, "customerMfaInfo": null}));
+                return j(
+                    401,
+                    json!({"serviceTicketId": null, "responseStatus": {"type": "INVALID_USERNAME_PASSWORD", "message": "generalLoginInvalidUsernameOrPassword", "httpStatus": "UNAUTHORIZED"}, "customerMfaInfo": null}),
+                );
             }
             if let Some(method) = self.mfa {
                 self.sessions.insert(sid, "mfa");
-                return j(200, json!({"serviceTicketId": null, "responseStatus": {"type": "MFA_REQUIRED", "message": "", "httpStatus": "OK"},
-                    "customerMfaInfo": {"email": "ru****@example.org", "mfaLastMethodUsed": method, "defaultMfaMethod": null}}));
+                return j(
+                    200,
+                    json!({"serviceTicketId": null, "responseStatus": {"type": "MFA_REQUIRED", "message": "", "httpStatus": "OK"},
+                    "customerMfaInfo": {"email": "ru****@example.org", "mfaLastMethodUsed": method, "defaultMfaMethod": null}}),
+                );
             }
             return self.ticket(&service);
         }
@@ -218,7 +232,10 @@ impl GarminConnect {
         self.counter += 1;
         let t = format!("ST-{:07}-twin{}-sso", self.counter, self.counter);
         self.tickets.insert(t.clone(), service.to_string());
-        j(200, json!({"serviceURL": service, "serviceTicketId": t, "responseStatus": {"type": "SUCCESSFUL", "message": "", "httpStatus": "OK"}, "customerMfaInfo": null, "authType": "CAS"}))
+        j(
+            200,
+            json!({"serviceURL": service, "serviceTicketId": t, "responseStatus": {"type": "SUCCESSFUL", "message": "", "httpStatus": "OK"}, "customerMfaInfo": null, "authType": "CAS"}),
+        )
     }
 
     pub fn di(&mut self, authorization: Option<&str>, body: &str) -> Reply {
@@ -264,7 +281,10 @@ impl GarminConnect {
                     _ => return j(400, json!({"error": "invalid_grant", "error_description": "ticket unknown, used or for another service"})),
                 }
                 let (a, r) = self.issue(&client);
-                j(200, json!({"access_token": a, "token_type": "bearer", "refresh_token": r, "expires_in": self.token_lifetime_s, "scope": "CONNECT_READ CONNECT_WRITE"}))
+                j(
+                    200,
+                    json!({"access_token": a, "token_type": "bearer", "refresh_token": r, "expires_in": self.token_lifetime_s, "scope": "CONNECT_READ CONNECT_WRITE"}),
+                )
             }
             _ => j(400, json!({"error": "unsupported_grant_type"})),
         }
@@ -282,7 +302,11 @@ impl GarminConnect {
             self.data_429_next -= 1;
             return Reply { retry_after: Some(1), ..j(429, json!({"message": "Too many requests", "error": "TooManyRequestsException"})) };
         }
-        let seg: Vec<String> = path.trim_start_matches('/').split('/').map(|s| url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes()).next().map(|(_, v)| v.to_string()).unwrap_or_default()).collect();
+        let seg: Vec<String> = path
+            .trim_start_matches('/')
+            .split('/')
+            .map(|s| url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes()).next().map(|(_, v)| v.to_string()).unwrap_or_default())
+            .collect();
         let seg: Vec<&str> = seg.iter().map(String::as_str).collect();
         let p = Person;
         let range = |a: &str, b: &str| -> Option<Vec<Date>> {
@@ -298,7 +322,9 @@ impl GarminConnect {
         let not_found = || j(404, json!({"message": "Not Found", "error": "NotFoundException"}));
         let name_ok = |n: &str| n == DISPLAY_NAME;
         match seg.as_slice() {
-            ["userprofile-service", "socialProfile"] => j(200, json!({"id": 4000001, "profileId": 90000001, "displayName": DISPLAY_NAME, "fullName": "Test Runner", "userName": "runner"})),
+            ["userprofile-service", "socialProfile"] => {
+                j(200, json!({"id": 4000001, "profileId": 90000001, "displayName": DISPLAY_NAME, "fullName": "Test Runner", "userName": "runner"}))
+            }
             ["userprofile-service", "userprofile", "user-settings"] => j(200, json!({"id": 90000001, "userData": {"measurementSystem": "metric"}})),
             ["metrics-service", "metrics", "trainingreadiness", a, b] => match range(a, b) {
                 Some(days) => j(200, Value::Array(days.iter().flat_map(|d| p.readiness(*d)).collect())),
@@ -419,9 +445,11 @@ impl Person {
     }
 
     pub fn splits(&self, id: i64) -> Value {
-        let lap = |i: i64| json!({"lapIndex": i, "distance": 1000.0, "duration": 300.0 + i as f64, "movingDuration": 298.0, "elapsedDuration": 301.0,
+        let lap = |i: i64| {
+            json!({"lapIndex": i, "distance": 1000.0, "duration": 300.0 + i as f64, "movingDuration": 298.0, "elapsedDuration": 301.0,
             "averageHR": 150 + i, "maxHR": 165, "averageSpeed": 3.3, "intensityType": "ACTIVE", "startLatitude": 60.17, "startLongitude": 24.94,
-            "endLatitude": 60.171, "endLongitude": 24.941, "startTimeGMT": "2026-01-08T14:10:21.0"});
+            "endLatitude": 60.171, "endLongitude": 24.941, "startTimeGMT": "2026-01-08T14:10:21.0"})
+        };
         json!({"activityId": id, "lapDTOs": [lap(1), lap(2), lap(3)], "eventDTOs": []})
     }
     pub fn typed_splits(&self, id: i64) -> Value {

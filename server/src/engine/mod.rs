@@ -131,9 +131,7 @@ impl Engine {
 
     /// Qualified names of the collections that pass `test` (for errors that say where a parameter applies).
     pub fn collections_where(&self, test: impl Fn(&crate::catalog::CollectionSpec) -> bool) -> Vec<String> {
-        self.providers()
-            .flat_map(|p| p.spec().collections.iter().filter(|c| test(c)).map(move |c| p.spec().qualified(c.name)).collect::<Vec<_>>())
-            .collect()
+        self.providers().flat_map(|p| p.spec().collections.iter().filter(|c| test(c)).map(move |c| p.spec().qualified(c.name)).collect::<Vec<_>>()).collect()
     }
 
     /// The provider and collection a qualified name (`garmin.vo2max`) names. Two connections may

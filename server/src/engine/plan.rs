@@ -170,7 +170,8 @@ fn target(engine: &Engine, name: &str) -> Result<(Arc<dyn Provider>, &'static Co
     if !engine.knows_namespace(pname) {
         return Err(bad(format!("`collection`: unknown provider {pname:?}. Available collections: {}.", names())));
     }
-    let (provider, collection) = engine.resolve(pname, cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
+    let (provider, collection) =
+        engine.resolve(pname, cname).ok_or_else(|| bad(format!("`collection`: {name:?} is not a collection. Available: {}.", names())))?;
     Ok((provider.clone(), collection, format!("{pname}.{cname}")))
 }
 

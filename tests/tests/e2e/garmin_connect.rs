@@ -139,7 +139,10 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
     let r = query(&s, "training_status", range.clone()).await;
     assert_eq!(r["count"], 30);
     let first = &r["data"][0];
-    assert_eq!((first["date"].as_str(), first["status"].as_str(), first["load_balance"].as_str()), (Some(start.to_string().as_str()), Some("productive"), Some("BALANCED")));
+    assert_eq!(
+        (first["date"].as_str(), first["status"].as_str(), first["load_balance"].as_str()),
+        (Some(start.to_string().as_str()), Some("productive"), Some("BALANCED"))
+    );
     assert_eq!(first["acute_load"], p.acute_load(start));
     assert_eq!(first["device"], "fenix 7X Pro Sapphire Solar");
 
@@ -188,7 +191,9 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
     // The routes took the display name URL-encoded and the app's own headers.
     let (paths, headers) = twin.garmin_connect(|g| (g.data_requests.clone(), g.data_headers.clone()));
     assert!(paths.iter().any(|p| p == "/personalrecord-service/personalrecord/prs/runner%201.234"), "{paths:?}");
-    assert!(headers.iter().all(|h| h.get("x-garmin-client-platform").map(String::as_str) == Some("Android") && h.get("user-agent").is_some_and(|u| u.starts_with("GCM-"))));
+    assert!(headers
+        .iter()
+        .all(|h| h.get("x-garmin-client-platform").map(String::as_str) == Some("Android") && h.get("user-agent").is_some_and(|u| u.starts_with("GCM-"))));
 
     // Each collection says where it comes from.
     let sources = s.ok("vitals_sources", json!({})).await;
@@ -212,9 +217,17 @@ async fn garth_files_import_and_a_folder_from_the_tools_variable() {
     let config = fresh("garth");
     let src = fresh("garth-src");
     let access = twin.garmin_connect(|g| g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI")["di_token"].as_str().unwrap().to_string());
-    std::fs::write(src.join("oauth1_token.json"), r#"{"oauth_token": "o1-token", "oauth_token_secret": "o1-SECRET", "mfa_token": null, "domain": "garmin.com"}"#).unwrap();
+    std::fs::write(
+        src.join("oauth1_token.json"),
+        r#"{"oauth_token": "o1-token", "oauth_token_secret": "o1-SECRET", "mfa_token": null, "domain": "garmin.com"}"#,
+    )
+    .unwrap();
     let expires = jiff::Timestamp::now().as_second() + 80_000;
-    std::fs::write(src.join("oauth2_token.json"), json!({"access_token": access, "token_type": "Bearer", "expires_at": expires, "refresh_token": "x"}).to_string()).unwrap();
+    std::fs::write(
+        src.join("oauth2_token.json"),
+        json!({"access_token": access, "token_type": "Bearer", "expires_at": expires, "refresh_token": "x"}).to_string(),
+    )
+    .unwrap();
     // No folder named: GARTH_HOME says where garth keeps it.
     let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import"], &[("GARTH_HOME", src.to_str().unwrap())]), "");
     assert!(ok && out.contains(src.to_str().unwrap()), "{out}");
@@ -243,7 +256,10 @@ async fn terminal_login_with_and_without_a_code_never_keeps_the_password() {
     let config = fresh("cli-plain");
     let (ok, out) = terminal_login(&twin, &config, "", true);
     assert!(ok, "{out}");
-    assert_eq!(twin.garmin_connect(|g| (g.sign_in_pages.len(), g.logins.len(), g.exchanges.clone())), (1, 1, vec!["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2".to_string()]));
+    assert_eq!(
+        twin.garmin_connect(|g| (g.sign_in_pages.len(), g.logins.len(), g.exchanges.clone())),
+        (1, 1, vec!["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2".to_string()])
+    );
     let s = server(&twin, &config).await;
     assert_eq!(query(&s, "training_status", json!({"day": today().yesterday().unwrap().to_string()})).await["count"], 1);
     let log = s.close().await;
@@ -284,7 +300,9 @@ async fn each_refusal_ends_the_attempt_with_the_sentence_and_holds_off_the_next_
         let config = fresh(&format!("refused-{fault:?}"));
         let (ok, out) = terminal_login(&twin, &config, "", true);
         let hours = if fault == SsoFault::Http429Json { 3 } else { 4 };
-        let sentence = format!("Garmin refused the login from this network; try again in {hours} hours, or import tokens from a tool that logged in from your own network");
+        let sentence = format!(
+            "Garmin refused the login from this network; try again in {hours} hours, or import tokens from a tool that logged in from your own network"
+        );
         assert!(!ok && out.contains(&sentence), "{fault:?}: {out}");
         assert_eq!(twin.garmin_connect(|g| g.logins.len()), 1, "{fault:?}: the attempt ends at once, no other way in is tried");
         assert_no_password("the terminal", &out);
@@ -345,7 +363,12 @@ async fn renewal_before_expiry_and_after_a_401_and_a_429_said_not_asked_again() 
     // A 429: the answer stops there and says so; nothing is asked again.
     twin.garmin_connect(|g| g.data_429_next = 50);
     let before = twin.garmin_connect(|g| g.data_requests.len());
-    let r = query(&s, "training_status", json!({"start": today().checked_sub(jiff::Span::new().days(10)).unwrap().to_string(), "end": today().yesterday().unwrap().to_string()})).await;
+    let r = query(
+        &s,
+        "training_status",
+        json!({"start": today().checked_sub(jiff::Span::new().days(10)).unwrap().to_string(), "end": today().yesterday().unwrap().to_string()}),
+    )
+    .await;
     let t = &r["notices"]["truncated"];
     assert_eq!(t["cause"], "rate_limited", "{r}");
     assert!(t["reason"].as_str().unwrap().contains("not asked again"), "{t}");

@@ -19,7 +19,9 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
 /// read: token requests (inside the `oauth2` crate, through `http::token_client`), the revoke that
 /// ends our own grant (`http::revoke`), Withings' form reads (`Http::read`), whose `action` must be
 /// one of [`vitals::http::READ_ACTIONS`], and Polar's registration (`http::register_polar_user`),
-/// to exactly [`vitals::http::POLAR_REGISTRATION`]. No other file may name a method or a request builder.
+/// to exactly [`vitals::http::POLAR_REGISTRATION`], Garmin's key exchange, and Garmin Connect's
+/// sign-in (to [`vitals::http::GARMIN_SSO_POSTS`] only) and token endpoint. No other file may name a
+/// method or a request builder.
 #[test]
 fn no_non_get_request_can_leave_the_server_crate() {
     let mut files = vec![];
@@ -34,7 +36,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 0
             } else {
                 match pat {
-                    ".post(" => 4,
+                    ".post(" => 6,
                     ".form(" => 1,
                     _ => 0,
                 }
@@ -46,8 +48,22 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 src.match_indices(".post(").map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default()).collect();
             assert_eq!(
                 owners,
-                ["pub async fn read(&sel", "pub async fn revoke(ur", "pub async fn register_", "pub async fn exchange_"],
-                "the POSTs in http.rs are the guarded read, the revoke, Polar's registration and Garmin's key exchange"
+                [
+                    "pub async fn read(&sel",
+                    "pub async fn revoke(ur",
+                    "pub async fn register_",
+                    "pub async fn exchange_",
+                    "pub async fn garmin_ss",
+                    "pub async fn garmin_di"
+                ],
+                "the POSTs in http.rs are the guarded read, the revoke, Polar's registration, Garmin's key exchange, Garmin Connect's \
+                 sign-in and its token endpoint"
+            );
+            let sso = &src[src.find("pub async fn garmin_sso_post(").unwrap()..];
+            let sso = &sso[..sso.find("\n    }\n").unwrap()];
+            assert!(
+                sso.find("GARMIN_SSO_POSTS.contains(&path)").expect("the sign-in POST checks its path") < sso.find(".post(").unwrap(),
+                "the sign-in's path is checked before the POST is built"
             );
             let reg = &src[src.find("pub async fn register_polar_user(").unwrap()..];
             let reg = &reg[..reg.find("\n}\n").unwrap()];
@@ -64,6 +80,8 @@ fn no_non_get_request_can_leave_the_server_crate() {
     }
     assert_eq!(vitals::http::POLAR_REGISTRATION, "/v3/users");
     assert_eq!(vitals::http::GARMIN_KEY_EXCHANGE, "/personalapitoken-service/personal-api/personal-api-key/token");
+    // Garmin Connect's login and one-time code, for its two SSO variants, and nothing else (reference garmin §2.1).
+    assert_eq!(vitals::http::GARMIN_SSO_POSTS, ["/mobile/api/login", "/mobile/api/mfa/verifyCode", "/portal/api/login", "/portal/api/mfa/verifyCode"]);
     // Withings' read services and nothing else (reference §1).
     assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
 }

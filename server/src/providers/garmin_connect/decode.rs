@@ -129,7 +129,8 @@ pub fn vo2max(v: &Value) -> Option<Value> {
     }))
 }
 
-const RACES: &[(&str, &str, f64)] = &[("5k", "time5K", 5000.0), ("10k", "time10K", 10000.0), ("half", "timeHalfMarathon", 21097.5), ("marathon", "timeMarathon", 42195.0)];
+const RACES: &[(&str, &str, f64)] =
+    &[("5k", "time5K", 5000.0), ("10k", "time10K", 10000.0), ("half", "timeHalfMarathon", 21097.5), ("marathon", "timeMarathon", 42195.0)];
 
 pub fn race_predictions(v: &Value) -> Option<Value> {
     let mut row = Map::new();
@@ -180,8 +181,15 @@ pub fn merge_threshold(records: Vec<Value>) -> Vec<Value> {
 }
 
 /// Running records by Garmin's type id: name, and whether the value is a time (s) or a distance (m).
-const RECORDS: &[(i64, &str, bool)] =
-    &[(1, "1 km", true), (2, "1 mile", true), (3, "5 km", true), (4, "10 km", true), (5, "half marathon", true), (6, "marathon", true), (7, "longest run", false)];
+const RECORDS: &[(i64, &str, bool)] = &[
+    (1, "1 km", true),
+    (2, "1 mile", true),
+    (3, "5 km", true),
+    (4, "10 km", true),
+    (5, "half marathon", true),
+    (6, "marathon", true),
+    (7, "longest run", false),
+];
 
 pub fn personal_record(v: &Value) -> Option<Value> {
     let type_id = v.get("typeId").and_then(Value::as_i64)?;

@@ -146,7 +146,9 @@ impl Provider for GarminConnect {
     }
     fn empty_hint(&self, c: &CollectionSpec) -> Option<String> {
         match c.name {
-            "training_readiness" | "training_status" => Some("Garmin computes this only on watches that have it, from worn nights and recorded activities.".into()),
+            "training_readiness" | "training_status" => {
+                Some("Garmin computes this only on watches that have it, from worn nights and recorded activities.".into())
+            }
             "vo2max" | "race_predictions" | "lactate_threshold" => {
                 Some("Garmin updates this only after outdoor runs (or rides) with heart rate on a watch that has it.".into())
             }

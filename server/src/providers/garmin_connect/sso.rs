@@ -90,7 +90,11 @@ fn read_sso(r: &LoginReply) -> Result<Value, Failure> {
 }
 
 fn ticket_of(v: &Value, service: &'static str) -> Result<SignedIn, Failure> {
-    let t = v.get("serviceTicketId").and_then(Value::as_str).filter(|t| t.starts_with("ST-")).ok_or_else(|| Failure::Broken("Garmin's sign-in succeeded but sent no ticket".into()))?;
+    let t = v
+        .get("serviceTicketId")
+        .and_then(Value::as_str)
+        .filter(|t| t.starts_with("ST-"))
+        .ok_or_else(|| Failure::Broken("Garmin's sign-in succeeded but sent no ticket".into()))?;
     Ok(SignedIn::Ticket { ticket: Secret::new(t), service })
 }
 
@@ -155,11 +159,17 @@ impl Flow for MobileDi {
             let mut refused = vec![];
             for client in config::DI_CLIENT_IDS {
                 let form = [("client_id", *client), ("service_ticket", ticket.expose()), ("grant_type", config::TICKET_GRANT), ("service_url", service)];
-                let r = crate::http::garmin_di_token(&url, client, &form).await.map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
+                let r = crate::http::garmin_di_token(&url, client, &form)
+                    .await
+                    .map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
                 match r.status {
                     200..=299 => {
-                        let v: Value = serde_json::from_str(&r.body).map_err(|_| Failure::Broken("Garmin's token service sent a reply that is not JSON".into()))?;
-                        let access = v.get("access_token").and_then(Value::as_str).ok_or_else(|| Failure::Broken("Garmin's token service sent no access token".into()))?;
+                        let v: Value =
+                            serde_json::from_str(&r.body).map_err(|_| Failure::Broken("Garmin's token service sent a reply that is not JSON".into()))?;
+                        let access = v
+                            .get("access_token")
+                            .and_then(Value::as_str)
+                            .ok_or_else(|| Failure::Broken("Garmin's token service sent no access token".into()))?;
                         return tokens::di_grant(access, v.get("refresh_token").and_then(Value::as_str), Some(client), None).map_err(Failure::Broken);
                     }
                     429 => {
@@ -226,7 +236,10 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
                 Err(other) => return Err(said(other)),
             }
         }
-        Err(format!("The Garmin login did not work through any of its ways in ({}). Garmin may have changed its login; import tokens from another tool instead.", broken.join("; ")))
+        Err(format!(
+            "The Garmin login did not work through any of its ways in ({}). Garmin may have changed its login; import tokens from another tool instead.",
+            broken.join("; ")
+        ))
     })
 }
 

@@ -88,10 +88,7 @@ pub fn read_dir(dir: &Path) -> Result<Grant, String> {
         g.extra.insert(GENERATION.into(), "oauth1".into());
         return Ok(g);
     }
-    Err(format!(
-        "it holds neither {GARMINCONNECT_FILE} (garminconnect) nor {} and {} (garth)",
-        GARTH_FILES[0], GARTH_FILES[1]
-    ))
+    Err(format!("it holds neither {GARMINCONNECT_FILE} (garminconnect) nor {} and {} (garth)", GARTH_FILES[0], GARTH_FILES[1]))
 }
 
 /// Import: read the folder, renew tokens that have ended, and check them with Garmin (which also
@@ -108,7 +105,8 @@ pub fn import(dir: PathBuf) -> BoxFuture<'static, Result<Grant, String>> {
 
 /// The login with the display name Garmin's profile gives it, or why Garmin refused it.
 pub async fn verified(mut g: Grant) -> Result<Grant, String> {
-    let req = Request { method: ReadMethod::Get, url: format!("{}/userprofile-service/socialProfile", config::api()), params: vec![], headers: config::DATA_HEADERS };
+    let req =
+        Request { method: ReadMethod::Get, url: format!("{}/userprofile-service/socialProfile", config::api()), params: vec![], headers: config::DATA_HEADERS };
     let reply = Http::new().read(&req, &g.access).await.map_err(|e| format!("Garmin Connect could not be reached to check the tokens ({e})"))?;
     match reply.status {
         200 => {}
