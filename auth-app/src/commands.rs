@@ -41,6 +41,8 @@ pub struct ProviderState {
     pub caution: Option<String>,
     /// The folder an import reads when none is given.
     pub import_from: Option<String>,
+    /// What the import is, as offered ("Use tokens from another Garmin tool").
+    pub import_offer: Option<String>,
     /// Where the tokens are kept.
     pub token_store: String,
     /// Whether "Revoke" also ends access at the provider (else only the local credential goes).
@@ -101,7 +103,13 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         redirect: p.connection.oauth().map(|o| o.redirect().0).unwrap_or_default(),
         portal: p.connection.portal().unwrap_or_default().into(),
         caution: p.connection.session().map(|x| x.caution.to_string()),
-        import_from: p.connection.session().and_then(|x| x.import).map(|i| i.default_dir.to_string()),
+        // The tools' own variable when one is set (GARTH_HOME), else the default as written (`~/…`).
+        import_from: p
+            .connection
+            .session()
+            .and_then(|x| x.import)
+            .map(|i| i.dir_env.iter().find_map(|v| vitals::env::var(v)).unwrap_or_else(|| i.default_dir.to_string())),
+        import_offer: p.connection.session().and_then(|x| x.import).map(|i| format!("{} ({})", i.offer, i.from)),
         token_store: String::new(),
         revokes_at_provider: p.connection.revoke().at_provider(),
         can_connect: false,

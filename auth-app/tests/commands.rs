@@ -104,7 +104,11 @@ fn providers_come_from_the_server_and_start_not_set_up() {
     let (_app, wv) = app();
     let all = call(&wv, "providers", json!({})).unwrap();
     let names: Vec<&str> = all.as_array().unwrap().iter().map(|p| p["provider"].as_str().unwrap()).collect();
-    assert_eq!(names, ["oura", "withings", "polar", "garmin"], "every provider that connects, in the server's order");
+    assert_eq!(names, ["oura", "withings", "polar", "garmin", "garmin-connect"], "every provider that connects, in the server's order");
+    let gc = provider(&all, "garmin-connect");
+    assert_eq!((gc["connection"].as_str(), gc["import_from"].as_str()), (Some("session"), Some("~/.garminconnect")), "{gc}");
+    assert!(gc["import_offer"].as_str().unwrap().starts_with("Use tokens from another Garmin tool"), "{gc}");
+    assert!(gc["caution"].as_str().unwrap().contains("may stop working without notice"), "{gc}");
     assert_eq!(provider(&all, "polar")["revokes_at_provider"], false, "Polar access ends in Polar Flow; vitals never sends its DELETE");
     let o = provider(&all, "oura");
     assert_eq!(o["state"], "not_set_up");

@@ -53,6 +53,7 @@ fn each_row_follows_its_connection_kind_and_each_kind_connects_and_revokes() {
         "every provider that can be connected, with its kind; sample-only ones have no row"
     );
     assert_eq!(row(&wv, "kinds_session")["import_from"], "~/.kinds-tool");
+    assert_eq!(row(&wv, "kinds_session")["import_offer"], "Use tokens from the kinds tool (the kinds tool)");
     assert!(row(&wv, "kinds_session")["caution"].as_str().unwrap().contains("private login"));
     assert_eq!(row(&wv, "kinds_key")["portal"], "https://kinds.invalid/keys");
     let e = call(&wv, "connect_start", json!({"provider": "kinds_none"})).unwrap_err();

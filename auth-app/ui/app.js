@@ -159,10 +159,10 @@ function portalButton(s) {
 function importForm(s) {
   const p = s.provider;
   if (!s.import_from) return [];
-  return form(p, `${p}-import`, [
+  return [el('p', { class: 'details', id: `${p}-import-offer` }, s.import_offer || ''), ...form(p, `${p}-import`, [
     el('label', { for: `${p}-folder` }, 'Folder to import from'),
     el('input', { id: `${p}-folder`, autocomplete: 'off', spellcheck: 'false', placeholder: s.import_from }),
-  ], () => run(p, () => invoke('import', { provider: p, folder: take(`${p}-folder`) || null }), 'Importing…'), 'Import');
+  ], () => run(p, () => invoke('import', { provider: p, folder: take(`${p}-folder`) || null }), 'Importing…'), 'Import')];
 }
 
 const KINDS = {

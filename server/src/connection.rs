@@ -282,6 +282,8 @@ pub struct ImportSpec {
     pub dir_env: &'static [&'static str],
     /// Which tool writes these files, in words.
     pub from: &'static str,
+    /// The offer, as the settings window and the login page say it ("Use tokens from another Garmin tool").
+    pub offer: &'static str,
     /// Read the folder (never write it) into a login; it may check the tokens with the provider.
     pub read: fn(std::path::PathBuf) -> BoxFuture<'static, Result<Grant, String>>,
 }

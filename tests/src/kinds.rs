@@ -419,7 +419,13 @@ pub static SESSION: ProviderSpec = spec!(
     Connection::Session(SessionSpec {
         login: Some(login),
         refresh: Some(refresh_session),
-        import: Some(ImportSpec { default_dir: "~/.kinds-tool", dir_env: &[], from: "the kinds tool", read: read_import }),
+        import: Some(ImportSpec {
+            default_dir: "~/.kinds-tool",
+            dir_env: &[],
+            from: "the kinds tool",
+            offer: "Use tokens from the kinds tool",
+            read: read_import
+        }),
         portal: None,
         caution: "This uses the kinds app's private login, which may stop working without notice.",
         revoke: Revoke::Endpoint { url: "https://kinds.invalid/session/logout", env: "VITALS_KINDS_SESSION_LOGOUT_URL", param: "token" },
@@ -435,7 +441,13 @@ pub static IMPORT: ProviderSpec = spec!(
     Connection::Session(SessionSpec {
         login: None,
         refresh: None,
-        import: Some(ImportSpec { default_dir: "~/.kinds-tool", dir_env: &[], from: "the kinds tool", read: read_import }),
+        import: Some(ImportSpec {
+            default_dir: "~/.kinds-tool",
+            dir_env: &[],
+            from: "the kinds tool",
+            offer: "Use tokens from the kinds tool",
+            read: read_import
+        }),
         portal: None,
         caution: "Tokens another tool saved are used as they are.",
         revoke: Revoke::InAccount("in the kinds tool"),

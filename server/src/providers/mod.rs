@@ -260,3 +260,20 @@ pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>>
         std::sync::Arc::new(garmin_connect::GarminConnect::in_home(home)),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn no_two_connections_of_a_namespace_name_the_same_collection() {
+        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/namespaces"));
+        let all = super::all_in(&crate::accounts::Home::Tenant(dir));
+        let mut seen = std::collections::HashSet::new();
+        for p in &all {
+            for c in p.spec().collections {
+                assert!(seen.insert(p.spec().qualified(c.name)), "{} is named by two connections", p.spec().qualified(c.name));
+            }
+        }
+        let garmin: Vec<&str> = all.iter().filter(|p| p.spec().namespace == "garmin").map(|p| p.spec().name).collect();
+        assert_eq!(garmin, ["garmin", "garmin-connect"]);
+    }
+}

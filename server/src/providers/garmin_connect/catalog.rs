@@ -31,6 +31,7 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
             default_dir: "~/.garminconnect",
             dir_env: &["GARMINTOKENS", "GARTH_HOME"],
             from: "garminconnect (garmin_tokens.json) or garth (oauth1_token.json and oauth2_token.json)",
+            offer: "Use tokens from another Garmin tool",
             read: super::tokens::import,
         }),
         portal: Some("https://connect.garmin.com"),
