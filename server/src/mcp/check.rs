@@ -40,7 +40,8 @@ pub struct ProviderCheck {
     pub redirect: Option<String>,
     /// Who answered one cheap read (yesterday's records of one collection): `api` (the provider's
     /// API, or Oura's sandbox API), `sample_data` (the built-in sample, in process: nothing was
-    /// contacted), or `nobody` (it failed; `api_detail` says why and what to check).
+    /// contacted), `not_connected` (an opt-in connection nobody connected: nothing was read, and that
+    /// is no failure), or `nobody` (it failed; `api_detail` says why and what to check).
     pub answered_by: String,
     /// Whether the provider's API itself answered (false for built-in sample data).
     pub api_answered: bool,
@@ -78,7 +79,17 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
         let spec = p.spec();
         // `fresh`: the check is about the API answering now, not about what memory holds.
         let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, ..Default::default() };
-        let (by, detail) = match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
+        let opt_in = spec.connection.session().is_some_and(|s| s.explicit);
+        let (by, detail) = if opt_in && cred.mode() == crate::providers::Mode::NeedsCredentials && cred.problem.is_none() {
+            (
+                "not_connected",
+                format!(
+                    "not connected, and nothing was read: {} is an opt-in connection without sample data (vitals_connect provider={}, or `vitals-mcp auth {}`)",
+                    spec.display, spec.name, spec.name
+                ),
+            )
+        } else {
+            match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
             // Built-in sample data answers in process: say that, and that nothing was contacted.
             Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
                 "sample_data",
@@ -90,6 +101,7 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             Ok(a) if a.notices.truncated.is_none() => ("api", format!("{} answered ({} record(s), {} page(s))", spec.qualified(spec.probe), a.count, a.pages)),
             Ok(a) => (NOBODY, a.notices.truncated.map(|t| failed(spec.display, &t)).unwrap_or_default()),
             Err(e) => (NOBODY, e.to_string()),
+            }
         };
         providers.push(ProviderCheck {
             provider: spec.name.into(),

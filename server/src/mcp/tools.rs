@@ -467,8 +467,8 @@ data, labelled `synthetic`, only when none is connected); `left_out` and `errors
         title = "Check credentials and connectivity",
         description = "Per provider: how it connects (oauth, api_key, session, import, none), the credential kind (none, sandbox, \
 personal_token, oauth, api_key, session) and where it came from, scopes, the token's length (never the token), its expiry and a \
-pasted key's own expiry, and who answered one cheap read (`answered_by`: `api`, `sample_data` for built-in sample data, or `nobody`, \
-with why and what to check in `api_detail`), and `limits` (requests in flight now and by default, times a 429 halved them, the page \
+pasted key's own expiry, and who answered one cheap read (`answered_by`: `api`, `sample_data` for built-in sample data, `not_connected` for an opt-in connection nobody connected, or \
+`nobody`, with why and what to check in `api_detail`), and `limits` (requests in flight now and by default, times a 429 halved them, the page \
 cap per query, the budget kept). Shows no secret and no health value.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
