@@ -353,6 +353,37 @@ pub async fn garmin_di_token(url: &str, client_id: &str, form: &[(&str, &str)]) 
     login_reply(resp).await
 }
 
+/// A GET of Garmin Connect's flow B: its OAuth1 consumer, or a ticket's OAuth1 token
+/// (`authorization`: the signed OAuth header), as the Android app's client.
+pub async fn garmin_oauth1_get(url: &str, query: &[(&str, &str)], authorization: Option<&str>, user_agent: &str) -> Result<LoginReply, HttpError> {
+    let mut b = token_client().get(url).query(query).header("user-agent", user_agent);
+    if let Some(a) = authorization {
+        b = b.header("authorization", a);
+    }
+    login_reply(b.send().await.map_err(|e| classify(&e))?).await
+}
+
+/// Flow B's exchange of an OAuth1 token for an OAuth2 one (reference garmin/README.md §2.3): a
+/// signed form POST to the data host's exchange route and nowhere else. A token request: it reads
+/// nothing and writes nothing.
+pub async fn garmin_oauth1_exchange(base: &str, authorization: &str, user_agent: &str, form: &[(&str, &str)]) -> Result<LoginReply, HttpError> {
+    let url = format!("{}{GARMIN_OAUTH1_EXCHANGE}", base.trim_end_matches('/'));
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
+    let resp = token_client()
+        .post(&url)
+        .header("authorization", authorization)
+        .header("user-agent", user_agent)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .map_err(|e| classify(&e))?;
+    login_reply(resp).await
+}
+
+/// The one route of flow B's OAuth1 → OAuth2 exchange, relative to Garmin Connect's data host.
+pub const GARMIN_OAUTH1_EXCHANGE: &str = "/oauth-service/oauth/exchange/user/2.0";
+
 async fn login_reply(resp: reqwest::Response) -> Result<LoginReply, HttpError> {
     let status = resp.status().as_u16();
     let retry_after = retry_after(resp.headers());

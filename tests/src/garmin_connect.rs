@@ -18,6 +18,9 @@ pub const CODE: &str = "314159";
 /// With a space and a dot: routes must URL-encode it.
 pub const DISPLAY_NAME: &str = "runner 1.234";
 pub const DEVICE: i64 = 3_000_000_002;
+/// The Android app's OAuth1 consumer, as garth's bucket publishes it.
+pub const CONSUMER_KEY: &str = "twin-consumer-key";
+pub const CONSUMER_SECRET: &str = "twin-consumer-SECRET";
 
 /// What the SSO does to the next login POST.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -51,6 +54,11 @@ pub struct GarminConnect {
     pub token_lifetime_s: i64,
     /// The next N data requests get 429.
     pub data_429_next: u32,
+    /// Every DI ticket exchange answers 400 (flow B must take over).
+    pub di_down: bool,
+    /// OAuth1 tokens issued (token → secret), and the OAuth1 steps seen.
+    pub oauth1: HashMap<String, String>,
+    pub oauth1_steps: Vec<String>,
     // What was seen.
     pub sign_in_pages: Vec<String>,
     pub logins: Vec<String>,
@@ -78,6 +86,9 @@ impl Default for GarminConnect {
             rotate: true,
             token_lifetime_s: 86_400,
             data_429_next: 0,
+            di_down: false,
+            oauth1: Default::default(),
+            oauth1_steps: vec![],
             sign_in_pages: vec![],
             logins: vec![],
             codes_checked: 0,
@@ -124,6 +135,7 @@ impl GarminConnect {
             ("VITALS_GARMIN_CONNECT_API_URL", format!("{base}/connectapi")),
             ("VITALS_GARMIN_DI_TOKEN_URL", format!("{base}/diauth/di-oauth2-service/oauth/token")),
             ("VITALS_GARMIN_LOGIN_PAUSE_MS", "0".into()),
+            ("VITALS_GARMIN_OAUTH_CONSUMER_URL", format!("{base}/garth/oauth_consumer.json")),
         ]
     }
 
@@ -272,7 +284,7 @@ impl GarminConnect {
                 }
             }
             Some(vitals::providers::garmin_connect::config::TICKET_GRANT) => {
-                if self.failing_clients.contains(&client.as_str()) {
+                if self.di_down || self.failing_clients.contains(&client.as_str()) {
                     return j(400, json!({"error": "unauthorized_client"}));
                 }
                 let t = f.get("service_ticket").cloned().unwrap_or_default();
@@ -287,6 +299,80 @@ impl GarminConnect {
                 )
             }
             _ => j(400, json!({"error": "unsupported_grant_type"})),
+        }
+    }
+
+    /// garth's OAuth1 files, valid at the twin: `(oauth1_token.json, oauth2_token.json)`, the
+    /// OAuth2 token expiring in `expires_in_s`.
+    pub fn garth_files(&mut self, expires_in_s: i64) -> (Value, Value) {
+        self.counter += 1;
+        let (t, secret) = (format!("oauth1-token-{}", self.counter), format!("oauth1-SECRET-{}", self.counter));
+        self.oauth1.insert(t.clone(), secret.clone());
+        let (access, _) = self.issue_for("garth", expires_in_s);
+        (
+            json!({"oauth_token": t, "oauth_token_secret": secret, "mfa_token": null, "mfa_expiration_timestamp": null, "domain": "garmin.com"}),
+            json!({"scope": "CONNECT_READ", "token_type": "Bearer", "access_token": access, "refresh_token": "never-used", "expires_in": expires_in_s,
+                "expires_at": now() + expires_in_s}),
+        )
+    }
+
+    fn issue_for(&mut self, client: &str, lifetime: i64) -> (String, String) {
+        let keep = self.token_lifetime_s;
+        self.token_lifetime_s = lifetime;
+        let out = self.issue(client);
+        self.token_lifetime_s = keep;
+        out
+    }
+
+    /// The OAuth header's parameters, when it is one signed with the twin's consumer.
+    fn oauth_header(authorization: Option<&str>) -> Option<HashMap<String, String>> {
+        let rest = authorization?.strip_prefix("OAuth ")?;
+        let p: HashMap<String, String> = rest
+            .split(',')
+            .filter_map(|kv| {
+                let (k, v) = kv.trim().split_once('=')?;
+                let v = v.trim_matches('"');
+                Some((k.to_string(), url::form_urlencoded::parse(format!("x={v}").as_bytes()).next()?.1.to_string()))
+            })
+            .collect();
+        (p.get("oauth_consumer_key").map(String::as_str) == Some(CONSUMER_KEY) && p.contains_key("oauth_signature")).then_some(p)
+    }
+
+    /// Flow B: `GET /oauth-service/oauth/preauthorized` and `POST /oauth-service/oauth/exchange/user/2.0`.
+    pub fn oauth1_route(&mut self, method: &str, path: &str, q: &HashMap<String, String>, authorization: Option<&str>, body: &str) -> Reply {
+        let Some(header) = Self::oauth_header(authorization) else {
+            return j(401, json!({"error": "not signed with the app's consumer"}));
+        };
+        let text = |s: String| Reply { status: 200, content_type: "text/plain;charset=utf-8", body: s, set_cookie: None, retry_after: None };
+        match (method, path) {
+            ("GET", "/oauth-service/oauth/preauthorized") => {
+                self.oauth1_steps.push("preauthorized".into());
+                let t = q.get("ticket").cloned().unwrap_or_default();
+                match self.tickets.remove(&t) {
+                    Some(service) if Some(&service) == q.get("login-url") => {}
+                    _ => return j(401, json!({"error": "ticket unknown, used or for another service"})),
+                }
+                self.counter += 1;
+                let (tok, secret) = (format!("oauth1-token-{}", self.counter), format!("oauth1-SECRET-{}", self.counter));
+                self.oauth1.insert(tok.clone(), secret.clone());
+                text(format!("oauth_token={tok}&oauth_token_secret={secret}"))
+            }
+            ("POST", "/oauth-service/oauth/exchange/user/2.0") => {
+                let f: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
+                let login = f.get("audience").map(String::as_str) == Some("GARMIN_CONNECT_MOBILE_ANDROID_DI");
+                self.oauth1_steps.push(if login { "exchange (login)".into() } else { "exchange (renewal)".into() });
+                if header.get("oauth_token").is_none_or(|t| !self.oauth1.contains_key(t)) {
+                    return j(401, json!({"error": "unknown OAuth1 token"}));
+                }
+                let lifetime = self.token_lifetime_s;
+                let (access, _) = self.issue_for("oauth1", lifetime);
+                j(
+                    200,
+                    json!({"scope": "CONNECT_READ CONNECT_WRITE", "jti": "j", "access_token": access, "token_type": "bearer", "refresh_token": "never-used",
+                    "expires_in": lifetime, "refresh_token_expires_in": 2591999}),
+                )
+            }
+            _ => j(404, json!({"error": "Not Found"})),
         }
     }
 

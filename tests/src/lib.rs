@@ -180,6 +180,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/garmin-sso/{*rest}", any(garmin_connect_sso))
         .route("/diauth/{*rest}", post(garmin_connect_di))
         .route("/connectapi/{*rest}", any(garmin_connect_data))
+        .route("/garth/oauth_consumer.json", get(garmin_connect_consumer))
         // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
         .fallback(garmin_route)
         .layer(axum::middleware::from_fn_with_state(state.clone(), wire::layer))
@@ -355,6 +356,10 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
     reply(a)
 }
 
+async fn garmin_connect_consumer() -> Json<serde_json::Value> {
+    Json(serde_json::json!({"consumer_key": garmin_connect::CONSUMER_KEY, "consumer_secret": garmin_connect::CONSUMER_SECRET}))
+}
+
 fn gc_reply(r: garmin_connect::Reply) -> Response {
     let mut b = Response::builder().status(r.status).header("content-type", r.content_type);
     if let Some(c) = r.set_cookie {
@@ -380,14 +385,19 @@ async fn garmin_connect_di(AxState(s): AxState<Arc<State>>, m: Method, uri: axum
     gc_reply(s.garmin_connect.lock().unwrap().di(auth, &body))
 }
 
-async fn garmin_connect_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap) -> Response {
+async fn garmin_connect_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http::Uri, RawQuery(q): RawQuery, h: HeaderMap, body: String) -> Response {
     let q = q.unwrap_or_default();
     log(&s, &m, uri.path(), &q, &h);
+    let path = uri.path().trim_start_matches("/connectapi");
+    if path.starts_with("/oauth-service/") {
+        let auth = h.get("authorization").and_then(|v| v.to_str().ok());
+        return gc_reply(s.garmin_connect.lock().unwrap().oauth1_route(m.as_str(), path, &form(&q), auth, &body));
+    }
     if m != Method::GET {
         return (StatusCode::METHOD_NOT_ALLOWED, "vitals only reads").into_response();
     }
     let headers = h.iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
-    let path = uri.path().trim_start_matches("/connectapi").to_string();
+    let path = path.to_string();
     gc_reply(s.garmin_connect.lock().unwrap().data(&path, &form(&q), headers))
 }
 

@@ -216,25 +216,31 @@ async fn garth_files_import_and_a_folder_from_the_tools_variable() {
     let twin = twin().await;
     let config = fresh("garth");
     let src = fresh("garth-src");
-    let access = twin.garmin_connect(|g| g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI")["di_token"].as_str().unwrap().to_string());
-    std::fs::write(
-        src.join("oauth1_token.json"),
-        r#"{"oauth_token": "o1-token", "oauth_token_secret": "o1-SECRET", "mfa_token": null, "domain": "garmin.com"}"#,
-    )
-    .unwrap();
-    let expires = jiff::Timestamp::now().as_second() + 80_000;
-    std::fs::write(
-        src.join("oauth2_token.json"),
-        json!({"access_token": access, "token_type": "Bearer", "expires_at": expires, "refresh_token": "x"}).to_string(),
-    )
-    .unwrap();
+    // garth's pair, its OAuth2 token ending in 10 minutes: renewed at import with the OAuth1 token.
+    let (o1, o2) = twin.garmin_connect(|g| g.garth_files(600));
+    std::fs::write(src.join("oauth1_token.json"), o1.to_string()).unwrap();
+    std::fs::write(src.join("oauth2_token.json"), o2.to_string()).unwrap();
+    let before = (std::fs::read(src.join("oauth1_token.json")).unwrap(), std::fs::read(src.join("oauth2_token.json")).unwrap());
     // No folder named: GARTH_HOME says where garth keeps it.
     let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import"], &[("GARTH_HOME", src.to_str().unwrap())]), "");
-    assert!(ok && out.contains(src.to_str().unwrap()), "{out}");
+    assert!(ok && out.contains(src.to_str().unwrap()) && out.contains("which was only read"), "{out}");
+    assert_eq!(twin.garmin_connect(|g| g.oauth1_steps.clone()), ["exchange (renewal)"], "renewed by exchanging the OAuth1 token, without the audience");
+    assert_eq!(
+        (std::fs::read(src.join("oauth1_token.json")).unwrap(), std::fs::read(src.join("oauth2_token.json")).unwrap()),
+        before,
+        "garth's files are never changed"
+    );
     let s = server(&twin, &config).await;
     assert_eq!(query(&s, "race_predictions", json!({"day": today().yesterday().unwrap().to_string()})).await["count"], 1);
-    s.close().await;
-    assert!(!out.contains("o1-SECRET") && !out.contains(&access), "no token in the output");
+    // Garmin ends the access token: renewed once more with the OAuth1 token.
+    twin.garmin_connect(|g| g.expire_tokens());
+    assert_eq!(query(&s, "race_predictions", json!({"day": today().checked_sub(jiff::Span::new().days(2)).unwrap().to_string()})).await["count"], 1);
+    assert_eq!(twin.garmin_connect(|g| g.oauth1_steps.len()), 2);
+    let log = s.close().await;
+    let secret = o1["oauth_token_secret"].as_str().unwrap();
+    for (what, text) in [("the terminal", &out), ("the log", &log)] {
+        assert!(!text.contains(secret) && !text.contains(vitals_twin::garmin_connect::CONSUMER_SECRET), "a secret reached {what}");
+    }
 
     // A folder with neither tool's files is said, and nothing is saved.
     let empty = fresh("garth-empty");
@@ -333,7 +339,7 @@ async fn a_gone_mobile_login_falls_back_to_the_portal_and_refused_clients_to_the
     let (ok, out) = terminal_login(&twin, &config, "", true);
     assert!(ok, "{out}");
     let (pages, exchanges) = twin.garmin_connect(|g| (g.sign_in_pages.clone(), g.exchanges.clone()));
-    assert_eq!(pages, ["/mobile/sso/en_US/sign-in", "/portal/sso/en-US/sign-in"]);
+    assert_eq!(pages, ["/mobile/sso/en_US/sign-in", "/mobile/sso/en/sign-in", "/portal/sso/en-US/sign-in"], "iOS, then Android (flow B), then the portal");
     assert_eq!(exchanges, ["GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2", "GARMIN_CONNECT_MOBILE_ANDROID_DI_2024Q4", "GARMIN_CONNECT_MOBILE_ANDROID_DI"]);
     let saved = vitals::accounts::TokenStore::file(&config).load("garmin-connect").unwrap().unwrap();
     assert_eq!(saved.extra.get("client_id").map(String::as_str), Some("GARMIN_CONNECT_MOBILE_ANDROID_DI"));
@@ -433,5 +439,27 @@ async fn login_through_our_loopback_page_with_a_code() {
     assert_no_password("the server's log", &log);
     assert_no_password("a tool result", &said);
     assert_no_password("a page", &pages.join("\n").replace("name=\"code\"", ""));
+    assert_no_password("the config folder", &files_text(&config));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn when_the_di_exchange_is_down_the_previous_generation_logs_in_and_renews() {
+    let twin = twin().await;
+    twin.garmin_connect(|g| g.di_down = true);
+    let config = fresh("flow-b");
+    let (ok, out) = terminal_login(&twin, &config, "", true);
+    assert!(ok, "{out}");
+    let (pages, steps) = twin.garmin_connect(|g| (g.sign_in_pages.clone(), g.oauth1_steps.clone()));
+    assert_eq!(pages, ["/mobile/sso/en_US/sign-in", "/mobile/sso/en/sign-in"], "the DI flow, then flow B through Android's client");
+    assert_eq!(steps, ["preauthorized", "exchange (login)"]);
+    let saved = vitals::accounts::TokenStore::file(&config).load("garmin-connect").unwrap().unwrap();
+    assert_eq!(saved.extra.get("generation").map(String::as_str), Some("oauth1"));
+    let s = server(&twin, &config).await;
+    twin.garmin_connect(|g| g.expire_tokens());
+    assert_eq!(query(&s, "training_status", json!({"day": today().yesterday().unwrap().to_string()})).await["count"], 1);
+    assert_eq!(twin.garmin_connect(|g| g.oauth1_steps.clone()), ["preauthorized", "exchange (login)", "exchange (renewal)"]);
+    let log = s.close().await;
+    assert_no_password("the server's log", &log);
+    assert_no_password("the terminal", &out);
     assert_no_password("the config folder", &files_text(&config));
 }

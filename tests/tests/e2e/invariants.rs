@@ -36,7 +36,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
                 0
             } else {
                 match pat {
-                    ".post(" => 6,
+                    ".post(" => 7,
                     ".form(" => 1,
                     _ => 0,
                 }
@@ -54,11 +54,15 @@ fn no_non_get_request_can_leave_the_server_crate() {
                     "pub async fn register_",
                     "pub async fn exchange_",
                     "pub async fn garmin_ss",
-                    "pub async fn garmin_di"
+                    "pub async fn garmin_di",
+                    "pub async fn garmin_oa"
                 ],
                 "the POSTs in http.rs are the guarded read, the revoke, Polar's registration, Garmin's key exchange, Garmin Connect's \
-                 sign-in and its token endpoint"
+                 sign-in, its token endpoint and its OAuth1 exchange"
             );
+            let o1 = &src[src.find("pub async fn garmin_oauth1_exchange(").unwrap()..];
+            let o1 = &o1[..o1.find("\n}\n").unwrap()];
+            assert!(o1.contains("format!(\"{}{GARMIN_OAUTH1_EXCHANGE}\""), "the OAuth1 exchange goes to its one route and nowhere else");
             let sso = &src[src.find("pub async fn garmin_sso_post(").unwrap()..];
             let sso = &sso[..sso.find("\n    }\n").unwrap()];
             assert!(
@@ -81,6 +85,7 @@ fn no_non_get_request_can_leave_the_server_crate() {
     assert_eq!(vitals::http::POLAR_REGISTRATION, "/v3/users");
     assert_eq!(vitals::http::GARMIN_KEY_EXCHANGE, "/personalapitoken-service/personal-api/personal-api-key/token");
     // Garmin Connect's login and one-time code, for its two SSO variants, and nothing else (reference garmin §2.1).
+    assert_eq!(vitals::http::GARMIN_OAUTH1_EXCHANGE, "/oauth-service/oauth/exchange/user/2.0");
     assert_eq!(vitals::http::GARMIN_SSO_POSTS, ["/mobile/api/login", "/mobile/api/mfa/verifyCode", "/portal/api/login", "/portal/api/mfa/verifyCode"]);
     // Withings' read services and nothing else (reference §1).
     assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);

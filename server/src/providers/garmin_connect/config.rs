@@ -50,29 +50,51 @@ pub struct SsoVariant {
 const IPHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148";
 const DESKTOP: &str = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Safari/605.1.15";
 
-/// Tried in this order; only "try the next one" answers move on (reference §2.1).
-pub const VARIANTS: &[SsoVariant] = &[
-    SsoVariant {
-        name: "mobile (iOS)",
-        client_id: "GCM_IOS_DARK",
-        service: "https://mobile.integration.garmin.com/gcm/ios",
-        sign_in: "/mobile/sso/en_US/sign-in",
-        login: "/mobile/api/login",
-        verify: "/mobile/api/mfa/verifyCode",
-        remember_me: true,
-        user_agent: IPHONE,
-    },
-    SsoVariant {
-        name: "web portal",
-        client_id: "GarminConnect",
-        service: "https://connect.garmin.com/app",
-        sign_in: "/portal/sso/en-US/sign-in",
-        login: "/portal/api/login",
-        verify: "/portal/api/mfa/verifyCode",
-        remember_me: true,
-        user_agent: DESKTOP,
-    },
-];
+/// The mobile sign-in of flow C, and its fallbacks: flow B through the Android client, then the
+/// web portal (reference §2.1). Only "this way in is broken" answers move on, never Garmin's defences.
+pub const MOBILE_IOS: SsoVariant = SsoVariant {
+    name: "mobile (iOS) with the DI token",
+    client_id: "GCM_IOS_DARK",
+    service: "https://mobile.integration.garmin.com/gcm/ios",
+    sign_in: "/mobile/sso/en_US/sign-in",
+    login: "/mobile/api/login",
+    verify: "/mobile/api/mfa/verifyCode",
+    remember_me: true,
+    user_agent: IPHONE,
+};
+pub const MOBILE_ANDROID: SsoVariant = SsoVariant {
+    name: "mobile (Android) with OAuth1",
+    client_id: "GCM_ANDROID_DARK",
+    service: "https://mobile.integration.garmin.com/gcm/android",
+    sign_in: "/mobile/sso/en/sign-in",
+    login: "/mobile/api/login",
+    verify: "/mobile/api/mfa/verifyCode",
+    remember_me: false,
+    user_agent: ANDROID,
+};
+pub const PORTAL: SsoVariant = SsoVariant {
+    name: "web portal with the DI token",
+    client_id: "GarminConnect",
+    service: "https://connect.garmin.com/app",
+    sign_in: "/portal/sso/en-US/sign-in",
+    login: "/portal/api/login",
+    verify: "/portal/api/mfa/verifyCode",
+    remember_me: true,
+    user_agent: DESKTOP,
+};
+
+const ANDROID: &str = "Mozilla/5.0 (Linux; Android 13; sdk_gphone64_arm64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36";
+
+/// Where flow B's OAuth1 consumer key and secret (extracted from the Android app) are published.
+pub const CONSUMER_ENV: &str = "VITALS_GARMIN_OAUTH_CONSUMER_URL";
+const CONSUMER: &str = "https://thegarth.s3.amazonaws.com/oauth_consumer.json";
+pub fn consumer_url() -> String {
+    host(CONSUMER_ENV, CONSUMER)
+}
+/// Flow B's routes on the data API's host, and the audience its login asks for.
+pub const PREAUTHORIZED: &str = "/oauth-service/oauth/preauthorized";
+pub const OAUTH1_AUDIENCE: &str = "GARMIN_CONNECT_MOBILE_ANDROID_DI";
+pub const OAUTH1_USER_AGENT: &str = "com.garmin.android.apps.connectmobile";
 
 /// The DI clients a ticket is exchanged with, newest first: a refusal moves to the next, a 429 stops.
 pub const DI_CLIENT_IDS: &[&str] =

@@ -8,6 +8,7 @@ pub mod backoff;
 pub mod catalog;
 pub mod config;
 pub mod decode;
+pub mod oauth1;
 pub mod sso;
 pub mod tokens;
 

@@ -46,16 +46,29 @@ pub struct Pending {
     referer: String,
 }
 
-/// One generation of Garmin's login, from the typed form to tokens.
+/// One generation of Garmin's login, from the typed form to tokens: an SSO variant to sign in
+/// through, and what its ticket is exchanged for.
 pub trait Flow: Send + Sync {
-    fn name(&self) -> &'static str;
-    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>>;
-    fn verify_code<'a>(&'a self, pending: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>>;
+    fn variant(&self) -> config::SsoVariant;
     fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>>;
+    fn name(&self) -> &'static str {
+        self.variant().name
+    }
+    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(sign_in(self.variant(), email, password))
+    }
+    fn verify_code<'a>(&'a self, pending: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(verify_code(pending, code))
+    }
 }
 
-/// The mobile JSON login, through one SSO variant, and the DI token exchange (flow C).
+/// Flow C: the ticket for a DI OAuth2 token (reference §2.4).
 pub struct MobileDi {
+    pub variant: config::SsoVariant,
+}
+
+/// Flow B: the ticket for an OAuth1 token, that for an OAuth2 one (reference §2.3; `oauth1.rs`).
+pub struct MobileOAuth1 {
     pub variant: config::SsoVariant,
 }
 
@@ -98,60 +111,59 @@ fn ticket_of(v: &Value, service: &'static str) -> Result<SignedIn, Failure> {
     Ok(SignedIn::Ticket { ticket: Secret::new(t), service })
 }
 
+/// Sign in through `v`: the page (its cookies), the pause, the JSON login.
+async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret) -> Result<SignedIn, Failure> {
+    let sso = config::sso();
+    let session = SsoSession::new(v.user_agent);
+    let page_url = format!("{sso}{}", v.sign_in);
+    let page = session
+        .page(&page_url, &[("clientId", v.client_id), ("service", v.service)], config::PAGE_HEADERS)
+        .await
+        .map_err(|e| Failure::Broken(format!("Garmin's sign-in page could not be reached ({e})")))?;
+    if page.status != 200 {
+        read_sso(&page)?;
+        return Err(Failure::Broken(format!("Garmin's sign-in page answered HTTP {}", page.status)));
+    }
+    let referer = format!("{page_url}?clientId={}&service={}", v.client_id, v.service);
+    tokio::time::sleep(config::pause()).await;
+    let body = json!({ "username": email, "password": password.expose(), "rememberMe": v.remember_me, "captchaToken": "" });
+    let r = session
+        .garmin_sso_post(&sso, v.login, &query(&v), &referer, &body)
+        .await
+        .map_err(|e| Failure::Broken(format!("Garmin's sign-in could not be reached ({e})")))?;
+    let reply = read_sso(&r)?;
+    if reply.pointer("/responseStatus/type").and_then(Value::as_str) == Some("MFA_REQUIRED") {
+        let info = reply.get("customerMfaInfo").cloned().unwrap_or_default();
+        let method = info.get("mfaLastMethodUsed").and_then(Value::as_str).unwrap_or("email").to_string();
+        let to = info.get("email").and_then(Value::as_str).map(|e| format!(" (to {e})")).unwrap_or_default();
+        let words = match method.as_str() {
+            "email" => format!("Garmin sent a one-time code by email{to}. Type it here."),
+            "sms" | "phone" => "Garmin sent a one-time code by text message. Type it here.".to_string(),
+            _ => "Type the one-time code from your authenticator app.".to_string(),
+        };
+        return Ok(SignedIn::NeedsCode(Pending { session, variant: v, method, referer }, words));
+    }
+    ticket_of(&reply, v.service)
+}
+
+/// The one-time code, in the session that asked for it.
+async fn verify_code(p: Pending, code: &Secret) -> Result<SignedIn, Failure> {
+    let body = json!({ "mfaMethod": p.method, "mfaVerificationCode": code.expose().trim(), "rememberMyBrowser": true, "reconsentList": [], "mfaSetup": false });
+    let r = p
+        .session
+        .garmin_sso_post(&config::sso(), p.variant.verify, &query(&p.variant), &p.referer, &body)
+        .await
+        .map_err(|e| Failure::Broken(format!("Garmin's code check could not be reached ({e})")))?;
+    if r.status == 400 || r.status == 401 || r.body.contains("INVALID_MFA_CODE") {
+        return Err(Failure::Refused("Garmin did not accept that one-time code. Start the login again for a new one.".into()));
+    }
+    let reply = read_sso(&r)?;
+    ticket_of(&reply, p.variant.service)
+}
+
 impl Flow for MobileDi {
-    fn name(&self) -> &'static str {
-        self.variant.name
-    }
-    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
-        Box::pin(async move {
-            let v = self.variant;
-            let sso = config::sso();
-            let session = SsoSession::new(v.user_agent);
-            let page_url = format!("{sso}{}", v.sign_in);
-            let page = session
-                .page(&page_url, &[("clientId", v.client_id), ("service", v.service)], config::PAGE_HEADERS)
-                .await
-                .map_err(|e| Failure::Broken(format!("Garmin's sign-in page could not be reached ({e})")))?;
-            if page.status != 200 {
-                read_sso(&page)?;
-                return Err(Failure::Broken(format!("Garmin's sign-in page answered HTTP {}", page.status)));
-            }
-            let referer = format!("{page_url}?clientId={}&service={}", v.client_id, v.service);
-            tokio::time::sleep(config::pause()).await;
-            let body = json!({ "username": email, "password": password.expose(), "rememberMe": v.remember_me, "captchaToken": "" });
-            let r = session
-                .garmin_sso_post(&sso, v.login, &query(&v), &referer, &body)
-                .await
-                .map_err(|e| Failure::Broken(format!("Garmin's sign-in could not be reached ({e})")))?;
-            let reply = read_sso(&r)?;
-            if reply.pointer("/responseStatus/type").and_then(Value::as_str) == Some("MFA_REQUIRED") {
-                let info = reply.get("customerMfaInfo").cloned().unwrap_or_default();
-                let method = info.get("mfaLastMethodUsed").and_then(Value::as_str).unwrap_or("email").to_string();
-                let to = info.get("email").and_then(Value::as_str).map(|e| format!(" (to {e})")).unwrap_or_default();
-                let words = match method.as_str() {
-                    "email" => format!("Garmin sent a one-time code by email{to}. Type it here."),
-                    "sms" | "phone" => "Garmin sent a one-time code by text message. Type it here.".to_string(),
-                    _ => "Type the one-time code from your authenticator app.".to_string(),
-                };
-                return Ok(SignedIn::NeedsCode(Pending { session, variant: v, method, referer }, words));
-            }
-            ticket_of(&reply, v.service)
-        })
-    }
-    fn verify_code<'a>(&'a self, p: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
-        Box::pin(async move {
-            let body = json!({ "mfaMethod": p.method, "mfaVerificationCode": code.expose().trim(), "rememberMyBrowser": true, "reconsentList": [], "mfaSetup": false });
-            let r = p
-                .session
-                .garmin_sso_post(&config::sso(), p.variant.verify, &query(&p.variant), &p.referer, &body)
-                .await
-                .map_err(|e| Failure::Broken(format!("Garmin's code check could not be reached ({e})")))?;
-            if r.status == 400 || r.status == 401 || r.body.contains("INVALID_MFA_CODE") {
-                return Err(Failure::Refused("Garmin did not accept that one-time code. Start the login again for a new one.".into()));
-            }
-            let reply = read_sso(&r)?;
-            ticket_of(&reply, p.variant.service)
-        })
+    fn variant(&self) -> config::SsoVariant {
+        self.variant
     }
     fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
         Box::pin(async move {
@@ -186,9 +198,26 @@ impl Flow for MobileDi {
     }
 }
 
-/// The flows, in the order they are tried.
+impl Flow for MobileOAuth1 {
+    fn variant(&self) -> config::SsoVariant {
+        self.variant
+    }
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
+        Box::pin(async move {
+            let token = super::oauth1::preauthorize(ticket, service).await.map_err(Failure::Broken)?;
+            super::oauth1::exchange(token, true).await.map_err(Failure::Broken)
+        })
+    }
+}
+
+/// The flows, in the order they are tried: the current generation, the previous one (whose sign-in
+/// is the same pages through Android's client), then the current one through the web portal.
 pub fn flows() -> Vec<Box<dyn Flow>> {
-    config::VARIANTS.iter().map(|v| Box::new(MobileDi { variant: *v }) as Box<dyn Flow>).collect()
+    vec![
+        Box::new(MobileDi { variant: config::MOBILE_IOS }),
+        Box::new(MobileOAuth1 { variant: config::MOBILE_ANDROID }),
+        Box::new(MobileDi { variant: config::PORTAL }),
+    ]
 }
 
 /// Logins waiting for their code, by email, in memory only.
@@ -221,7 +250,15 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
         let mut broken = vec![];
         for (i, flow) in flows.iter().enumerate() {
             match flow.sign_in(&form.email, &form.password).await {
-                Ok(SignedIn::Ticket { ticket, service }) => return finish(flow.as_ref(), &ticket, service).await.map_err(said),
+                Ok(SignedIn::Ticket { ticket, service }) => match finish(flow.as_ref(), &ticket, service).await {
+                    Ok(step) => return Ok(step),
+                    // The sign-in worked but its exchange did not: the next generation signs in again.
+                    Err(Failure::Broken(w)) => {
+                        tracing::info!("Garmin login through {}: {w}; trying the next way in", flow.name());
+                        broken.push(format!("{}: {w}", flow.name()));
+                    }
+                    Err(other) => return Err(said(other)),
+                },
                 Ok(SignedIn::NeedsCode(pending, words)) => {
                     let mut w = WAITING.lock().expect("waiting lock");
                     let map = w.get_or_insert_with(HashMap::new);

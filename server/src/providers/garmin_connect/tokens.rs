@@ -154,9 +154,12 @@ async fn renew(g: Grant) -> Result<Grant, String> {
                 )),
             }
         }
-        Some("oauth1") => Err("the tokens are garth's (OAuth1), whose renewal vitals does not do yet. Log in with `vitals-mcp auth garmin-connect`, \
-                                or import garminconnect's garmin_tokens.json (garminconnect 0.3 or later)"
-            .into()),
+        // Flow B renews by exchanging the OAuth1 token again (reference §2.6).
+        Some("oauth1") => {
+            let kept = g.refresh.clone().ok_or("the saved login has no OAuth1 token; log in again")?;
+            let t: super::oauth1::OAuth1 = serde_json::from_str(kept.expose()).map_err(|_| "the saved OAuth1 token is damaged; log in again")?;
+            super::oauth1::exchange(t, false).await
+        }
         _ => Err("the saved Garmin Connect login is of a kind this version does not know; log in again".into()),
     }
 }

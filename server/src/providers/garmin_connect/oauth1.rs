@@ -1,0 +1,104 @@
+//! Flow B, the previous login generation (reference garmin/README.md §2.3), kept as the fallback of
+//! the DI exchange and as the renewal of tokens garth saved: a service ticket for an OAuth1 token
+//! (signed with the Android app's consumer, which garth publishes), then that token for an OAuth2
+//! access token. The OAuth1 token lives about a year and is what renews; the OAuth2 refresh token
+//! is never used (as garth does). Signing is `oauth1-request`'s.
+use super::config;
+use crate::connection::Grant;
+use crate::http::{garmin_oauth1_exchange, garmin_oauth1_get};
+use crate::secret::Secret;
+use serde_json::Value;
+
+/// The OAuth1 token, kept (as JSON, in the login's refresh secret) to renew with.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct OAuth1 {
+    pub oauth_token: String,
+    pub oauth_token_secret: String,
+    #[serde(default)]
+    pub mfa_token: Option<String>,
+}
+
+struct Consumer {
+    key: String,
+    secret: Secret,
+}
+
+/// The consumer, fetched once per process (it is the app's, the same for everyone).
+static CONSUMER: std::sync::Mutex<Option<(String, Secret)>> = std::sync::Mutex::new(None);
+
+async fn consumer() -> Result<Consumer, String> {
+    if let Some((key, secret)) = CONSUMER.lock().expect("consumer lock").clone() {
+        return Ok(Consumer { key, secret });
+    }
+    let r = garmin_oauth1_get(&config::consumer_url(), &[], None, config::OAUTH1_USER_AGENT)
+        .await
+        .map_err(|e| format!("the OAuth1 consumer could not be fetched ({e})"))?;
+    let v: Value = serde_json::from_str(&r.body).map_err(|_| format!("the OAuth1 consumer's address answered HTTP {} without JSON", r.status))?;
+    let field = |k: &str| v.get(k).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string).ok_or(format!("the OAuth1 consumer has no {k}"));
+    let (key, secret) = (field("consumer_key")?, Secret::new(field("consumer_secret")?));
+    *CONSUMER.lock().expect("consumer lock") = Some((key.clone(), secret.clone()));
+    Ok(Consumer { key, secret })
+}
+
+/// The OAuth `Authorization` header of `method url` with `params` (query or form), signed with the
+/// consumer and, where given, the token.
+fn sign(method: &str, url: &str, params: &[(&str, &str)], c: &Consumer, token: Option<&OAuth1>) -> String {
+    let mut b = oauth1_request::Builder::<_, &str, &str>::new(oauth1_request::Credentials::new(c.key.as_str(), c.secret.expose()), oauth1_request::HMAC_SHA1);
+    if let Some(t) = token {
+        b.token(oauth1_request::Credentials::new(t.oauth_token.as_str(), t.oauth_token_secret.as_str()));
+    }
+    b.authorize(method, url, &oauth1_request::ParameterList::new(params.to_vec()))
+}
+
+/// A service ticket (for `service`) for an OAuth1 token.
+pub async fn preauthorize(ticket: &Secret, service: &str) -> Result<OAuth1, String> {
+    let c = consumer().await?;
+    let url = format!("{}{}", config::api(), config::PREAUTHORIZED);
+    let query = [("ticket", ticket.expose()), ("login-url", service), ("accepts-mfa-tokens", "true")];
+    let auth = sign("GET", &url, &query, &c, None);
+    let r = garmin_oauth1_get(&url, &query, Some(&auth), config::OAUTH1_USER_AGENT)
+        .await
+        .map_err(|e| format!("Garmin's OAuth1 service could not be reached ({e})"))?;
+    if r.status != 200 {
+        return Err(format!("Garmin's OAuth1 service refused the ticket (HTTP {})", r.status));
+    }
+    let f: std::collections::HashMap<String, String> = url::form_urlencoded::parse(r.body.trim().as_bytes()).into_owned().collect();
+    match (f.get("oauth_token"), f.get("oauth_token_secret")) {
+        (Some(t), Some(s)) => Ok(OAuth1 { oauth_token: t.clone(), oauth_token_secret: s.clone(), mfa_token: f.get("mfa_token").cloned() }),
+        _ => Err("Garmin's OAuth1 service sent no token".into()),
+    }
+}
+
+/// The OAuth1 token for an OAuth2 access token: at login with the app's audience, to renew without.
+pub async fn exchange(t: OAuth1, login: bool) -> Result<Grant, String> {
+    let c = consumer().await?;
+    let mut form: Vec<(&str, &str)> = vec![];
+    if login {
+        form.push(("audience", config::OAUTH1_AUDIENCE));
+    }
+    if let Some(m) = &t.mfa_token {
+        form.push(("mfa_token", m.as_str()));
+    }
+    let base = config::api();
+    let url = format!("{base}{}", crate::http::GARMIN_OAUTH1_EXCHANGE);
+    let auth = sign("POST", &url, &form, &c, Some(&t));
+    let r = garmin_oauth1_exchange(&base, &auth, config::OAUTH1_USER_AGENT, &form)
+        .await
+        .map_err(|e| format!("Garmin's OAuth1 service could not be reached ({e})"))?;
+    match r.status {
+        200..=299 => {}
+        429 => return Err("Garmin's OAuth1 service answered 429 (too many requests); ask again later".into()),
+        s => return Err(format!("Garmin's OAuth1 service refused the OAuth1 token (HTTP {s}): it has ended; log in again (vitals-mcp auth garmin-connect)")),
+    }
+    let v: Value = serde_json::from_str(&r.body).map_err(|_| "Garmin's OAuth1 service sent a reply that is not JSON")?;
+    let access = v.get("access_token").and_then(Value::as_str).filter(|a| !a.is_empty()).ok_or("Garmin's OAuth1 service sent no access token")?;
+    let lifetime = v.get("expires_in").and_then(Value::as_i64).unwrap_or(3600);
+    let mut g = Grant {
+        access: Secret::new(access),
+        refresh: Some(Secret::new(serde_json::to_string(&t).expect("an OAuth1 token serialises"))),
+        expires_at: Some(jiff::Timestamp::now().as_second() + lifetime),
+        ..Default::default()
+    };
+    g.extra.insert(super::tokens::GENERATION.into(), "oauth1".into());
+    Ok(g)
+}
