@@ -221,7 +221,9 @@ pub fn flows() -> Vec<Box<dyn Flow>> {
 }
 
 /// Logins waiting for their code, by email, in memory only.
-static WAITING: std::sync::Mutex<Option<HashMap<String, (Pending, usize, Instant)>>> = std::sync::Mutex::new(None);
+/// A login waiting for its code: the sign-in, the index of its flow, and when it began.
+type Waiting = HashMap<String, (Pending, usize, Instant)>;
+static WAITING: std::sync::Mutex<Option<Waiting>> = std::sync::Mutex::new(None);
 
 fn key(email: &str) -> String {
     email.trim().to_ascii_lowercase()
