@@ -41,7 +41,16 @@ impl Engine {
         if !(20_000..=super::plan::MAX_MAX_CHARS as i64).contains(&budget) {
             return Err(QueryError::BadInput(format!("`max_chars` must be from 20000 to 2000000; got {budget}. Send for example 100000.")));
         }
-        let sections: usize = self.providers().map(|p| p.spec().today.len()).sum();
+        // An opt-in connection nobody connected is not part of the day (nor an error in it).
+        let asked: Vec<&std::sync::Arc<dyn crate::providers::Provider>> = self
+            .providers()
+            .filter(|p| {
+                let opt_in = p.spec().connection.session().is_some_and(|s| s.explicit);
+                let cred = p.credential().current();
+                !(opt_in && cred.mode() == Mode::NeedsCredentials && cred.problem.is_none())
+            })
+            .collect();
+        let sections: usize = asked.iter().map(|p| p.spec().today.len()).sum();
         let per_section = (budget / sections.max(1) as i64).max(super::plan::MIN_MAX_CHARS as i64);
         let zone = crate::time::Zone::default_zone();
         let today = zone.today();
@@ -53,7 +62,7 @@ impl Engine {
         let last_report = std::sync::Mutex::new(super::progress::Throttle::default());
         let (done, last_report, progress) = (&finished, &last_report, progress.as_ref());
         let mut asks = vec![];
-        for p in self.providers() {
+        for p in asked.iter().copied() {
             for t in p.spec().today {
                 let name = p.spec().qualified(t.collection);
                 // A latest-record section looks further back than the report's days, for its last record only.
@@ -85,8 +94,8 @@ impl Engine {
                 });
             }
         }
-        let mut providers: Vec<TodayProvider> = self
-            .providers()
+        let mut providers: Vec<TodayProvider> = asked
+            .iter()
             .map(|p| TodayProvider {
                 provider: p.spec().name.into(),
                 synthetic: p.credential().current().mode() == Mode::Sandbox,

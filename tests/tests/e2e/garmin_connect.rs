@@ -113,6 +113,8 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
     let e = s.err("vitals_query", json!({"collection": "garmin.vo2max", "day": today().yesterday().unwrap().to_string()})).await;
     assert!(e.contains("vitals_connect (provider=garmin-connect)") && e.contains("unofficial") && e.contains("password is used once"), "{e}");
     assert!(twin.garmin_connect(|g| g.sign_in_pages.is_empty()), "a query never starts this login");
+    let day_report = s.ok("vitals_today", json!({"days": 2})).await;
+    assert!(day_report["providers"].as_array().unwrap().iter().all(|p| p["provider"] != "garmin-connect"), "not connected: not part of the day");
     s.close().await;
 
     let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
@@ -178,6 +180,11 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
     let r = query(&s, "activity_splits", json!({"id": "10000000001", "options": {"gps": true}})).await;
     assert_eq!(r["data"][0]["laps"][0]["startLatitude"], 60.17);
 
+    // Connected, readiness is part of the day.
+    let t = s.ok("vitals_today", json!({"days": 2})).await;
+    let gc = t["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin-connect").expect("in vitals_today").clone();
+    assert_eq!(gc["sections"][0]["role"], "readiness", "{gc}");
+    assert!(gc["errors"].as_array().unwrap().is_empty(), "{gc}");
     // A single day of each dated collection.
     let day = json!({"day": end.to_string()});
     assert_eq!(query(&s, "training_readiness", day.clone()).await["count"], 2);
@@ -366,6 +373,14 @@ async fn renewal_before_expiry_and_after_a_401_and_a_429_said_not_asked_again() 
     let r = query(&s, "race_predictions", json!({"day": today().checked_sub(jiff::Span::new().days(3)).unwrap().to_string()})).await;
     assert_eq!(r["count"], 1, "{r}");
     assert_eq!(twin.garmin_connect(|g| g.refreshes), 3);
+    // A refresh that hands back no new refresh token: the one kept still renews, again and again.
+    twin.garmin_connect(|g| g.rotate = false);
+    for (i, back) in [4, 5].into_iter().enumerate() {
+        twin.garmin_connect(|g| g.expire_tokens());
+        let day = today().checked_sub(jiff::Span::new().days(4 + i as i64)).unwrap().to_string();
+        assert_eq!(query(&s, "race_predictions", json!({"day": day})).await["count"], 1);
+        assert_eq!(twin.garmin_connect(|g| g.refreshes), back);
+    }
     // A 429: the answer stops there and says so; nothing is asked again.
     twin.garmin_connect(|g| g.data_429_next = 50);
     let before = twin.garmin_connect(|g| g.data_requests.len());

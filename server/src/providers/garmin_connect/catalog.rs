@@ -2,7 +2,7 @@
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split};
+use crate::catalog::{CollectionSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -19,7 +19,7 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     display: "Garmin Connect (unofficial)",
     collections: COLLECTIONS,
     probe: "training_readiness",
-    today: &[],
+    today: &[TodaySpec::days("readiness", "training_readiness")],
     max_days: Some(366),
     // No published numbers; the community clients keep to a handful of calls a minute.
     rate_budget: RateBudget { requests: 60, per: Duration::from_secs(60) },
