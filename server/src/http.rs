@@ -1,8 +1,9 @@
 //! The only way out of this crate to a provider. Data is read with GET, or with a form POST
 //! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
 //! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so. The other POSTs
-//! are named functions: token requests, the revoke of our own grant, Polar's registration and
-//! Garmin's key exchange.
+//! are named functions: token requests, the revoke of our own grant, Polar's registration,
+//! Garmin's key exchange, and Garmin Connect's sign-in (to [`GARMIN_SSO_POSTS`] only), DI token
+//! endpoint and OAuth1 exchange.
 use crate::secret::Secret;
 use std::time::Duration;
 

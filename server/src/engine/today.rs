@@ -42,14 +42,7 @@ impl Engine {
             return Err(QueryError::BadInput(format!("`max_chars` must be from 20000 to 2000000; got {budget}. Send for example 100000.")));
         }
         // An opt-in connection nobody connected is not part of the day (nor an error in it).
-        let asked: Vec<&std::sync::Arc<dyn crate::providers::Provider>> = self
-            .providers()
-            .filter(|p| {
-                let opt_in = p.spec().connection.session().is_some_and(|s| s.explicit);
-                let cred = p.credential().current();
-                !(opt_in && cred.mode() == Mode::NeedsCredentials && cred.problem.is_none())
-            })
-            .collect();
+        let asked: Vec<&std::sync::Arc<dyn crate::providers::Provider>> = self.providers().filter(|p| !crate::providers::unasked(p.as_ref())).collect();
         let sections: usize = asked.iter().map(|p| p.spec().today.len()).sum();
         let per_section = (budget / sections.max(1) as i64).max(super::plan::MIN_MAX_CHARS as i64);
         let zone = crate::time::Zone::default_zone();

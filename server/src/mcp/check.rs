@@ -72,15 +72,35 @@ impl CheckReport {
 
 const NOBODY: &str = "nobody";
 
+/// Who answered one cheap read of `p` (yesterday's records of its probe collection), and how.
+async fn probe(engine: &Engine, p: &dyn crate::providers::Provider) -> (&'static str, String) {
+    let spec = p.spec();
+    // `fresh`: the check is about the API answering now, not about what memory holds.
+    let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, day: Some(yesterday()), ..Default::default() };
+    match engine.query(probe).await {
+        // Built-in sample data answers in process: say that, and that nothing was contacted.
+        Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
+            "sample_data",
+            format!(
+                "sample data answered: no {} account is connected, so the built-in sample data answered in process ({}: {} record(s)); {} was not contacted",
+                spec.display,
+                spec.qualified(spec.probe),
+                a.count,
+                spec.display
+            ),
+        ),
+        Ok(a) if a.notices.truncated.is_none() => ("api", format!("{} answered ({} record(s), {} page(s))", spec.qualified(spec.probe), a.count, a.pages)),
+        Ok(a) => (NOBODY, a.notices.truncated.map(|t| failed(spec.display, &t)).unwrap_or_default()),
+        Err(e) => (NOBODY, e.to_string()),
+    }
+}
+
 pub async fn check_report(engine: &Engine) -> CheckReport {
     let mut providers = Vec::new();
     for p in engine.providers() {
         let cred = p.credential().current();
         let spec = p.spec();
-        // `fresh`: the check is about the API answering now, not about what memory holds.
-        let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, ..Default::default() };
-        let opt_in = spec.connection.session().is_some_and(|s| s.explicit);
-        let (by, detail) = if opt_in && cred.mode() == crate::providers::Mode::NeedsCredentials && cred.problem.is_none() {
+        let (by, detail) = if crate::providers::unasked(p.as_ref()) {
             (
                 "not_connected",
                 format!(
@@ -89,19 +109,7 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
                 ),
             )
         } else {
-            match engine.query(QueryRequest { day: Some(yesterday()), ..probe }).await {
-            // Built-in sample data answers in process: say that, and that nothing was contacted.
-            Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
-                "sample_data",
-                format!(
-                    "sample data answered: no {} account is connected, so the built-in sample data answered in process ({}: {} record(s)); {} was not contacted",
-                    spec.display, spec.qualified(spec.probe), a.count, spec.display
-                ),
-            ),
-            Ok(a) if a.notices.truncated.is_none() => ("api", format!("{} answered ({} record(s), {} page(s))", spec.qualified(spec.probe), a.count, a.pages)),
-            Ok(a) => (NOBODY, a.notices.truncated.map(|t| failed(spec.display, &t)).unwrap_or_default()),
-            Err(e) => (NOBODY, e.to_string()),
-            }
+            probe(engine, p.as_ref()).await
         };
         providers.push(ProviderCheck {
             provider: spec.name.into(),

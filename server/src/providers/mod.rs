@@ -245,6 +245,13 @@ pub fn day_hash(d: jiff::civil::Date, salt: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// An opt-in connection nobody connected (Garmin Connect before its login): it has nothing to read
+/// and no sample data, and that is no failure (`vitals_check`), nor part of the day (`vitals_today`).
+pub fn unasked(p: &dyn Provider) -> bool {
+    let cred = p.credential().current();
+    p.spec().connection.session().is_some_and(|s| s.explicit) && cred.mode() == Mode::NeedsCredentials && cred.problem.is_none()
+}
+
 /// Every provider this build knows, reading this machine's user's credentials.
 pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
     all_in(&crate::accounts::Home::Local)
