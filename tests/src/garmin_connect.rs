@@ -54,6 +54,8 @@ pub struct GarminConnect {
     pub token_lifetime_s: i64,
     /// The next N data requests get 429.
     pub data_429_next: u32,
+    /// Added to every data request, so the bench sees round trips.
+    pub latency_ms: u64,
     /// Every DI ticket exchange answers 400 (flow B must take over).
     pub di_down: bool,
     /// OAuth1 tokens issued (token → secret), and the OAuth1 steps seen.
@@ -86,6 +88,7 @@ impl Default for GarminConnect {
             rotate: true,
             token_lifetime_s: 86_400,
             data_429_next: 0,
+            latency_ms: 0,
             di_down: false,
             oauth1: Default::default(),
             oauth1_steps: vec![],

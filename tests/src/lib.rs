@@ -398,6 +398,10 @@ async fn garmin_connect_data(AxState(s): AxState<Arc<State>>, m: Method, uri: ax
     }
     let headers = h.iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
     let path = path.to_string();
+    let latency = s.garmin_connect.lock().unwrap().latency_ms;
+    if latency > 0 {
+        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
+    }
     gc_reply(s.garmin_connect.lock().unwrap().data(&path, &form(&q), headers))
 }
 

@@ -291,6 +291,32 @@ fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u6
     vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
 }
 
+/// A Garmin Connect session at the twin, as an import from garminconnect would save it.
+fn garmin_connect_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
+    let dir = root.join("target/bench/garmin-connect-config");
+    let _ = std::fs::remove_dir_all(&dir);
+    let file = twin.garmin_connect(|g| {
+        g.latency_ms = latency_ms;
+        g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2")
+    });
+    let text = |k: &str| file[k].as_str().unwrap_or_default().to_string();
+    let extra =
+        [("generation", "di".to_string()), ("client_id", text("di_client_id")), ("display_name", vitals_twin::garmin_connect::DISPLAY_NAME.to_string())];
+    let tokens = vitals::accounts::Tokens {
+        access: vitals::secret::Secret::new(text("di_token")),
+        refresh: Some(vitals::secret::Secret::new(text("di_refresh_token"))),
+        expires_at: Some(jiff::Timestamp::now().as_second() + 86_000),
+        extra: extra.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        login: Some("bench".into()),
+        ..Default::default()
+    };
+    vitals::accounts::TokenStore::file(&dir).save("garmin-connect", &tokens).expect("the bench's token folder is writable");
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    let mut env = vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file")];
+    env.extend(vitals_twin::garmin_connect::GarminConnect::env(base).into_iter().map(|(k, v)| (k, leak(v))));
+    env
+}
+
 /// Make `target/bench/peer-venv` with mcp-oura in it, once. None (and why) when that fails.
 fn install_peer(root: &Path) -> Result<PathBuf, String> {
     let venv = root.join("target/bench/peer-venv");
@@ -426,9 +452,12 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     // Garmin's Personal API: two requests in flight per key, windows at each route's limit.
     twin.garmin(|g| g.cfg.latency_ms = o.latency_ms);
     let garmin =
-        Vitals(server, vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))]);
+        Vitals(server.clone(), vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))]);
     alone.push(("garmin daily summaries, a year, 2 in flight", garmin.clone(), "garmin.daily_summary", back(365), back(1)));
     alone.push(("garmin sleep, a year, 2 in flight", garmin, "garmin.sleep", back(365), back(1)));
+    // Garmin Connect (unofficial): training status is one request a day, two in flight.
+    let connect = Vitals(server, garmin_connect_login(root, &twin, &base, o.latency_ms));
+    alone.push(("garmin-connect training status, 90 days, 2 in flight", connect, "garmin.training_status", back(90), back(1)));
 
     if want("heart rate, one local day, over HTTP") {
         let v = question(&over_http, &twin, o.runs, "heartrate", "2026-06-10", "2026-06-10").await;
