@@ -55,7 +55,7 @@ impl Engine {
         let last_report = std::sync::Mutex::new(super::progress::Throttle::default());
         let (done, last_report, progress) = (&finished, &last_report, progress.as_ref());
         let mut asks = vec![];
-        for p in asked.iter().copied() {
+        for p in &asked {
             for t in p.spec().today {
                 let name = p.spec().qualified(t.collection);
                 // A latest-record section looks further back than the report's days, for its last record only.
