@@ -108,7 +108,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
             .connection
             .session()
             .and_then(|x| x.import)
-            .map(|i| i.dir_env.iter().find_map(|v| vitals::env::var(v)).unwrap_or_else(|| i.default_dir.to_string())),
+            .map(|i| vitals::accounts::grant::import_dir_env(&i).unwrap_or_else(|| i.default_dir.to_string())),
         import_offer: p.connection.session().and_then(|x| x.import).map(|i| format!("{} ({})", i.offer, i.from)),
         token_store: String::new(),
         revokes_at_provider: p.connection.revoke().at_provider(),

@@ -160,9 +160,15 @@ pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>) -
 }
 
 /// The folder an import reads when the user names none: the first of the tools' variables that is
-/// set, else the default folder.
+/// set to a folder, else the default folder.
 pub fn import_dir(spec: &ImportSpec) -> std::path::PathBuf {
-    spec.dir_env.iter().find_map(|v| crate::env::var(v)).map(std::path::PathBuf::from).unwrap_or_else(|| expand_home(spec.default_dir))
+    import_dir_env(spec).map(std::path::PathBuf::from).unwrap_or_else(|| expand_home(spec.default_dir))
+}
+
+/// The first of the tools' folder variables that names a folder. A value starting with `{` is
+/// garminconnect's tokens inline: secret, so never shown, echoed in an error, or read as a path.
+pub fn import_dir_env(spec: &ImportSpec) -> Option<String> {
+    spec.dir_env.iter().filter_map(|v| crate::env::var(v)).find(|v| !v.trim_start().starts_with('{'))
 }
 
 fn expand_home(path: &str) -> std::path::PathBuf {

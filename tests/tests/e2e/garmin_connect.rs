@@ -228,8 +228,11 @@ async fn garth_files_import_and_a_folder_from_the_tools_variable() {
     std::fs::write(src.join("oauth1_token.json"), o1.to_string()).unwrap();
     std::fs::write(src.join("oauth2_token.json"), o2.to_string()).unwrap();
     let before = (std::fs::read(src.join("oauth1_token.json")).unwrap(), std::fs::read(src.join("oauth2_token.json")).unwrap());
-    // No folder named: GARTH_HOME says where garth keeps it.
-    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import"], &[("GARTH_HOME", src.to_str().unwrap())]), "");
+    // No folder named: GARTH_HOME says where garth keeps it (GARMINTOKENS holding tokens inline is
+    // garminconnect's other form: never read as a folder, never echoed).
+    let inline = r#"{"di_token": "inline-SECRET-token", "di_refresh_token": "inline-SECRET-refresh"}"#;
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import"], &[("GARMINTOKENS", inline), ("GARTH_HOME", src.to_str().unwrap())]), "");
+    assert!(!out.contains("inline-SECRET"), "{out}");
     assert!(ok && out.contains(src.to_str().unwrap()) && out.contains("which was only read"), "{out}");
     assert_eq!(twin.garmin_connect(|g| g.oauth1_steps.clone()), ["exchange (renewal)"], "renewed by exchanging the OAuth1 token, without the audience");
     assert_eq!(
