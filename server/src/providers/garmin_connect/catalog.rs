@@ -21,8 +21,9 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     probe: "training_readiness",
     today: &[TodaySpec::days("readiness", "training_readiness")],
     max_days: Some(366),
-    // No published numbers; the community clients keep to a handful of calls a minute.
-    rate_budget: RateBudget { requests: 60, per: Duration::from_secs(60) },
+    // No published numbers. The same ceiling as the Personal API's: two in flight (below) is what
+    // keeps a session out of trouble, and a year of a one-day route (366 requests) takes 3 minutes.
+    rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
     late_sync: "a Garmin watch syncs through Garmin Connect, sometimes hours later",
     connection: Connection::Session(SessionSpec {
         login: Some(super::sso::submit),
