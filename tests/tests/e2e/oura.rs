@@ -386,8 +386,12 @@ async fn check_says_an_unreachable_provider_and_exits_non_zero() {
     assert!(said.starts_with("Oura could not be reached: the connection failed: 127.0.0.1: could not connect"), "{said}");
     assert!(said.contains("network connection") && !said.contains("page cap") && !said.contains("continue_from"), "{said}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("oura did not answer"));
-    // The others answered from their built-in samples, and say so.
-    assert!(r["providers"].as_array().unwrap()[1..].iter().all(|p| p["answered_by"] == "sample_data" && p["api_answered"] == false), "{r}");
+    // The others answered from their built-in samples, and say so; the opt-in Garmin Connect, which
+    // has none, is not connected, which fails nothing.
+    let others = &r["providers"].as_array().unwrap()[1..];
+    assert!(others.iter().all(|p| p["api_answered"] == false), "{r}");
+    let by: Vec<(&str, &str)> = others.iter().map(|p| (p["provider"].as_str().unwrap(), p["answered_by"].as_str().unwrap())).collect();
+    assert_eq!(by, [("withings", "sample_data"), ("polar", "sample_data"), ("garmin", "sample_data"), ("garmin-connect", "not_connected")], "{r}");
 
     // vitals_today: every Oura section is an error with its cause, none is "missing" or "empty".
     let dead = format!("http://127.0.0.1:{port}");

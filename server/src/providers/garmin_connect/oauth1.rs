@@ -93,12 +93,11 @@ pub async fn exchange(t: OAuth1, login: bool) -> Result<Grant, String> {
     let v: Value = serde_json::from_str(&r.body).map_err(|_| "Garmin's OAuth1 service sent a reply that is not JSON")?;
     let access = v.get("access_token").and_then(Value::as_str).filter(|a| !a.is_empty()).ok_or("Garmin's OAuth1 service sent no access token")?;
     let lifetime = v.get("expires_in").and_then(Value::as_i64).unwrap_or(3600);
-    let mut g = Grant {
+    // The caller (`tokens::oauth1_grant`) marks the generation.
+    Ok(Grant {
         access: Secret::new(access),
         refresh: Some(Secret::new(serde_json::to_string(&t).expect("an OAuth1 token serialises"))),
         expires_at: Some(jiff::Timestamp::now().as_second() + lifetime),
         ..Default::default()
-    };
-    g.extra.insert(super::tokens::GENERATION.into(), "oauth1".into());
-    Ok(g)
+    })
 }

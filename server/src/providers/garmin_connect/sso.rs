@@ -205,7 +205,7 @@ impl Flow for MobileOAuth1 {
     fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
         Box::pin(async move {
             let token = super::oauth1::preauthorize(ticket, service).await.map_err(Failure::Broken)?;
-            super::oauth1::exchange(token, true).await.map_err(Failure::Broken)
+            tokens::oauth1_grant(token, true).await.map_err(Failure::Broken)
         })
     }
 }

@@ -121,6 +121,13 @@ pub async fn verified(mut g: Grant) -> Result<Grant, String> {
     Ok(g)
 }
 
+/// Flow B's exchange of an OAuth1 token (at login, or to renew), as a login of that generation.
+pub async fn oauth1_grant(t: super::oauth1::OAuth1, login: bool) -> Result<Grant, String> {
+    let mut g = super::oauth1::exchange(t, login).await?;
+    g.extra.insert(GENERATION.into(), "oauth1".into());
+    Ok(g)
+}
+
 /// The session's renewal (`SessionSpec.refresh`), run under the token store's lock.
 pub fn refresh(g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
     Box::pin(async move {
@@ -158,7 +165,7 @@ async fn renew(g: Grant) -> Result<Grant, String> {
         Some("oauth1") => {
             let kept = g.refresh.clone().ok_or("the saved login has no OAuth1 token; log in again")?;
             let t: super::oauth1::OAuth1 = serde_json::from_str(kept.expose()).map_err(|_| "the saved OAuth1 token is damaged; log in again")?;
-            super::oauth1::exchange(t, false).await
+            oauth1_grant(t, false).await
         }
         _ => Err("the saved Garmin Connect login is of a kind this version does not know; log in again".into()),
     }
