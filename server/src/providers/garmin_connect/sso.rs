@@ -175,15 +175,7 @@ impl Flow for MobileDi {
                     .await
                     .map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
                 match r.status {
-                    200..=299 => {
-                        let v: Value =
-                            serde_json::from_str(&r.body).map_err(|_| Failure::Broken("Garmin's token service sent a reply that is not JSON".into()))?;
-                        let access = v
-                            .get("access_token")
-                            .and_then(Value::as_str)
-                            .ok_or_else(|| Failure::Broken("Garmin's token service sent no access token".into()))?;
-                        return tokens::di_grant(access, v.get("refresh_token").and_then(Value::as_str), Some(client), None).map_err(Failure::Broken);
-                    }
+                    200..=299 => return tokens::di_reply(&r.body, client, None).map_err(Failure::Broken),
                     429 => {
                         return Err(Failure::Blocked {
                             why: "HTTP 429 from its token service".into(),

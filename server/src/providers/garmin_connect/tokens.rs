@@ -51,6 +51,13 @@ pub fn di_grant(access: &str, refresh: Option<&str>, client: Option<&str>, keep_
     Ok(g)
 }
 
+/// The DI token service's 2xx reply, for a ticket or a refresh, as a login of `client`.
+pub fn di_reply(body: &str, client: &str, keep_refresh: Option<Secret>) -> Result<Grant, String> {
+    let v: Value = serde_json::from_str(body).map_err(|_| "Garmin's token service sent a reply that is not JSON")?;
+    let access = v.get("access_token").and_then(Value::as_str).ok_or("Garmin's token service sent no access token")?;
+    di_grant(access, v.get("refresh_token").and_then(Value::as_str), Some(client), keep_refresh)
+}
+
 fn read_json(path: &Path) -> Result<Value, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{} could not be read ({})", path.display(), e.kind()))?;
     serde_json::from_str(&text).map_err(|_| format!("{} is not JSON", path.display()))
@@ -150,11 +157,7 @@ async fn renew(g: Grant) -> Result<Grant, String> {
                 .await
                 .map_err(|e| format!("Garmin's token service could not be reached to renew the session ({e})"))?;
             match r.status {
-                200..=299 => {
-                    let v: Value = serde_json::from_str(&r.body).map_err(|_| "Garmin's token service sent a reply that is not JSON")?;
-                    let access = v.get("access_token").and_then(Value::as_str).ok_or("Garmin's token service sent no access token")?;
-                    di_grant(access, v.get("refresh_token").and_then(Value::as_str), Some(&client), Some(refresh))
-                }
+                200..=299 => di_reply(&r.body, &client, Some(refresh)),
                 429 => Err("Garmin's token service answered 429 (too many requests); the session was not renewed. Ask again later.".into()),
                 s => Err(format!(
                     "Garmin's token service refused to renew the session (HTTP {s}): it has ended. Log in again (vitals-mcp auth garmin-connect) or import fresh tokens"
