@@ -144,7 +144,8 @@ pub struct Cached {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Truncated {
     pub reason: String,
-    /// Why, in one word: `page_cap`, `provider_failing`, `unreachable` (the network), `rate_limited`, `pagination_cycle` or `max_chars`.
+    /// Why, in one word: `page_cap`, `provider_failing`, `unreachable` (the network), `rate_limited`, `pagination_cycle`,
+    /// `time_budget` (the call had to answer before the client gives up) or `max_chars`.
     pub cause: String,
     /// The first local day not (completely) in this answer: call again with `start` = this day.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -10,7 +10,10 @@ use jiff::civil::Date;
 use jiff::ToSpan;
 
 /// Every `truncated.cause` an answer can carry (README lists them; a test holds the two equal).
-pub const CAUSES: &[&str] = &["page_cap", "provider_failing", UNREACHABLE, "rate_limited", "pagination_cycle", MAX_CHARS];
+pub const CAUSES: &[&str] = &["page_cap", "provider_failing", UNREACHABLE, "rate_limited", "pagination_cycle", TIME_BUDGET, MAX_CHARS];
+
+/// The cause of an answer cut because the tool call's time budget ran out (engine/deadline.rs).
+pub const TIME_BUDGET: &str = "time_budget";
 
 /// The cause of an answer cut because the provider could not be reached at all (the network).
 pub const UNREACHABLE: &str = "unreachable";
@@ -51,6 +54,15 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
             "rate_limited",
             format!("{who} was still rate limiting after {}s of waiting", w.as_secs()),
             "wait a minute, then call again with `start` = `continue_from`".into(),
+        ),
+        StopReason::TimeBudget(b) => (
+            TIME_BUDGET,
+            format!(
+                "this call's time budget of {} s (VITALS_CALL_BUDGET_S; clients drop an answer that takes about a minute) ran out while \
+                 {who} was still being read",
+                b.as_secs().max(1)
+            ),
+            "call again with `start` = `continue_from` for the rest (or ask for fewer days at a time)".into(),
         ),
         StopReason::Cycle => (
             "pagination_cycle",

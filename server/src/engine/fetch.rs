@@ -33,6 +33,8 @@ pub enum StopReason {
     RateLimitedOnce(Option<Duration>),
     /// The provider handed back a page token it had given before: following it would loop.
     Cycle,
+    /// The tool call's time budget ran out (engine/deadline.rs): what is complete is answered.
+    TimeBudget(Duration),
 }
 
 /// Everything fetched for one query: the windows up to the first gap, merged in order.
@@ -445,10 +447,18 @@ async fn fetch_page(
     let mut replied = false;
     let mut refreshed = false;
     let mut attempt = 0u32;
+    let deadline = plan.deadline;
+    let out_of_time = || Ok(Outcome::Stop(StopReason::TimeBudget(deadline.budget())));
     loop {
+        if deadline.passed() {
+            return out_of_time();
+        }
         out.stats.requests += 1;
         // The first request of a page spends a page of the cap; retries of it do not.
-        let Ok(()) = shared.gate.acquire(index, attempt == 0).await else {
+        let Some(admitted) = deadline.within(shared.gate.acquire(index, attempt == 0)).await else {
+            return out_of_time();
+        };
+        let Ok(()) = admitted else {
             return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
         };
         attempt += 1;
@@ -461,11 +471,22 @@ async fn fetch_page(
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                let Ok((paced, _answered)) = source.limiter.acquire(lim.rate_wait_budget).await else {
+                let Some(budgeted) = deadline.within(source.limiter.acquire(lim.rate_wait_budget)).await else {
+                    return out_of_time();
+                };
+                let Ok((paced, _answered)) = budgeted else {
                     return Ok(Outcome::Stop(StopReason::RateLimitBudget(lim.rate_wait_budget)));
                 };
                 out.stats.paced += paced;
-                source.http.read(&req, &bearer).await
+                // The provider's limit of requests in flight holds across every query (engine/flight.rs).
+                let sent = deadline.within(async {
+                    let _slot = source.in_flight.enter().await;
+                    source.http.read(&req, &bearer).await
+                });
+                let Some(sent) = sent.await else {
+                    return out_of_time();
+                };
+                sent
             }
         };
         if let Some(q) = sent.as_ref().ok().and_then(|r| r.quota).filter(|q| q.remaining == 0) {
@@ -515,8 +536,8 @@ async fn fetch_page(
                     out.stats.rate_limit_waited += wait;
                     source.limiter.pause(wait);
                     // Offline answers skip the limiter, so wait here too.
-                    if offline.is_some() {
-                        tokio::time::sleep(wait).await;
+                    if offline.is_some() && deadline.within(tokio::time::sleep(wait)).await.is_none() {
+                        return out_of_time();
                     }
                     continue;
                 }
@@ -532,6 +553,8 @@ async fn fetch_page(
         out.stats.transient_retries += 1;
         let wait = lim.backoff_base * 2u32.pow(transient - 1);
         tracing::warn!(%failure, attempt = transient, "transient failure; retrying after {:?}", wait);
-        tokio::time::sleep(wait).await;
+        if deadline.within(tokio::time::sleep(wait)).await.is_none() {
+            return out_of_time();
+        }
     }
 }

@@ -4,11 +4,13 @@ pub mod answer;
 pub mod cache;
 pub mod coverage;
 pub mod cut;
+pub mod deadline;
 pub mod density;
 pub mod fetch;
 pub mod fit;
 pub mod flight;
 pub mod gate;
+pub mod headline;
 pub mod kept;
 pub mod limiter;
 pub mod plan;
@@ -22,8 +24,9 @@ pub mod today;
 pub mod window;
 
 pub use answer::{Answer, Notices};
+pub use deadline::Deadline;
 pub use plan::QueryRequest;
-pub use today::TodayReport;
+pub use today::{TodayReport, TodayRequest};
 
 use crate::http::Http;
 use crate::providers::{self, Provider};
@@ -56,6 +59,8 @@ pub struct Limits {
     pub concurrency: usize,
     /// Bytes the memory cache may hold (0: no cache).
     pub cache_bytes: usize,
+    /// How long one tool call may take before it answers what is complete (engine/deadline.rs).
+    pub call_budget: std::time::Duration,
 }
 
 impl Limits {
@@ -68,6 +73,22 @@ impl Limits {
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),
             concurrency: num("VITALS_CONCURRENCY", 64).clamp(1, 64) as usize,
             cache_bytes: (num("VITALS_CACHE_MB", 64) as usize).saturating_mul(1 << 20),
+            call_budget: call_budget(),
+        }
+    }
+}
+
+/// `VITALS_CALL_BUDGET_S` (seconds, decimals allowed, 1 to 3600), else the default; a value that
+/// cannot be read is said on stderr and the default kept.
+fn call_budget() -> std::time::Duration {
+    let Ok(v) = std::env::var("VITALS_CALL_BUDGET_S") else {
+        return deadline::DEFAULT_CALL_BUDGET;
+    };
+    match v.trim().parse::<f64>() {
+        Ok(s) if (1.0..=3600.0).contains(&s) => std::time::Duration::from_secs_f64(s),
+        _ => {
+            tracing::warn!("VITALS_CALL_BUDGET_S={v:?} is not a number of seconds from 1 to 3600; using {} s", deadline::DEFAULT_CALL_BUDGET.as_secs());
+            deadline::DEFAULT_CALL_BUDGET
         }
     }
 }

@@ -46,6 +46,8 @@ pub struct QueryRequest {
     pub id: Option<String>,
     /// Where to report how far the read is (a client that sent a `progressToken`).
     pub progress: Option<super::progress::Progress>,
+    /// When the tool call must answer (shared by every read of one call); None: a budget from now.
+    pub deadline: Option<super::Deadline>,
 }
 
 /// Characters kept for everything around `data` (notices, range, counts).
@@ -84,6 +86,8 @@ pub struct Plan {
     /// The one record asked for by id.
     pub id: Option<String>,
     pub progress: Option<super::progress::Progress>,
+    /// When fetching must stop so the call still answers in time.
+    pub deadline: super::Deadline,
 }
 
 impl Plan {
@@ -158,6 +162,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         beyond_retention,
         id,
         progress: req.progress.clone(),
+        deadline: req.deadline.unwrap_or_else(|| super::Deadline::after(engine.limits.call_budget)),
     })
 }
 

@@ -28,6 +28,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
     CollectionSpec {
         name,
         path: name,
+        brief: "documents by day",
         summary: "documents by day",
         range: RangeKind::Date,
         latest: false,
@@ -56,6 +57,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
     CollectionSpec {
         name,
         path: name,
+        brief: "samples by instant",
         summary: "samples by instant",
         range: RangeKind::DateTime,
         latest: false,
@@ -424,6 +426,7 @@ fn run(case: Case) -> Result<(), TestCaseError> {
         rate_wait_budget: Duration::ZERO,
         concurrency: case.concurrency,
         cache_bytes: if case.cache { 1 << 20 } else { 0 },
+        call_budget: Duration::from_secs(3600),
     };
     let engine = Engine::new(vec![Arc::new(Prop { world: world.clone() })], limits);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
