@@ -28,6 +28,8 @@ pub struct CollectionSpec {
     pub name: &'static str,
     /// Path below the provider's collection prefix.
     pub path: &'static str,
+    /// What it holds, in a few words: the one line `vitals_sources` lists it with.
+    pub brief: &'static str,
     pub summary: &'static str,
     pub range: RangeKind,
     /// Whether the provider honours `latest=true` (elsewhere it is silently ignored upstream).
@@ -132,11 +134,72 @@ pub struct TodaySpec {
     /// Only the most recent record of the last this-many days (a weigh-in need not be daily),
     /// instead of every record of the report's days.
     pub latest_within_days: Option<u32>,
+    /// The columns the section shows, after the record's day: what people ask about first (a
+    /// night's minutes per stage, a readiness score and its contributors, the day's steps).
+    pub lead: &'static [Lead],
 }
 
 impl TodaySpec {
-    pub const fn days(role: &'static str, collection: &'static str) -> TodaySpec {
-        TodaySpec { role, collection, latest_within_days: None }
+    pub const fn days(role: &'static str, collection: &'static str, lead: &'static [Lead]) -> TodaySpec {
+        TodaySpec { role, collection, latest_within_days: None, lead }
+    }
+}
+
+/// One column of a `vitals_today` section: a field of the record (a dotted path into nested
+/// objects), converted as `how` says, or a statistic of one of the record's embedded series.
+/// The name carries the unit (`deep_min`, `hrv_avg_ms`).
+#[derive(Debug, Clone, Copy)]
+pub struct Lead {
+    pub name: &'static str,
+    pub from: &'static str,
+    pub how: Derive,
+}
+
+/// How a headline value is made from the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Derive {
+    /// As it is (a number rounded to two decimals).
+    Same,
+    /// Seconds as minutes (one decimal).
+    Minutes,
+    /// A time as the local wall clock, `HH:MM` (a time without an offset is already local).
+    Clock,
+    /// Metres as kilometres (two decimals).
+    Km,
+    /// A statistic of the readings of an embedded series of samples (`Embedded`), nulls left out.
+    Series(Stat),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stat {
+    Min,
+    Avg,
+    Max,
+}
+
+impl Lead {
+    /// A field shown under its own name (`contributors.hrv_balance`).
+    pub const fn field(from: &'static str) -> Lead {
+        Lead { name: from, from, how: Derive::Same }
+    }
+    pub const fn same(name: &'static str, from: &'static str) -> Lead {
+        Lead { name, from, how: Derive::Same }
+    }
+    pub const fn minutes(name: &'static str, from: &'static str) -> Lead {
+        Lead { name, from, how: Derive::Minutes }
+    }
+    pub const fn clock(name: &'static str, from: &'static str) -> Lead {
+        Lead { name, from, how: Derive::Clock }
+    }
+    pub const fn km(name: &'static str, from: &'static str) -> Lead {
+        Lead { name, from, how: Derive::Km }
+    }
+    pub const fn series(name: &'static str, from: &'static str, stat: Stat) -> Lead {
+        Lead { name, from, how: Derive::Series(stat) }
+    }
+    /// The record's top-level field this column reads.
+    pub fn root(&self) -> &'static str {
+        self.from.split('.').next().unwrap_or(self.from)
     }
 }
 
@@ -230,6 +293,7 @@ impl CollectionSpec {
     pub const DAILY: CollectionSpec = CollectionSpec {
         name: "",
         path: "",
+        brief: "",
         summary: "",
         range: RangeKind::Date,
         latest: false,

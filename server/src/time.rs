@@ -93,6 +93,15 @@ pub fn local_day(s: &str, zone: &Zone) -> Option<Date> {
     s.parse::<DateTime>().ok().map(|dt| dt.date())
 }
 
+/// The local wall-clock time (`HH:MM`) of a provider time string: an instant in `zone`, a naive
+/// local datetime (no offset) as it is. None: not a time.
+pub fn local_clock(s: &str, zone: &Zone) -> Option<String> {
+    if let Ok(ts) = s.parse::<Timestamp>() {
+        return Some(ts.to_zoned(zone.tz.clone()).strftime("%H:%M").to_string());
+    }
+    s.parse::<DateTime>().ok().map(|dt| dt.strftime("%H:%M").to_string())
+}
+
 /// RFC 3339 with the zone's offset at that instant, seconds precision: what we send upstream.
 /// Unix seconds as an RFC 3339 instant (UTC), for reports of expiries. None: none, or out of range.
 pub fn unix_rfc3339(s: Option<i64>) -> Option<String> {

@@ -318,6 +318,7 @@ const FIELDS: &[&str] = &["value", "read_with"];
 static DAILY: &[CollectionSpec] = &[CollectionSpec {
     name: "daily",
     path: "data",
+    brief: "one number a day",
     summary: "One number a day, and which kind of credential read it.",
     range: RangeKind::Date,
     latest: false,

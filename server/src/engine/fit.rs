@@ -85,9 +85,11 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
     if let Some((from, whole)) = fitted.cut {
         let start = range.map(|(s, _)| s).unwrap_or(from);
         range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
+        // Like with like: the data's size against the part of max_chars left for data.
         let why = format!(
-            "INCOMPLETE: the whole answer would take about {whole} characters, over max_chars = {}. Every day in `range` is complete; \
-             call again with `start` = `continue_from` for the rest{}.",
+            "INCOMPLETE: the data would take about {whole} characters, over the {} that max_chars = {} leaves for it (the rest is \
+             kept for `notices`). Every day in `range` is complete; call again with `start` = `continue_from` for the rest{}.",
+            plan.data_budget(),
             plan.max_chars,
             if plan.collection.has_resolution() {
                 ", or a coarser `resolution`, or a larger max_chars"
@@ -191,14 +193,11 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
                     raw_samples,
                     max_chars: plan.max_chars,
                     note: format!(
-                        "RESAMPLED: {}, over max_chars = {}, so they are returned as {name} buckets (the finest resolution that \
-                         fits); every sample is counted in a bucket's `n`. For raw samples ask for a shorter range, or \
-                         resolution=raw with a larger max_chars (up to {}).",
+                        "RESAMPLED: {}, over the {budget} that max_chars = {} leaves for data, so they are returned as {name} \
+                         buckets (the finest resolution that fits); every sample is counted in a bucket's `n`. For raw samples ask \
+                         for a shorter range, or resolution=raw with a larger max_chars (up to {}).",
                         if cut_after_let_go {
-                            format!(
-                                "the {raw_samples} raw samples of `range` (fetching stopped early) would take more than the {budget} \
-                                 characters left for data"
-                            )
+                            format!("the {raw_samples} raw samples of `range` (fetching stopped early) would take more characters")
                         } else {
                             format!("the {raw_samples} raw samples would take {raw_chars} characters")
                         },

@@ -58,11 +58,20 @@ pub fn split(plan: &Plan, step: Option<StepSeconds>) -> Vec<Piece> {
             })
             .collect(),
         (RangeKind::DateTime, _) => vec![Own::Instants(start_of(&plan.zone, s), start_of(&plan.zone, next(e)))],
+        (_, Split::Days(n)) if fits_one_recent(s, e, n, plan.zone.today()) => vec![Own::Days(s, e)],
         (_, Split::Days(n)) => day_grid(s, e, n),
         (_, Split::Hours(h) | Split::Fill { hours: h, .. }) => day_grid(s, e, (h / 24).max(1)),
         (_, Split::Whole) => vec![Own::Days(s, e)],
     };
     pieces(plan, owns, true)
+}
+
+/// A range no longer than one window that reaches today is one request. The grid exists so a
+/// closed window is the same window in the next query and the cache can serve it; a window that
+/// reaches today is never kept, so cutting such a range on the grid would only cost a second
+/// request over padded, overlapping days (a week of `vitals_today` across a grid line).
+fn fits_one_recent(s: Date, e: Date, n: u32, today: Date) -> bool {
+    i64::from((e - s).get_days()) < i64::from(n.max(1)) && e >= today
 }
 
 /// The windows of a plan's instants from `from` (a window's end) to the end of its range, at
@@ -298,6 +307,16 @@ mod tests {
         assert_eq!(days.len(), 45);
         assert!(days.windows(2).all(|p| p[1] == p[0].tomorrow().unwrap()));
         assert_eq!(day_grid(date(2026, 6, 10), date(2026, 6, 10), 18), vec![Own::Days(date(2026, 6, 10), date(2026, 6, 10))]);
+    }
+
+    #[test]
+    fn a_short_range_that_reaches_today_is_one_window() {
+        let today = date(2026, 6, 10);
+        // Eight days across the 18-day grid's line at 2026-06-07, up to today: one request.
+        assert!(fits_one_recent(date(2026, 6, 3), today, 18, today));
+        assert!(!fits_one_recent(date(2026, 6, 3), date(2026, 6, 9), 18, today), "closed: on the grid, for the cache");
+        assert!(!fits_one_recent(date(2026, 5, 1), today, 18, today), "longer than a window");
+        assert!(fits_one_recent(today, today, 1, today));
     }
 
     #[test]

@@ -283,4 +283,30 @@ mod tests {
         let garmin: Vec<&str> = all.iter().filter(|p| p.spec().namespace == "garmin").map(|p| p.spec().name).collect();
         assert_eq!(garmin, ["garmin", "garmin-connect"]);
     }
+
+    /// What `vitals_sources` lists and `vitals_today` shows is data: every collection has its few
+    /// words, and every column of a day's section reads a field its collection has.
+    #[test]
+    fn every_collection_is_briefed_and_every_headline_column_reads_a_real_field() {
+        use crate::catalog::{Derive, EmbeddedKind};
+        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/briefs"));
+        for p in super::all_in(&crate::accounts::Home::Tenant(dir)) {
+            let spec = p.spec();
+            for c in spec.collections {
+                let name = spec.qualified(c.name);
+                assert!(!c.brief.is_empty() && c.brief.len() <= 45, "{name}: a brief of 1 to 45 characters, not {:?}", c.brief);
+            }
+            for t in spec.today {
+                let c = spec.collection(t.collection).unwrap_or_else(|| panic!("{}: today names {} it does not have", spec.name, t.collection));
+                assert!(!t.lead.is_empty(), "{}.{}: a section leads with something", spec.namespace, c.name);
+                for l in t.lead {
+                    assert!(c.knows_field(l.root()), "{}.{}: column {} reads {}, not a field of it", spec.namespace, c.name, l.name, l.from);
+                    if let Derive::Series(_) = l.how {
+                        let e = c.embedded.iter().find(|e| e.field == l.from);
+                        assert!(matches!(e.map(|e| e.kind), Some(EmbeddedKind::Samples(_))), "{}: {} is not a series of samples", c.name, l.from);
+                    }
+                }
+            }
+        }
+    }
 }

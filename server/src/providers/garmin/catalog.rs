@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape, SeriesSpec,
-    Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape,
+    SeriesSpec, Split, Stat, TodaySpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -19,6 +19,46 @@ pub const SENSITIVE: &[&str] = &["food", "menstrual_cycle"];
 /// Seconds per character of a sleep stage timeline.
 pub const STAGE_EPOCH_S: u32 = 60;
 
+static SLEEP_LEAD: &[Lead] = &[
+    Lead::clock("bed", "sleep_start"),
+    Lead::clock("up", "sleep_end"),
+    Lead::same("asleep_min", "asleep_min"),
+    Lead::same("deep_min", "deep_min"),
+    Lead::same("rem_min", "rem_min"),
+    Lead::same("light_min", "light_min"),
+    Lead::same("awake_min", "awake_min"),
+    Lead::same("score", "score"),
+    Lead::same("quality", "score_quality"),
+    Lead::same("hr_avg", "hr_avg_bpm"),
+    Lead::same("breaths_min", "respiration_avg"),
+    Lead::same("spo2_avg", "spo2_avg"),
+    Lead::same("stress_avg", "sleep_stress_avg"),
+];
+
+static HRV_LEAD: &[Lead] = &[
+    Lead::same("last_night_avg_ms", "last_night_avg_ms"),
+    Lead::same("high_5min_ms", "last_night_5min_high_ms"),
+    Lead::series("low_5min_ms", "readings", Stat::Min),
+    Lead::same("weekly_avg_ms", "weekly_avg_ms"),
+    Lead::same("status", "status"),
+    Lead::same("baseline_low_ms", "baseline.balancedLow"),
+    Lead::same("baseline_high_ms", "baseline.balancedUpper"),
+];
+
+static BODY_BATTERY_LEAD: &[Lead] =
+    &[Lead::same("highest", "highest"), Lead::same("lowest", "lowest"), Lead::same("charged", "charged"), Lead::same("drained", "drained")];
+
+static SUMMARY_LEAD: &[Lead] = &[
+    Lead::same("steps", "steps"),
+    Lead::same("active_kcal", "active_calories_kcal"),
+    Lead::same("total_kcal", "calories_kcal"),
+    Lead::km("distance_km", "distance_m"),
+    Lead::same("moderate_min", "moderate_intensity_min"),
+    Lead::same("vigorous_min", "vigorous_intensity_min"),
+    Lead::same("resting_hr", "resting_hr_bpm"),
+    Lead::same("stress_avg", "stress_avg"),
+];
+
 pub static GARMIN: ProviderSpec = ProviderSpec {
     name: "garmin",
     namespace: "garmin",
@@ -26,10 +66,10 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
     collections: COLLECTIONS,
     probe: "profile",
     today: &[
-        TodaySpec::days("sleep", "sleep"),
-        TodaySpec::days("hrv", "hrv"),
-        TodaySpec::days("body_battery", "body_battery"),
-        TodaySpec::days("summary", "daily_summary"),
+        TodaySpec::days("sleep", "sleep", SLEEP_LEAD),
+        TodaySpec::days("hrv", "hrv", HRV_LEAD),
+        TodaySpec::days("body_battery", "body_battery", BODY_BATTERY_LEAD),
+        TodaySpec::days("activity", "daily_summary", SUMMARY_LEAD),
     ],
     max_days: Some(366),
     // Garmin publishes no numbers; a burst of 12 got 429 with Retry-After 14 (reference §3). The
@@ -70,6 +110,7 @@ const BASE: CollectionSpec = CollectionSpec { exact_days: true, ..CollectionSpec
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "daily_summary",
+        brief: "daily steps, calories, HR, stress",
         path: "usersummary-service/v2/dailysummaries",
         summary: "One row per day: steps and goal, distance, calories (total, active, BMR), resting/min/max heart rate and the \
                   7-day resting average, stress average/max, Body Battery high/low, intensity minutes, floors, respiration and SpO2 \
@@ -101,6 +142,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "steps",
+        brief: "daily steps and goal",
         path: "usersummary-service/stats/steps/daily",
         summary: "Steps per day with the goal and distance. 28 days per request.",
         fields: &["steps", "step_goal", "distance_m"],
@@ -108,6 +150,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "stress",
+        brief: "daily stress levels",
         path: "usersummary-service/stats/stress/daily",
         summary: "Stress per day: overall level (0–100) and minutes at rest, low, medium and high stress. 28 days per request.",
         fields: &["stress_level", "rest_min", "low_min", "medium_min", "high_min"],
@@ -115,6 +158,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "heartrate",
+        brief: "heart rate samples (time series)",
         path: "wellness-service/wellness/dailyHeartRate",
         summary: "The day's heart-rate samples (about every 2 minutes) as a time series, resampled to fit when large. A day's \
                   resting, minimum and maximum heart rate are in garmin.daily_summary. One request per day.",
@@ -131,6 +175,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "body_battery",
+        brief: "Body Battery per day",
         path: "wellness-service/wellness/bodyBattery/reports/daily",
         summary: "One row per day: Body Battery charged and drained, its highest and lowest level (from the levels), the levels as \
                   a series, and the events that charged or drained it (sleep, activities, with their impact). 31 days per request.",
@@ -142,6 +187,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "spo2",
+        brief: "Pulse Ox per day",
         path: "wellness-service/wellness/daily/spo2",
         summary: "Pulse Ox per day: average, lowest, latest, 7-day average and sleep average SpO2 (%), and the hourly averages. \
                   Needs a watch with Pulse Ox on. One request per day.",
@@ -151,6 +197,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "hydration",
+        brief: "water intake",
         path: "usersummary-service/stats/hydration/daily",
         summary: "Water intake per day and its goal (ml), where the user logs it.",
         fields: &["intake_ml", "goal_ml"],
@@ -158,6 +205,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "sleep",
+        brief: "nights: stages, score, SpO2",
         path: "sleep-service/sleep/dailySleepSummariesByDate",
         summary: "One row per night, labelled by the morning it ends: sleep, deep, light, REM and awake minutes, awakenings, naps, \
                   sleep score and its qualifier, average/lowest SpO2, respiration, heart rate and sleep stress; the stage timeline \
@@ -189,6 +237,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "hrv",
+        brief: "night HRV, baseline, status",
         path: "hrv-service/hrv",
         summary: "One row per night (the morning it ends): last night's average HRV, the 5-minute high, the weekly average, the \
                   baseline band, the status (BALANCED, UNBALANCED, LOW, POOR) and its feedback; the 5-minute readings as a series. \
@@ -201,6 +250,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "weight",
+        brief: "weigh-ins",
         path: "weight-service/weight/range",
         summary: "One row per weigh-in: weight (kg; Garmin sends grams), BMI, body fat and water (%), bone and muscle mass (kg), \
                   the source. 31 days per request (the route's limit is not recorded).",
@@ -215,6 +265,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activities",
+        brief: "activities (ids for export)",
         path: "activitylist-service/activities/search/activities",
         summary: "One row per activity, in time order: id (for vitals_export), name, type, start (local and with its offset), \
                   distance, timer/moving/elapsed time, speed, heart rate, calories, elevation, cadence, power, training effect \
@@ -255,6 +306,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activity",
+        brief: "one activity by id, with laps",
         path: "activity-service/activity",
         summary: "One activity by its `id` (from garmin.activities): everything of the listing plus minimum heart rate, Garmin's \
                   split summaries (its typed splits, distances m, times s) and the structured workout it followed, if any. With \
@@ -304,6 +356,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "food",
+        brief: "food log (sensitive, off by default)",
         path: "nutrition-service/food/logs",
         summary: "SENSITIVE, off unless enabled (VITALS_GARMIN_SENSITIVE=food). One row per day the user logged food: calories, \
                   carbohydrate, protein and fat eaten (g), the calorie goal, and the meals. One request per day.",
@@ -313,6 +366,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "menstrual_cycle",
+        brief: "cycles (sensitive, off by default)",
         path: "periodichealth-service/menstrualcycle/calendar",
         summary: "SENSITIVE, off unless enabled (VITALS_GARMIN_SENSITIVE=menstrual_cycle). One row per cycle, labelled by the day it \
                   started: cycle and period length (days), and whether Garmin predicted it rather than the user logging it.",
@@ -323,6 +377,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "fitness_age",
+        brief: "fitness age",
         path: "fitnessage-service/fitnessage",
         summary: "Fitness age per day, with the chronological age and what would lower it. One request per day.",
         fields: &["fitness_age", "chronological_age", "achievable_fitness_age", "components"],
@@ -331,6 +386,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "hr_zones",
+        brief: "heart-rate zones per sport",
         path: "biometric-service/heartRateZones",
         summary: "Heart-rate zone floors per sport (bpm) and how they are set. Read only: vitals never asks Garmin to create defaults.",
         range: RangeKind::None,
@@ -345,6 +401,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "profile",
+        brief: "settings, lactate threshold",
         path: "userprofile-service/userprofile/settings",
         summary: "The user's settings: units, weight (kg), height (cm), sleep and wake times, the current lactate threshold (heart \
                   rate and pace; Garmin's speed unit is m/s ÷ 10, converted) and VO2max where Garmin has them. Birth year and sex only \

@@ -2,7 +2,7 @@
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -13,13 +13,26 @@ macro_rules! unofficial {
     };
 }
 
+/// "Should I train hard today?": Garmin's own answer, with what moved it.
+static READINESS_LEAD: &[Lead] = &[
+    Lead::clock("at", "time_local"),
+    Lead::same("morning", "morning"),
+    Lead::same("score", "score"),
+    Lead::same("level", "level"),
+    Lead::same("recovery_min", "recovery_time_min"),
+    Lead::same("acute_load", "acute_load"),
+    Lead::same("hrv_weekly_avg_ms", "hrv_weekly_avg_ms"),
+    Lead::same("sleep_score", "sleep_score"),
+    Lead::same("feedback", "feedback"),
+];
+
 pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     name: "garmin-connect",
     namespace: "garmin",
     display: "Garmin Connect (unofficial)",
     collections: COLLECTIONS,
     probe: "training_readiness",
-    today: &[TodaySpec::days("readiness", "training_readiness")],
+    today: &[TodaySpec::days("readiness", "training_readiness", READINESS_LEAD)],
     max_days: Some(366),
     // No published numbers. The same ceiling as the Personal API's: two in flight (below) is what
     // keeps a session out of trouble, and a year of a one-day route (366 requests) takes 3 minutes.
@@ -60,6 +73,7 @@ const DAYS: CollectionSpec = CollectionSpec { exact_days: true, in_sandbox: fals
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "training_readiness",
+        brief: "training readiness (unofficial)",
         path: "metrics-service/metrics/trainingreadiness",
         summary: unofficial!(
             "Training readiness snapshots (several a day; `morning` marks the report after waking): score 0–100, level, \
@@ -92,6 +106,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "training_status",
+        brief: "training status and load (unofficial)",
         path: "metrics-service/metrics/trainingstatus/aggregated",
         summary: unofficial!(
             "Training status per day Garmin computed one (of the primary training device): status phrase, acute and chronic \
@@ -122,6 +137,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "vo2max",
+        brief: "VO2max history (unofficial)",
         path: "metrics-service/metrics/maxmet/daily",
         summary: unofficial!(
             "VO2max history, one row per day Garmin updated it: running (precise and rounded), cycling, fitness age. The \
@@ -132,6 +148,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "race_predictions",
+        brief: "race time predictions (unofficial)",
         path: "metrics-service/metrics/racepredictions/daily",
         summary: unofficial!(
             "Garmin's predicted race times per day for 5 km, 10 km, half marathon and marathon: seconds, `h:mm:ss` and pace \
@@ -156,6 +173,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "lactate_threshold",
+        brief: "lactate threshold (unofficial)",
         path: "biometric-service/stats",
         summary: unofficial!(
             "Running lactate threshold history, a row per day it changed: heart rate (bpm), speed (m/s) and pace per km. Garmin \
@@ -167,6 +185,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "personal_records",
+        brief: "personal records (unofficial)",
         path: "personalrecord-service/personalrecord/prs",
         summary: unofficial!(
             "Personal records, typed (1 km, 1 mile, 5 km, 10 km, half marathon, marathon as times; longest run as distance; \
@@ -184,6 +203,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activity_splits",
+        brief: "laps of one activity (unofficial)",
         path: "activity-service/activity",
         summary: unofficial!(
             "One activity's laps and typed splits by its `id` (from garmin.activities), as Garmin sends them (distances m, \

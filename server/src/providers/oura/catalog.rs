@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape, SeriesSpec,
-    Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Lead, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape,
+    SeriesSpec, Split, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -34,11 +34,68 @@ static SLEEP_SERIES: &[Embedded] = &[
     Embedded { field: "app_sleep_phase_5_min", kind: Epochs(300) },
 ];
 
+/// A night as people ask about it: Oura's own totals (a night can have naps beside the long sleep).
+static SLEEP_LEAD: &[Lead] = &[
+    Lead::same("type", "type"),
+    Lead::clock("bed", "bedtime_start"),
+    Lead::clock("up", "bedtime_end"),
+    Lead::minutes("total_min", "total_sleep_duration"),
+    Lead::minutes("deep_min", "deep_sleep_duration"),
+    Lead::minutes("rem_min", "rem_sleep_duration"),
+    Lead::minutes("light_min", "light_sleep_duration"),
+    Lead::minutes("awake_min", "awake_time"),
+    Lead::same("efficiency_pct", "efficiency"),
+    Lead::minutes("latency_min", "latency"),
+    Lead::same("hr_lowest", "lowest_heart_rate"),
+    Lead::same("hr_avg", "average_heart_rate"),
+    Lead::series("hr_max", "heart_rate", Stat::Max),
+    Lead::same("hrv_avg_ms", "average_hrv"),
+    Lead::series("hrv_max_ms", "hrv", Stat::Max),
+    Lead::same("breaths_min", "average_breath"),
+];
+
+static SLEEP_SCORE_LEAD: &[Lead] = &[
+    Lead::same("score", "score"),
+    Lead::field("contributors.total_sleep"),
+    Lead::field("contributors.efficiency"),
+    Lead::field("contributors.restfulness"),
+    Lead::field("contributors.rem_sleep"),
+    Lead::field("contributors.deep_sleep"),
+    Lead::field("contributors.latency"),
+    Lead::field("contributors.timing"),
+];
+
+static READINESS_LEAD: &[Lead] = &[
+    Lead::same("score", "score"),
+    Lead::same("temp_dev_c", "temperature_deviation"),
+    Lead::field("contributors.resting_heart_rate"),
+    Lead::field("contributors.hrv_balance"),
+    Lead::field("contributors.recovery_index"),
+    Lead::field("contributors.previous_night"),
+    Lead::field("contributors.sleep_balance"),
+    Lead::field("contributors.previous_day_activity"),
+    Lead::field("contributors.activity_balance"),
+    Lead::field("contributors.body_temperature"),
+];
+
+static ACTIVITY_LEAD: &[Lead] = &[
+    Lead::same("score", "score"),
+    Lead::same("steps", "steps"),
+    Lead::same("active_kcal", "active_calories"),
+    Lead::same("total_kcal", "total_calories"),
+    Lead::minutes("high_min", "high_activity_time"),
+    Lead::minutes("medium_min", "medium_activity_time"),
+    Lead::minutes("low_min", "low_activity_time"),
+    Lead::minutes("sedentary_min", "sedentary_time"),
+    Lead::km("walk_km", "equivalent_walking_distance"),
+];
+
 macro_rules! col {
     ($name:literal, $range:expr, $latest:expr, $summary:literal, $day:expr, $always:expr, $fields:expr, $volume:literal) => {
         CollectionSpec {
             name: $name,
             path: $name,
+            brief: "",
             summary: $summary,
             range: $range,
             latest: $latest,
@@ -70,10 +127,10 @@ pub static OURA: ProviderSpec = ProviderSpec {
     collections: COLLECTIONS,
     probe: "daily_sleep",
     today: &[
-        TodaySpec::days("sleep", "daily_sleep"),
-        TodaySpec::days("sleep", "sleep"),
-        TodaySpec::days("readiness", "daily_readiness"),
-        TodaySpec::days("activity", "daily_activity"),
+        TodaySpec::days("sleep", "sleep", SLEEP_LEAD),
+        TodaySpec::days("sleep_score", "daily_sleep", SLEEP_SCORE_LEAD),
+        TodaySpec::days("readiness", "daily_readiness", READINESS_LEAD),
+        TodaySpec::days("activity", "daily_activity", ACTIVITY_LEAD),
     ],
     max_days: Option::None,
     // Oura's published limit: 5,000 requests per 5 minutes.
@@ -132,6 +189,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
+        brief: "steps, calories, activity minutes, score",
         embedded: &[Embedded { field: "met", kind: Samples(SAMPLES) }, Embedded { field: "class_5_min", kind: Epochs(300) }],
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
@@ -171,6 +229,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "vascular age, pulse wave velocity",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_cardiovascular_age",
@@ -184,6 +243,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "readiness score and contributors",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_readiness",
@@ -197,6 +257,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "resilience level and contributors",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_resilience",
@@ -210,6 +271,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "sleep score and contributors",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_sleep",
@@ -223,6 +285,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "night SpO2, breathing disturbances",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_spo2",
@@ -236,6 +299,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "stress and recovery time",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!(
             "daily_stress",
@@ -248,17 +312,21 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "1 record a day, small"
         )
     },
-    col!(
-        "enhanced_tag",
-        Date,
-        false,
-        "Tags the user added (type, custom name, comment, start/end).",
-        &["start_day", "start_time"],
-        &["id", "start_day"],
-        &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"],
-        "a few a week"
-    ),
     CollectionSpec {
+        brief: "the user's tags",
+        ..col!(
+            "enhanced_tag",
+            Date,
+            false,
+            "Tags the user added (type, custom name, comment, start/end).",
+            &["start_day", "start_time"],
+            &["id", "start_day"],
+            &["tag_type_code", "start_time", "end_time", "start_day", "end_day", "comment", "custom_name"],
+            "a few a week"
+        )
+    },
+    CollectionSpec {
+        brief: "heart rate samples (time series)",
         order: ORDER,
         split: Split::Fill { hours: HR_WINDOW_HOURS, page_rows: HR_PAGE_ROWS },
         // Samples carry no id: a repeat is told by its instant.
@@ -277,6 +345,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "personal_info",
+        brief: "profile (a connected account only)",
         path: "personal_info",
         summary: "The user's profile: age, weight, height, biological sex, email.",
         range: None,
@@ -299,17 +368,21 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         daily: Option::None,
     },
-    col!(
-        "rest_mode_period",
-        Date,
-        false,
-        "Rest mode periods with their episodes.",
-        &["start_day", "start_time"],
-        &["id", "start_day"],
-        &["start_day", "end_day", "start_time", "end_time", "episodes"],
-        "rare"
-    ),
     CollectionSpec {
+        brief: "rest mode periods",
+        ..col!(
+            "rest_mode_period",
+            Date,
+            false,
+            "Rest mode periods with their episodes.",
+            &["start_day", "start_time"],
+            &["id", "start_day"],
+            &["start_day", "end_day", "start_time", "end_time", "episodes"],
+            "rare"
+        )
+    },
+    CollectionSpec {
+        brief: "ring battery (time series)",
         // ~288 a day: three days fill most of a 1,000-row page.
         order: ORDER,
         split: Split::Hours(72),
@@ -328,6 +401,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "ring_configuration",
+        brief: "the user's rings",
         path: "ring_configuration",
         summary: "The user's rings: color, design, firmware, hardware, size, set-up time.",
         range: None,
@@ -351,6 +425,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         daily: Option::None,
     },
     CollectionSpec {
+        brief: "meditation and breathing sessions",
         embedded: &[
             Embedded { field: "heart_rate", kind: Samples(SAMPLES) },
             Embedded { field: "heart_rate_variability", kind: Samples(SAMPLES) },
@@ -368,6 +443,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         )
     },
     CollectionSpec {
+        brief: "each sleep: stages, HR, HRV, hypnogram",
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_duration", only: Some(("type", "long_sleep")) },
             says: "the day's longest long_sleep (the main night); naps and short sleeps are left out, and a day with only those counts as missing",
@@ -415,31 +491,41 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "1–2 records a day, ~4,000 characters each"
         )
     },
-    col!(
-        "sleep_time",
-        Date,
-        false,
-        "Recommended bedtime window and status.",
-        &["day"],
-        DOC,
-        &["optimal_bedtime", "recommendation", "status"],
-        "1 record a day, small"
-    ),
-    col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC, &["text", "timestamp", "tags"], "rare"),
     CollectionSpec {
+        brief: "recommended bedtime",
+        ..col!(
+            "sleep_time",
+            Date,
+            false,
+            "Recommended bedtime window and status.",
+            &["day"],
+            DOC,
+            &["optimal_bedtime", "recommendation", "status"],
+            "1 record a day, small"
+        )
+    },
+    CollectionSpec {
+        brief: "old tags (deprecated)",
+        ..col!("tag", Date, false, "Deprecated tags (use enhanced_tag).", &["day", "timestamp"], DOC, &["text", "timestamp", "tags"], "rare")
+    },
+    CollectionSpec {
+        brief: "VO2 max estimates",
         daily: Some(DailyRule::ONE_A_DAY),
         ..col!("vO2_max", Date, false, "VO2 max estimates.", &["day", "timestamp"], DOC, &["timestamp", "vo2_max"], "about one a week")
     },
-    col!(
-        "workout",
-        Date,
-        false,
-        "Workouts (activity, intensity, calories, distance, source); upstream filters them by UTC date, we by local day.",
-        &["day", "start_datetime"],
-        DOC,
-        &["activity", "calories", "distance", "end_datetime", "intensity", "label", "source", "start_datetime"],
-        "a few a week"
-    ),
+    CollectionSpec {
+        brief: "workouts",
+        ..col!(
+            "workout",
+            Date,
+            false,
+            "Workouts (activity, intensity, calories, distance, source); upstream filters them by UTC date, we by local day.",
+            &["day", "start_datetime"],
+            DOC,
+            &["activity", "calories", "distance", "end_datetime", "intensity", "label", "source", "start_datetime"],
+            "a few a week"
+        )
+    },
 ];
 
 #[cfg(test)]

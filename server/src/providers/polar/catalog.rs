@@ -4,7 +4,7 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailySource, Embedded, FileFormat, Files, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split,
+    CollectionSpec, DailySource, Embedded, FileFormat, Files, Lead, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split,
     TodaySpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
@@ -25,13 +25,54 @@ const fn ret(days: u32, why: &'static str) -> Option<Retention> {
     Some(Retention { days, why })
 }
 
+/// A night as Polar scores it, with the sleep heart rate summary its decoder already made.
+static SLEEP_LEAD: &[Lead] = &[
+    Lead::clock("bed", "sleep_start"),
+    Lead::clock("up", "sleep_end"),
+    Lead::same("asleep_min", "asleep_min"),
+    Lead::same("deep_min", "deep_min"),
+    Lead::same("rem_min", "rem_min"),
+    Lead::same("light_min", "light_min"),
+    Lead::same("interruptions_min", "interruptions_min"),
+    Lead::same("score", "sleep_score"),
+    Lead::same("continuity", "continuity"),
+    Lead::same("sleep_charge", "sleep_charge"),
+    Lead::same("cycles", "sleep_cycles"),
+    Lead::same("hr_min", "heart_rate_summary.min"),
+    Lead::same("hr_avg", "heart_rate_summary.avg"),
+    Lead::same("hr_nadir_15min", "heart_rate_summary.nadir"),
+];
+
+static RECHARGE_LEAD: &[Lead] = &[
+    Lead::same("status", "nightly_recharge_status"),
+    Lead::same("ans_charge", "ans_charge"),
+    Lead::same("ans_status", "ans_charge_status"),
+    Lead::same("hr_avg", "hr_avg_bpm"),
+    Lead::same("hrv_avg_ms", "hrv_avg_ms"),
+    Lead::same("breaths_min", "breathing_rate_avg"),
+];
+
+static ACTIVITY_LEAD: &[Lead] = &[
+    Lead::same("steps", "steps"),
+    Lead::same("active_kcal", "active_calories_kcal"),
+    Lead::same("total_kcal", "calories_kcal"),
+    Lead::km("distance_km", "distance_from_steps_m"),
+    Lead::same("active_min", "active_min"),
+    Lead::same("inactive_min", "inactive_min"),
+    Lead::same("goal_pct", "daily_activity_pct"),
+];
+
 pub static POLAR: ProviderSpec = ProviderSpec {
     name: "polar",
     namespace: "polar",
     display: "Polar",
     collections: COLLECTIONS,
     probe: "physical_info",
-    today: &[TodaySpec::days("sleep", "sleep"), TodaySpec::days("recharge", "nightly_recharge"), TodaySpec::days("activity", "activity")],
+    today: &[
+        TodaySpec::days("sleep", "sleep", SLEEP_LEAD),
+        TodaySpec::days("recharge", "nightly_recharge", RECHARGE_LEAD),
+        TodaySpec::days("activity", "activity", ACTIVITY_LEAD),
+    ],
     max_days: Some(366),
     // Per-client quotas over 15 minutes and 24 hours (reference §6.1, confirmed); their size
     // (500 + 20 × users per 15 min) is not: the floor is assumed here, and the `RateLimit-*`
@@ -149,6 +190,7 @@ const BASE: CollectionSpec = CollectionSpec { split: Split::Days(RANGE_DAYS), ..
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "exercises",
+        brief: "exercises, HR zones, training load",
         path: "v3/exercises",
         summary: "One row per exercise: sport, start (with the watch's UTC offset), duration, distance, calories, heart rate \
                   average/maximum, time in each heart-rate zone, training load. With options.samples=true also summaries of its \
@@ -178,6 +220,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activity",
+        brief: "daily steps, calories, active time",
         path: "v3/users/activities",
         summary: "One row per day (the watch's local day): steps, calories, active and inactive minutes, daily activity %, \
                   distance from steps, inactivity alerts; minutes in each activity zone as Polar names them (unknown names such \
@@ -203,6 +246,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "heartrate",
+        brief: "24/7 heart rate (time series)",
         path: "v3/users/continuous-heart-rate",
         summary: "Continuous (24/7) heart rate, about one sample every 5 minutes, as a time series (resampled to fit when large). \
                   Polar gives the watch's clock time without a zone: times are read in the query's zone.",
@@ -220,6 +264,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "sleep",
+        brief: "nights: stages, score, hypnogram",
         path: "v3/users/sleep",
         summary: "One row per night, labelled by the day it ends: sleep score, light/deep/REM minutes, continuity, interruptions, \
                   sleep charge, the user's rating (null when not given), Polar's cycle count; the hypnogram (one digit per 30 s \
@@ -261,6 +306,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "nightly_recharge",
+        brief: "ANS charge, night HR, HRV, breathing",
         path: "v3/users/nightly-recharge",
         summary: "One row per night (the day it ends): ANS charge (−10…+10, 0 = usual) and its status, Nightly Recharge status \
                   (1–6), heart rate, beat-to-beat, HRV (RMSSD) and breathing averages over the first 4 hours of sleep, and the \
@@ -286,6 +332,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "cardio_load",
+        brief: "cardio load, strain, tolerance",
         path: "v3/users/cardio-load/date",
         summary: "One row per day: cardio load, strain (7-day), tolerance (28-day), load ratio, status (e.g. PRODUCTIVE), and the \
                   level thresholds. A day without data keeps its row with status LOAD_STATUS_NOT_AVAILABLE and null values.",
@@ -296,6 +343,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "sleepwise",
+        brief: "alertness predictions",
         path: "v3/users/sleepwise/alertness/date",
         summary: "SleepWise alertness, one row per sleep period labelled by the local day the sleep ended: grade, classification, \
                   sleep inertia, sleep type, validity; hourly alertness predictions with options.hourly=true. Times in the sleep's \
@@ -324,6 +372,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "physical_info",
+        brief: "weight, max and resting HR, VO2max",
         path: "v3/users/physical-info",
         summary: "The user's current physical settings: weight, height, birthday, maximum and resting heart rate, aerobic and \
                   anaerobic thresholds (the heart-rate zone limits), VO2max, training background, typical day, sleep goal. Read \

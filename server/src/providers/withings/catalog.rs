@@ -2,7 +2,7 @@
 //! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
 //! that says the unit is one mistake a model cannot make.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -60,6 +60,47 @@ const MEASUREMENT_FIELDS: &[&str] = &[
     "groups",
 ];
 
+/// A night on a sleep mat or a watch: the totals Withings sends, already in minutes.
+static SLEEP_LEAD: &[Lead] = &[
+    Lead::clock("bed", "start"),
+    Lead::clock("up", "end"),
+    Lead::same("total_min", "total_sleep_min"),
+    Lead::same("deep_min", "deep_min"),
+    Lead::same("rem_min", "rem_min"),
+    Lead::same("light_min", "light_min"),
+    Lead::same("awake_min", "awake_min"),
+    Lead::same("efficiency_pct", "efficiency_pct"),
+    Lead::same("latency_min", "latency_min"),
+    Lead::same("score", "score"),
+    Lead::same("hr_min", "hr_min_bpm"),
+    Lead::same("hr_avg", "hr_average_bpm"),
+    Lead::same("breaths_min", "rr_average_per_min"),
+    Lead::same("wakeups", "wakeup_count"),
+    Lead::same("snoring_min", "snoring_min"),
+];
+
+static ACTIVITY_LEAD: &[Lead] = &[
+    Lead::same("steps", "steps"),
+    Lead::same("active_kcal", "active_kcal"),
+    Lead::same("total_kcal", "total_kcal"),
+    Lead::km("distance_km", "distance_m"),
+    Lead::same("active_min", "active_min"),
+    Lead::same("intense_min", "intense_min"),
+    Lead::same("hr_avg", "hr_average_bpm"),
+    Lead::same("source", "source"),
+];
+
+static WEIGH_IN_LEAD: &[Lead] = &[
+    Lead::clock("at", "time"),
+    Lead::same("weight_kg", "weight_kg"),
+    Lead::same("fat_pct", "fat_ratio_pct"),
+    Lead::same("muscle_kg", "muscle_mass_kg"),
+    Lead::same("water_kg", "hydration_kg"),
+    Lead::same("bone_kg", "bone_mass_kg"),
+    Lead::same("visceral_fat", "visceral_fat_index"),
+    Lead::same("device", "device_model"),
+];
+
 pub static WITHINGS: ProviderSpec = ProviderSpec {
     name: "withings",
     namespace: "withings",
@@ -67,9 +108,9 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
     collections: COLLECTIONS,
     probe: "devices",
     today: &[
-        TodaySpec::days("sleep", "sleep"),
-        TodaySpec::days("activity", "activity"),
-        TodaySpec { role: "weigh_in", collection: "measurements", latest_within_days: Some(90) },
+        TodaySpec::days("sleep", "sleep", SLEEP_LEAD),
+        TodaySpec::days("activity", "activity", ACTIVITY_LEAD),
+        TodaySpec { latest_within_days: Some(90), ..TodaySpec::days("weigh_in", "measurements", WEIGH_IN_LEAD) },
     ],
     // "At most 366 days per call" (issue 7): one year, leap years included.
     max_days: Some(366),
@@ -122,6 +163,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "measurements",
+        brief: "weigh-ins and body composition",
         path: "measure",
         summary: "Weigh-ins (one row per step-on: the groups one scale stores for it are merged): weight, fat ratio and mass, \
                   fat-free mass, muscle, hydration, bone, visceral fat, extra/intracellular water, BMR, metabolic age, pulse wave \
@@ -155,6 +197,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "blood_pressure",
+        brief: "blood pressure readings",
         path: "measure",
         summary: "Blood pressure readings: systolic and diastolic (mmHg) and pulse (bpm), one row per reading.",
         range: RangeKind::Date,
@@ -179,6 +222,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activity",
+        brief: "daily steps, calories, heart rate",
         path: "v2/measure",
         summary: "Daily activity, one row per day and source: steps, distance, floors, soft/moderate/intense/active minutes, \
                   active and total calories, heart rate (null without a heart-rate tracker) and minutes in each heart-rate zone.",
@@ -226,6 +270,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "sleep",
+        brief: "nights: stages, score, HR, breathing",
         path: "v2/sleep",
         summary: "One row per night, labelled with the local day it ends: total sleep, time in bed, deep/light/REM/awake minutes, \
                   efficiency, latency, wake-ups, sleep score, heart and breathing rate, snoring, breathing disturbances.",
@@ -277,6 +322,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "workouts",
+        brief: "workouts",
         path: "v2/measure",
         summary: "Workouts: category, start and end, duration, calories, distance, steps, floors, intensity, heart rate, pauses, SpO2.",
         range: RangeKind::Date,
@@ -317,6 +363,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "intraday",
+        brief: "intraday HR and steps (time series)",
         path: "v2/measure",
         summary: "Intraday heart rate, steps, calories and distance at the device's resolution, UTC timestamps.",
         range: RangeKind::DateTime,
@@ -347,6 +394,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "devices",
+        brief: "linked devices, battery",
         path: "v2/user",
         summary: "Linked devices: type, model, battery (high/medium/low/unknown), firmware, first and last sync. No serial numbers or ids.",
         range: RangeKind::None,
