@@ -48,6 +48,63 @@ pub fn clean_schema(v: &mut JsonObject) {
     }
 }
 
+/// A tool's input schema as lean as a model needs it (hosts hand it to the model with every
+/// request): an optional parameter is simply not `required`, so the `null` schemars adds to its
+/// type, its `default: null` and the `$schema` line go; a `$ref` to a definition is written in
+/// place. A client that sends `null` for an optional parameter is still understood
+/// ([`decode`] reads it as absent).
+pub fn lean_schema(v: &mut JsonObject) {
+    v.remove("$schema");
+    let defs = v.remove("$defs");
+    let required: Vec<String> = v.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();
+    if let Some(Value::Object(props)) = v.get_mut("properties") {
+        for (name, p) in props.iter_mut() {
+            let Value::Object(p) = p else { continue };
+            if let (Some(Value::String(r)), Some(Value::Object(defs))) = (p.get("$ref").cloned(), &defs) {
+                if let Some(Value::Object(def)) = r.strip_prefix("#/$defs/").and_then(|k| defs.get(k)) {
+                    p.remove("$ref");
+                    for (k, x) in def.iter().filter(|(k, _)| *k != "description") {
+                        p.entry(k.clone()).or_insert_with(|| x.clone());
+                    }
+                }
+            }
+            if required.contains(name) {
+                continue;
+            }
+            if p.get("default").is_some_and(Value::is_null) {
+                p.remove("default");
+            }
+            if let Some(Value::Array(ts)) = p.get_mut("type") {
+                ts.retain(|t| t != "null");
+                if ts.len() == 1 {
+                    let one = ts.remove(0);
+                    p.insert("type".into(), one);
+                }
+            }
+            if let Some(Value::Array(branches)) = p.get("anyOf").cloned() {
+                let kept: Vec<Value> = branches.into_iter().filter(|b| b.get("type") != Some(&Value::from("null"))).collect();
+                p.remove("anyOf");
+                match kept.as_slice() {
+                    [Value::Object(one)] => {
+                        let one = one.clone();
+                        let defs = defs.as_ref().and_then(Value::as_object);
+                        let one = match (one.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")), defs) {
+                            (Some(k), Some(d)) => d.get(k).and_then(Value::as_object).cloned().unwrap_or(one),
+                            _ => one,
+                        };
+                        for (k, x) in one.into_iter().filter(|(k, _)| k != "description") {
+                            p.entry(k).or_insert(x);
+                        }
+                    }
+                    _ => {
+                        p.insert("anyOf".into(), Value::Array(kept));
+                    }
+                }
+            }
+        }
+    }
+}
+
 fn clean_value(v: &mut Value) {
     match v {
         Value::Object(o) => clean_schema(o),
@@ -88,7 +145,12 @@ fn check(tool: &str, schema: &JsonObject, args: &JsonObject) -> Result<(), Strin
             return Err(format!("`{req}` is missing: {tool} needs it. Send {}", send(props.get(req), schema)));
         }
     }
+    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
     for (k, v) in args {
+        if v.is_null() && !required.contains(&k.as_str()) {
+            // An optional parameter sent as null: the same as not sent.
+            continue;
+        }
         let prop = &props[k];
         let allowed = types(prop, schema);
         if allowed.is_empty() || allowed.iter().any(|t| fits(t, v)) {
@@ -257,6 +319,20 @@ mod tests {
         let e = refused(json!({"collection": "x".repeat(100), "latest": "x".repeat(1_000_000)}));
         assert!(e.len() < 300 && e.contains("(1000000 characters)"), "a huge value is not echoed: {} chars", e.len());
         assert!(check("vitals_query", &schema(), json!({"collection": "x", "fields": null, "latest": null}).as_object().unwrap()).is_ok());
+    }
+
+    #[test]
+    fn a_lean_schema_says_optional_by_not_requiring_and_still_takes_null() {
+        let mut s = schema();
+        lean_schema(&mut s);
+        let props = s["properties"].as_object().unwrap();
+        assert_eq!(props["max_chars"]["type"], json!("integer"));
+        assert_eq!(props["latest"], json!({"type": "boolean"}));
+        assert_eq!(props["fields"]["anyOf"], json!([{"type": "array", "items": {"type": "string"}}, {"type": "string"}]), "the definition in place");
+        assert!(s.get("$defs").is_none());
+        assert!(check("vitals_query", &s, json!({"collection": "x", "fields": null, "latest": null}).as_object().unwrap()).is_ok());
+        let e = check("vitals_query", &s, json!({"collection": "x", "latest": "yes"}).as_object().unwrap()).unwrap_err();
+        assert!(e.starts_with("`latest`: the string \"yes\" is not true or false."), "{e}");
     }
 
     #[test]

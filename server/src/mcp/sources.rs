@@ -1,8 +1,103 @@
-//! `vitals_sources` and the `vitals://sources` resource: what can be asked, as data.
+//! `vitals_sources` and the `vitals://sources` resource: what can be asked, as data. By default a
+//! listing a model can afford at the start of every conversation (each connection's state and how
+//! to connect it, each collection with a few words); the full entry of one provider or one
+//! collection on request; the resource whole.
 use crate::engine::Engine;
 use crate::providers::Mode;
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde_json::{Map, Value};
+
+/// The default answer of `vitals_sources`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Listing {
+    pub providers: Vec<Listed>,
+    /// Where the rest is.
+    pub more: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Listed {
+    pub provider: String,
+    /// `connected` (the user's own data), `sandbox` (sample data, not the user's) or `needs_credentials`.
+    pub state: String,
+    /// `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
+    pub connection: String,
+    /// How to connect it, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub connect: Option<String>,
+    /// Qualified collection name → what it holds.
+    pub collections: Map<String, Value>,
+}
+
+const MORE: &str = "vitals_sources {\"provider\": name} or {\"collection\": name} gives fields, options, range kind, volume and \
+retention; vitals_today answers \"how did I sleep / am I ready / how much did I move\" in one call.";
+
+pub fn listing(engine: &Engine) -> Listing {
+    let providers = engine
+        .providers()
+        .map(|p| {
+            let cred = p.credential().current();
+            let spec = p.spec();
+            let call = format!("vitals_connect {{\"provider\": \"{}\"}}", spec.name);
+            let connect = match (cred.mode(), &cred.problem) {
+                _ if !spec.connection.connects() => Some("sample data only: there is no account to connect".into()),
+                (_, Some(problem)) => Some(format!("{problem} ({call})")),
+                (Mode::Connected, None) => None,
+                (Mode::Sandbox, None) => Some(format!("sample data until connected: {call}")),
+                (Mode::NeedsCredentials, None) => Some(match spec.connection.session().filter(|s| s.explicit) {
+                    Some(_) => format!("opt-in, only when the user asks for it by name: {call}"),
+                    None => format!("not connected: {call}"),
+                }),
+            };
+            let usable = cred.mode() != Mode::NeedsCredentials;
+            let collections = spec
+                .collections
+                .iter()
+                .map(|c| {
+                    let off = usable && p.unavailable(c, &cred).is_some();
+                    let brief = if off { format!("{} (not available now: see its entry)", c.brief) } else { c.brief.to_string() };
+                    (spec.qualified(c.name), Value::from(brief))
+                })
+                .collect();
+            Listed { provider: spec.name.into(), state: cred.mode().as_str().into(), connection: spec.connection.kind().as_str().into(), connect, collections }
+        })
+        .collect();
+    Listing { providers, more: MORE.into() }
+}
+
+/// The full entry of one provider, or of one collection (`namespace.collection`); an error names
+/// the parameter and what exists.
+pub fn entry(engine: &Engine, provider: Option<&str>, collection: Option<&str>) -> Result<SourcesReport, String> {
+    let mut report = sources_report(engine);
+    match (provider, collection) {
+        (Some(_), Some(_)) => Err("`provider` and `collection`: send one of them (a collection's entry names its provider).".into()),
+        (Some(name), None) => {
+            let names: Vec<String> = report.providers.iter().map(|p| p.provider.clone()).collect();
+            report.providers.retain(|p| p.provider == name.trim());
+            match report.providers.is_empty() {
+                true => Err(format!("`provider`: {:?} is not a provider here. Send one of: {}.", shorten(name), names.join(", "))),
+                false => Ok(report),
+            }
+        }
+        (None, Some(name)) => {
+            let name = name.trim();
+            for p in &mut report.providers {
+                p.collections.retain(|c| c.name == name);
+            }
+            report.providers.retain(|p| !p.collections.is_empty());
+            match report.providers.is_empty() {
+                true => Err(format!("`collection`: {:?} is not a collection. Send a qualified name from vitals_sources, e.g. oura.sleep.", shorten(name))),
+                false => Ok(report),
+            }
+        }
+        (None, None) => Ok(report),
+    }
+}
+
+fn shorten(s: &str) -> String {
+    s.chars().take(60).collect()
+}
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct SourcesReport {

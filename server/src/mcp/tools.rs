@@ -1,9 +1,9 @@
 //! The tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
 use super::connect::{connect, ConnectReport, Connection};
 use super::progress;
-use super::{check_report, sources_report, CheckReport, SourcesReport};
+use super::{check_report, sources_report, CheckReport};
 use crate::accounts::link::Links;
-use crate::engine::{Answer, Engine, QueryError, QueryRequest, TodayReport};
+use crate::engine::{Answer, Deadline, Engine, QueryError, QueryRequest, TodayReport, TodayRequest};
 use rmcp::handler::server::common::{schema_for_input, schema_for_output};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -28,44 +28,54 @@ pub enum FieldsArg {
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct SourcesArgs {
+    /// One provider's full entry, e.g. `withings`.
+    #[serde(default)]
+    pub provider: Option<String>,
+    /// One collection's full entry, e.g. `oura.sleep`.
+    #[serde(default)]
+    pub collection: Option<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct QueryArgs {
-    /// Qualified collection name from vitals_sources, e.g. `oura.daily_sleep` or `oura.heartrate`.
+    /// Qualified name from vitals_sources, e.g. `oura.sleep`.
     pub collection: String,
-    /// First local day, inclusive, YYYY-MM-DD. Defaults to 6 days before `end`.
+    /// First local day, YYYY-MM-DD. Default: 6 days before `end`.
     #[serde(default)]
     pub start: Option<String>,
-    /// Last local day, inclusive, YYYY-MM-DD. Defaults to today.
+    /// Last local day (inclusive), YYYY-MM-DD. Default: today.
     #[serde(default)]
     pub end: Option<String>,
-    /// One local day, YYYY-MM-DD: shorthand for start = end = day.
+    /// One local day, YYYY-MM-DD, instead of start and end.
     #[serde(default)]
     pub day: Option<String>,
-    /// One record by its id, only for collections read one at a time (`garmin.activity`, with an `id` from garmin.activities).
+    /// One record by id: `garmin.activity` with an id from garmin.activities.
     #[serde(default)]
     pub id: Option<String>,
-    /// Field names to return (`id` and `day`, or `timestamp` for series, always come back).
+    /// Field names to return.
     #[serde(default)]
     pub fields: Option<FieldsArg>,
-    /// Only the most recent record; only for collections whose `latest` is true in vitals_sources, without a range.
+    /// Only the latest record, without a range (collections whose `latest` is true).
     #[serde(default)]
     pub latest: Option<bool>,
-    /// `columns` (default: {"columns": [...], "rows": [[...]]}), `records` (one object per record) or `csv`. `json` means `columns`.
+    /// `columns` (default), `records` or `csv`.
     #[serde(default)]
     pub format: Option<String>,
-    /// Time zone for local days: IANA name (Europe/Paris) or offset (-06:00). Defaults to the machine's zone.
+    /// Zone of the local days: IANA name or offset, e.g. Europe/Paris. Default: the machine's.
     #[serde(default)]
     pub tz: Option<String>,
-    /// For time series (and documents with embedded series): `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw when it
-    /// fits `max_chars`, else the finest that fits (said in notices.resolution_auto).
+    /// Series: `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw when it fits max_chars.
     #[serde(default)]
     pub resolution: Option<String>,
-    /// Character budget of the answer, 5,000 to 2,000,000. Default 100,000.
+    /// Answer budget in characters, 5,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
-    /// true empties this server's memory cache first, so everything is fetched again.
+    /// true empties the memory cache first.
     #[serde(default)]
     pub forget: Option<bool>,
-    /// Options of this collection alone, as vitals_sources lists them, e.g. {"include_manual": true} for withings.measurements.
+    /// The collection's options from its vitals_sources entry, e.g. {"include_manual": true}.
     #[serde(default)]
     pub options: Option<serde_json::Map<String, serde_json::Value>>,
 }
@@ -73,9 +83,9 @@ pub struct QueryArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConnectArgs {
-    /// The provider to connect, e.g. `oura` (vitals_sources lists them).
+    /// e.g. `oura` (vitals_sources lists them).
     pub provider: String,
-    /// true signs in again even when an account is connected (to switch accounts or renew consent).
+    /// true signs in anew although connected (to switch accounts).
     #[serde(default)]
     pub again: Option<bool>,
 }
@@ -83,10 +93,13 @@ pub struct ConnectArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TodayArgs {
-    /// How many days before today to include, 1 to 30. Default 7.
+    /// Days before today, 1 to 30. Default 7; 1 for last night and today.
     #[serde(default)]
     pub days: Option<i64>,
-    /// Character budget of the whole report, shared evenly by its sections, 20,000 to 2,000,000. Default 100,000.
+    /// `headline` (default) or `full` (every field).
+    #[serde(default)]
+    pub detail: Option<String>,
+    /// Budget in characters, 2,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
 }
@@ -94,15 +107,15 @@ pub struct TodayArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExportArgs {
-    /// The provider whose activity to export: `polar` or `garmin` (vitals_sources says which offer files, and which formats).
+    /// `polar` or `garmin`.
     pub provider: String,
-    /// The activity's `id`, as its collection gives it (e.g. polar.exercises).
+    /// The activity's id, from polar.exercises or garmin.activities.
     pub id: String,
-    /// `fit`, `tcx` or `gpx` (GPX only for an activity recorded with GPS).
+    /// `fit`, `tcx` or `gpx` (GPX needs a GPS track).
     pub format: String,
-    /// Absolute path of the file to write, in a folder that exists, e.g. /home/me/runs/2026-12-01.fit. Ask the user for it.
+    /// Absolute path in a folder that exists, e.g. /home/me/run.fit. Ask the user.
     pub path: String,
-    /// true replaces an existing file at `path`. Default false: an existing file is never touched.
+    /// true replaces an existing file. Default false.
     #[serde(default)]
     pub overwrite: Option<bool>,
 }
@@ -110,30 +123,30 @@ pub struct ExportArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CompareArgs {
-    /// A daily metric as `provider.collection.field` (nested paths allowed), e.g. `oura.daily_readiness.score` or `withings.measurements.weight_kg`.
+    /// `provider.collection.field`, e.g. `oura.daily_readiness.score`.
     pub metric: String,
-    /// First day of period A, YYYY-MM-DD (inclusive).
+    /// Period A's first day, YYYY-MM-DD.
     pub a_start: String,
-    /// Last day of period A, YYYY-MM-DD (inclusive).
+    /// Period A's last day (inclusive).
     pub a_end: String,
-    /// First day of period B, YYYY-MM-DD (inclusive); A and B must not overlap.
+    /// Period B's first day; A and B must not overlap.
     pub b_start: String,
-    /// Last day of period B, YYYY-MM-DD (inclusive).
+    /// Period B's last day (inclusive).
     pub b_end: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RelateArgs {
-    /// The first daily metric, `provider.collection.field`, e.g. `withings.measurements.weight_kg`.
+    /// A daily metric, e.g. `withings.measurements.weight_kg`.
     pub x: String,
-    /// The second daily metric, possibly of another provider, e.g. `oura.daily_activity.steps`.
+    /// Another, e.g. `oura.daily_activity.steps`.
     pub y: String,
-    /// First local day, YYYY-MM-DD (inclusive). About three months are needed for a verdict.
+    /// First day, YYYY-MM-DD.
     pub start: String,
-    /// Last local day, YYYY-MM-DD (inclusive); today is never analysed.
+    /// Last day (inclusive).
     pub end: String,
-    /// Days y follows x, 0 to 7. Default 0 (the same day).
+    /// Days y follows x, 0 to 7. Default 0.
     #[serde(default)]
     pub lag: Option<i64>,
 }
@@ -141,22 +154,22 @@ pub struct RelateArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TrendArgs {
-    /// A daily metric as `provider.collection.field`, e.g. `garmin.daily_summary.resting_hr_bpm`.
+    /// `provider.collection.field`, e.g. `garmin.daily_summary.resting_hr_bpm`.
     pub metric: String,
-    /// First local day, YYYY-MM-DD (inclusive).
+    /// First day, YYYY-MM-DD.
     pub start: String,
-    /// Last local day, YYYY-MM-DD (inclusive); today is never analysed.
+    /// Last day (inclusive).
     pub end: String,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DailyArgs {
-    /// First local day, YYYY-MM-DD (inclusive).
+    /// First day, YYYY-MM-DD.
     pub start: String,
-    /// Last local day, YYYY-MM-DD (inclusive), at most 92 days after `start`; today is never shown (it is not over).
+    /// Last day (inclusive), at most 92 days after start.
     pub end: String,
-    /// Columns to include (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
+    /// Columns (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
     #[serde(default)]
     pub fields: Option<Vec<String>>,
 }
@@ -191,6 +204,7 @@ impl Vitals {
         for route in tool_router.map.values_mut() {
             let t = &mut route.attr;
             super::args::clean_schema(Arc::make_mut(&mut t.input_schema));
+            super::args::lean_schema(Arc::make_mut(&mut t.input_schema));
             if let Some(o) = t.output_schema.as_mut() {
                 super::args::clean_schema(Arc::make_mut(o));
             }
@@ -204,6 +218,11 @@ impl Vitals {
         super::args::decode(tool, &schema, args)
     }
 
+    /// This call's time budget, from now (engine/deadline.rs).
+    fn deadline(&self) -> Deadline {
+        Deadline::after(self.engine.limits.call_budget)
+    }
+
     /// The names of the tools this server lists, in order (pinned against the docs by a test).
     pub fn tool_names(&self) -> Vec<String> {
         self.tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect()
@@ -212,30 +231,27 @@ impl Vitals {
     #[tool(
         name = "vitals_sources",
         title = "What wearable data can be read",
-        description = "Lists every provider with its state (`sandbox` = synthetic sample data, `connected`, `needs_credentials`) and, \
-for each collection: the qualified name to pass to vitals_query (e.g. `oura.daily_sleep`), what it carries, its range kind \
-(`date`, `datetime` for time series, `none`), whether `latest` is honoured, its fields and typical volume. Call this first.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+        description = "Each provider's state (`connected`: the user's own data; `sandbox`: sample data, not the user's; \
+`needs_credentials`) with how to connect it, and its collections: the qualified names vitals_query takes, with what each holds. \
+With `provider` or `collection`: the full entry (fields, options, range kind, volume, retention).",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<SourcesArgs>()
     )]
-    pub async fn vitals_sources(&self, args: JsonObject) -> Result<Json<SourcesReport>, String> {
-        super::args::none("vitals_sources", &args)?;
-        Ok(Json(sources_report(&self.engine)))
+    pub async fn vitals_sources(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: SourcesArgs = self.args("vitals_sources", args)?;
+        match (&a.provider, &a.collection) {
+            (None, None) => Ok(structured(&super::sources::listing(&self.engine))),
+            (p, c) => super::sources::entry(&self.engine, p.as_deref(), c.as_deref()).map(|r| structured(&r)),
+        }
     }
 
     #[tool(
         name = "vitals_query",
         title = "Read one collection over a range of days",
-        description = "Returns every record of one collection for a range of local days, both ends inclusive, whatever the provider's \
-own rules are. It follows pagination to the end and reports `pages`. `data` is columnar by default ({columns, rows}); \
-format=records or csv on request. Answers stay within `max_chars` (default 100,000): a time series too large raw comes back \
-in buckets (n, avg, min, max per bucket; `resolution` says how) and says so in notices.resolution_auto; series inside documents \
-are compacted (notices.compacted); only if that is not enough is the answer cut at a day boundary. `notices` says everything \
-that happened: `synthetic` (sample data, not the user's: say so), `truncated` with `continue_from` (call again with \
-start = continue_from), `pagination_cycle`, `rate_limited`, `paced`, `retried`, `credential_refreshed`, `cached`, `discarded_out_of_range`, \
-`ignored_fields`, `fields_split`, `range_defaulted`, `empty` (no data vs not synced yet), `large_response`, \
-`account_connected` (a collection that needs the user's account started the login, as vitals_connect does, and this is the result). Never treat an \
-answer with `truncated` as complete. `latest=true` only on collections whose `latest` is true in vitals_sources, and never \
-with a range. Unknown fields are listed, not silently dropped.",
+        description = "Every record of one collection over inclusive local days, every page followed. `data` is {columns, rows} \
+unless `format` says otherwise; a series too large for max_chars comes back in buckets (said in notices.resolution_auto). \
+Read `notices`: `synthetic` is sample data, not the user's (say so); `truncated` is incomplete: call again with `start` = its \
+`continue_from`. For last night, readiness or a day's activity, vitals_today is cheaper.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<QueryArgs>(),
         output_schema = schema_for_output::<Answer>()
@@ -271,6 +287,7 @@ with a range. Unknown fields are listed, not silently dropped.",
             keep_last: None,
             id: a.id,
             progress: None,
+            deadline: Some(self.deadline()),
         };
         // A retry of a 2026 `input_required` round: the connect this query started is finishing.
         let needs = match state {
@@ -292,7 +309,7 @@ with a range. Unknown fields are listed, not silently dropped.",
         let Some(spec) = self.engine.provider(pname).map(|p| p.spec()).filter(|s| s.connection.connects() && !explicit(s)) else {
             return Err(if why.is_empty() { "`collection`: this retry belongs to no login under way; send the query again.".into() } else { why });
         };
-        match connect(&self.links, spec, &ctx, state, answers).await {
+        match connect(&self.links, spec, &ctx, state, answers, req.deadline.unwrap_or_else(|| self.deadline())).await {
             Connection::Done(c) => {
                 let mut answer = self.engine.query(req).await.map_err(|e| e.to_string())?;
                 answer.notices.account_connected = Some(format!("{} This answer is the connected account's own data.", c.summary()));
@@ -309,13 +326,10 @@ with a range. Unknown fields are listed, not silently dropped.",
     #[tool(
         name = "vitals_connect",
         title = "Connect a wearable account",
-        description = "Connects the user's own account at a provider (e.g. `oura`) so queries read real data instead of the sample \
-data: through the provider's login page in a browser, or, for a provider connected by a key or a password, through a page this server \
-serves on this computer. When the client can show links, the user gets one to open; otherwise this server \
-opens the browser on this computer, and if it cannot, returns the address (`url`) and the terminal command (`cli`) to give the user. \
-Never ask the user for a password, key or secret in the chat. `state`: `connected`, `already_connected` (send again=true to sign in \
-anew, e.g. to switch accounts), or `waiting_for_browser` (give the user `url`; the login stays open 10 minutes). If app \
-credentials are missing, the error says where to get them.",
+        description = "Connects the user's own account at a provider (e.g. `oura`) so queries read real data: a login page in the \
+browser, or for a key or password a page this server serves on this computer. Never ask for a password or key in the chat. \
+`state`: `connected`, `already_connected` (again=true signs in anew) or `waiting_for_browser`: give the user `url`, then call \
+again to finish (the login stays open 10 minutes).",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
         input_schema = input::<ConnectArgs>(),
         output_schema = schema_for_output::<ConnectReport>()
@@ -327,6 +341,7 @@ credentials are missing, the error says where to get them.",
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
+        let deadline = self.deadline();
         let a: ConnectArgs = self.args("vitals_connect", args)?;
         let connectable: Vec<&str> = self.engine.providers().filter(|p| p.spec().connection.connects()).map(|p| p.spec().name).collect();
         let name = a.provider.trim().to_ascii_lowercase();
@@ -353,7 +368,7 @@ credentials are missing, the error says where to get them.",
                 expires_at: crate::time::unix_rfc3339(cred.expires_at),
             }));
         }
-        match connect(&self.links, p.spec(), &ctx, state, answers).await {
+        match connect(&self.links, p.spec(), &ctx, state, answers, deadline).await {
             Connection::Done(c) => Ok(structured(&ConnectReport::connected(&c))),
             Connection::Ask(ask) => Ok(ask.into()),
             Connection::Waiting(r) => Ok(structured(&r)),
@@ -364,24 +379,26 @@ credentials are missing, the error says where to get them.",
     #[tool(
         name = "vitals_today",
         title = "Last night, today and the days before",
-        description = "For each usable provider: last night's sleep and today's readiness and activity, with the `days` before them \
-(1–30, default 7), and the latest weigh-in of the last 90 days, as vitals_query returns them (columnar; each section gets an equal share of `max_chars`, default 100,000 in all). `missing` names what the provider answered with no records (today is often not synced \
-yet); `errors` names what failed or came back incomplete, with why. Computes nothing: summarise from the records yourself.",
+        description = "Last night's sleep, readiness and activity for today and the `days` before it, and the latest weigh-in, from \
+every connected provider at once (sample data only when none is): per section a small table of the fields people ask about, \
+and `raw`, the vitals_query call for every other field. `missing`: no record yet (today may not be synced); `errors`: failed, \
+with why.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<TodayArgs>()
     )]
     pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<Json<TodayReport>, String> {
         let a: TodayArgs = self.args("vitals_today", args)?;
-        progress::reported(&ctx, |p| self.engine.today(a.days, a.max_chars, p)).await.map(Json).map_err(|e| e.to_string())
+        let deadline = Some(self.deadline());
+        let req = |progress| TodayRequest { days: a.days, max_chars: a.max_chars, detail: a.detail.clone(), progress, deadline };
+        progress::reported(&ctx, |p| self.engine.today(req(p))).await.map(Json).map_err(|e| e.to_string())
     }
 
     #[tool(
         name = "vitals_export",
         title = "Save one activity's file (FIT, TCX or GPX) where the user says",
-        description = "Writes one activity (a Polar exercise, a Garmin activity, by the `id` its collection gives) as a FIT, TCX or GPX file to the \
-absolute `path` the user named, in a folder that exists. Never overwrites a file unless overwrite=true. The only tool that writes \
-to disk, and only the user's own file where they asked: call it only when the user asks to save or export an activity. The answer \
-says the path, size and format; `synthetic` true means the sample's file, not the user's.",
+        description = "Writes one activity (a Polar exercise or a Garmin activity, by the `id` its collection gives) as a FIT, TCX \
+or GPX file to the absolute `path` the user named. Call it only when the user asks to save a file; an existing file is never \
+replaced unless overwrite=true. `synthetic` true: the sample's file, not the user's.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
         input_schema = input::<ExportArgs>(),
         output_schema = schema_for_output::<crate::export::Exported>()
@@ -395,11 +412,9 @@ says the path, size and format; `synthetic` true means the sample's file, not th
     #[tool(
         name = "vitals_compare",
         title = "Did a daily metric differ between two periods, beyond its own noise?",
-        description = "Compares two periods of one daily metric (`provider.collection.field`, e.g. `oura.daily_readiness.score`) against \
-the metric's own day-to-day noise, learnt from the 120 days before the earlier period: verdict `outside_noise`, `within_noise` (not \
-evidence of a change, never \"no change\") or `cannot_tell` (with `why`), the means, the difference, the 95 % `noise_band`, \
-`typical_daily_change`, the `method`, `excluded` counts, `daily_rule` (which record is a day's value) and a `reading` to repeat. \
-Today is never analysed; an incomplete fetch is refused. Say `synthetic` when true.",
+        description = "Did a daily metric differ between two periods beyond its own day-to-day noise (learnt from the 120 days \
+before)? Verdict `outside_noise`, `within_noise` (not evidence of a change, never \"no change\") or `cannot_tell`, with the \
+means, the band, the method and a `reading` to repeat. Today is never analysed.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<CompareArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::CompareReport>()
@@ -415,11 +430,9 @@ Today is never analysed; an incomplete fetch is refused. Say `synthetic` when tr
     #[tool(
         name = "vitals_relate",
         title = "Do two daily metrics move together beyond chance?",
-        description = "Whether the day-to-day changes of two daily metrics (`x`, `y`, possibly of two providers, e.g. \
-`withings.measurements.weight_kg` and `oura.daily_activity.steps`) move together, y `lag` days (0–7) after x: weekday means removed, \
-changes between consecutive days, Pearson r with a 95 % interval corrected for autocorrelation. Verdict `outside_noise`, \
-`within_noise` (not evidence of a relation, never \"none\") or `cannot_tell` (about three months are needed), with `first_pair`, \
-the `method`, `excluded`, `daily_rule` and a `reading`. An association, never a cause. Today is never analysed.",
+        description = "Do the day-to-day changes of two daily metrics (`x`, `y`, possibly of two providers) move together, y `lag` \
+days after x, beyond chance? Verdict `outside_noise`, `within_noise` (not evidence of a relation) or `cannot_tell` (about three \
+months are needed), with r, its interval, the method and a `reading`. An association, never a cause.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<RelateArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::RelateReport>()
@@ -432,10 +445,9 @@ the `method`, `excluded`, `daily_rule` and a `reading`. An association, never a 
     #[tool(
         name = "vitals_trend",
         title = "Is a daily metric drifting?",
-        description = "The slope of one daily metric over a range, per 30 days, with a 95 % interval that accounts for autocorrelation \
-(effective days): verdict `rising`, `falling`, `flat_within_noise` (not evidence of a trend, never \"stable\") or `cannot_tell` (with \
-`why`), the fitted start and end, the `method`, `excluded`, `daily_rule` and a `reading`. Today is never analysed; an incomplete \
-fetch is refused.",
+        description = "Is a daily metric drifting? The slope per 30 days with a 95 % interval that allows for autocorrelation: \
+`rising`, `falling`, `flat_within_noise` (not evidence of no trend) or `cannot_tell`, with the method and a `reading`. Today is \
+never analysed.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<TrendArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::TrendReport>()
@@ -448,11 +460,9 @@ fetch is refused.",
     #[tool(
         name = "vitals_daily",
         title = "One row per day across every provider",
-        description = "One row per local day with normalised columns (sleep total, efficiency and score, resting heart rate, HRV, \
-steps, active energy, weight, body fat, blood pressure, readiness): each value with `from` (provider.collection.field) and \
-`converted` when its unit was converted. When two providers measured the same day, the column shows one by the rule in \
-`columns[].shown` and the others are in `also`: nothing is averaged across devices. Only connected providers are read (sample \
-data, labelled `synthetic`, only when none is connected); `left_out` and `errors` say what is missing and why.",
+        description = "One row per local day with normalised columns across the connected providers, each value with `from` \
+(provider.collection.field). When two devices measured a day, one is shown by the rule in `columns[].shown` and the others are \
+in `also`: nothing is averaged across devices.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<DailyArgs>(),
         output_schema = schema_for_output::<crate::analysis::view::DailyReport>()
@@ -465,11 +475,9 @@ data, labelled `synthetic`, only when none is connected); `left_out` and `errors
     #[tool(
         name = "vitals_check",
         title = "Check credentials and connectivity",
-        description = "Per provider: how it connects (oauth, api_key, session, import, none), the credential kind (none, sandbox, \
-personal_token, oauth, api_key, session) and where it came from, scopes, the token's length (never the token), its expiry and a \
-pasted key's own expiry, and who answered one cheap read (`answered_by`: `api`, `sample_data` for built-in sample data, `not_connected` for an opt-in connection nobody connected, or \
-`nobody`, with why and what to check in `api_detail`), and `limits` (requests in flight now and by default, times a 429 halved them, the page \
-cap per query, the budget kept). Shows no secret and no health value.",
+        description = "Per provider: how it connects, the credential in use and its expiry (never a secret), who answered one cheap \
+read (`answered_by`: `api`, `sample_data`, `not_connected` or `nobody`, with why) and the request limits. For diagnosing a \
+connection.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
     pub async fn vitals_check(&self, args: JsonObject) -> Result<Json<CheckReport>, String> {
@@ -491,9 +499,11 @@ impl ServerHandler for Vitals {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_resources().build())
             .with_server_info(Implementation::new("vitals", env!("CARGO_PKG_VERSION")))
             .with_instructions(
-                "Read-only access to the user's own wearable data. Start with vitals_sources. Every answer carries `notices`: \
-                 repeat `synthetic` (sample data) and `truncated` to the user; never present a truncated answer as complete. \
-                 When the user wants their own data rather than the sample, call vitals_connect.",
+                "Read-only access to the user's own wearable data. For last night's sleep, readiness or the day's activity, call \
+                 vitals_today (one call covers every connected provider). vitals_sources lists the rest (a short list; its \
+                 `provider` and `collection` entries give the details). Every answer says what happened in `notices`: tell the user \
+                 when it is `synthetic` (sample data) or `truncated` (incomplete), and never present a truncated answer as \
+                 complete. When the user wants their own data rather than the sample, call vitals_connect.",
             )
     }
 
