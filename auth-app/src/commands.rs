@@ -274,7 +274,7 @@ pub async fn import(state: tauri::State<'_, AppState>, provider: String, folder:
 pub async fn connect_start(state: tauri::State<'_, AppState>, provider: String) -> Result<Started, String> {
     let p = spec(&state, &provider)?;
     let l = state.links.start(p).map_err(|e| e.to_string())?;
-    let browser_opened = webbrowser::open(&l.url).is_ok();
+    let browser_opened = vitals::accounts::browser::open(&l.url).is_ok();
     Ok(Started { url: l.url.clone(), browser_opened })
 }
 
@@ -318,7 +318,7 @@ pub fn forget_app(state: tauri::State<'_, AppState>, provider: String) -> Result
 pub fn open_portal(state: tauri::State<'_, AppState>, provider: String) -> Result<(), String> {
     let p = spec(&state, &provider)?;
     let portal = p.connection.portal().ok_or_else(|| format!("{} has no page to open.", p.display))?;
-    webbrowser::open(portal).map_err(|e| format!("No browser could be opened: {e}"))
+    vitals::accounts::browser::open(portal).map_err(|e| format!("No browser could be opened: {e}"))
 }
 
 /// An instant in words for a person: relative to `now`, then the local date and time

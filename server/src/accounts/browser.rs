@@ -6,6 +6,28 @@ use std::time::Duration;
 /// How long the loopback listener waits for the browser.
 pub const CALLBACK_WAIT: Duration = Duration::from_secs(600);
 
+/// The switch that decides how a page is opened: unset, the user's default browser (the
+/// `webbrowser` crate); `none`, never (the address is handed back instead); anything else, that
+/// program with the address as its one argument. Tests set it everywhere the server runs, so no
+/// real browser starts whatever the machine has (`BROWSER` alone is not enough: the crate falls
+/// back to `xdg-open` and `x-www-browser` when it fails).
+pub const BROWSER_ENV: &str = "VITALS_BROWSER";
+
+/// Open `url` in a browser, as [`BROWSER_ENV`] says. The error says why none opened.
+pub fn open(url: &str) -> Result<(), String> {
+    match std::env::var(BROWSER_ENV).ok().filter(|v| !v.trim().is_empty()) {
+        None => webbrowser::open(url).map_err(|e| format!("the system's browser did not start: {e}")),
+        Some(v) if v.trim().eq_ignore_ascii_case("none") => Err(format!("{BROWSER_ENV}=none: this server opens no browser")),
+        Some(program) => std::process::Command::new(program.trim())
+            .arg(url)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .map(drop)
+            .map_err(|e| format!("{BROWSER_ENV}={program:?} could not be started: {e}")),
+    }
+}
+
 /// The page a browser sees when a login has finished, one way or the other.
 pub fn outcome_page(outcome: &Result<Connected, String>) -> tiny_http::Response<std::io::Cursor<Vec<u8>>> {
     let (status, body) = outcome_of(outcome);

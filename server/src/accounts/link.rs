@@ -83,6 +83,8 @@ pub struct Link {
     landing: Mutex<Option<Landing>>,
     /// The browser comes back to a hosted server (not to this computer).
     pub hosted: bool,
+    /// Whether a browser was already opened at `url` for this login (a second call joins it).
+    opened: std::sync::atomic::AtomicBool,
 }
 
 impl Link {
@@ -119,7 +121,7 @@ impl Link {
                 let late = format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60);
                 tx.send_if_modified(|o| o.is_none() && o.replace(Err(late)).is_none());
             });
-            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true });
+            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true, opened: Default::default() });
         }
         let url = match p.connection {
             Connection::OAuth(_) => Self::oauth(p, tx)?,
@@ -129,7 +131,7 @@ impl Link {
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
         };
-        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false })
+        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default() })
     }
 
     fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
@@ -153,6 +155,11 @@ impl Link {
             let _ = tx.send(Some(outcome));
         });
         Ok(url)
+    }
+
+    /// True the first time it is asked: whoever asks opens the browser at `url`, once per login.
+    pub fn first_open(&self) -> bool {
+        !self.opened.swap(true, std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The outcome if the login has finished, one way or the other.

@@ -84,7 +84,7 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
 
 async fn browser(p: &'static ProviderSpec) -> Result<Connected, String> {
     let link = Link::start(p).map_err(|e| e.to_string())?;
-    if webbrowser::open(&link.url).is_err() {
+    if super::browser::open(&link.url).is_err() {
         eprintln!("No browser could be opened here. Open this address yourself (or run again with --manual):");
     } else {
         eprintln!("A browser window opened; if it did not, open this address:");

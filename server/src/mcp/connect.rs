@@ -10,6 +10,7 @@
 use crate::accounts::link::{Connected, Link, LinkError, Links};
 use crate::catalog::ProviderSpec;
 use crate::connection::Connection as Way;
+use crate::engine::Deadline;
 use rmcp::model::*;
 use rmcp::service::RequestContext;
 use rmcp::RoleServer;
@@ -18,10 +19,9 @@ use serde::Serialize;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// How long a call waits for the browser after the user agreed to open the link.
-pub const ELICITED_WAIT: Duration = Duration::from_secs(300);
-/// How long a call waits after the server opened the browser itself (clients time tools out).
-pub const BROWSER_WAIT: Duration = Duration::from_secs(120);
+// How long a call waits for the browser: what is left of its time budget (engine/deadline.rs).
+// Claude Desktop drops a call after about a minute whatever progress is sent, so a login still
+// open when the budget runs out answers "still waiting" with the link, and the next call joins it.
 /// The key of our one input request in a 2026 `input_required` round.
 const INPUT_KEY: &str = "connect";
 
@@ -81,8 +81,9 @@ fn waiting(link: &Link, why: &str) -> Connection {
         provider: p.name.into(),
         state: "waiting_for_browser".into(),
         message: format!(
-            "{why} Open the address in `url` in a browser{where_} and {}; the login stays open for 10 minutes \
-             and is saved as soon as it is done. Then ask again.{terminal}",
+            "{why} The login address is {}: open it in a browser{where_} and {}. The login stays open for 10 minutes and is \
+             saved as soon as it is done; then call vitals_connect again to finish (or just ask again).{terminal}",
+            link.url,
             task(p)
         ),
         url: Some(link.url.clone()),
@@ -106,16 +107,20 @@ fn message(p: &ProviderSpec) -> String {
     format!("{t} to let vitals read your data (read-only).")
 }
 
-/// Connect `p`. `state` and `answers` are a 2026 retry's `requestState` and `inputResponses`.
+/// Said when a call stops waiting for a login that is still open.
+const STILL_WAITING: &str = "Still waiting for the login: this call answers now so the client does not drop it.";
+
+/// Connect `p` within `deadline`. `state` and `answers` are a 2026 retry's `requestState` and `inputResponses`.
 pub async fn connect(
     links: &Links,
     p: &'static ProviderSpec,
     ctx: &RequestContext<RoleServer>,
     state: Option<String>,
     answers: Option<InputResponses>,
+    deadline: Deadline,
 ) -> Connection {
     if let Some(state) = state {
-        return finish_retry(links, ctx, &state, answers).await;
+        return finish_retry(links, ctx, &state, answers, deadline).await;
     }
     let link = match links.start(p) {
         Ok(l) => l,
@@ -137,24 +142,29 @@ pub async fn connect(
         return Connection::Ask(InputRequiredResult::new(Some(reqs), Some(link.id.clone())));
     }
     if url_elicitation(ctx) {
-        return elicit(&link, ctx).await;
+        return elicit(&link, ctx, deadline).await;
     }
     // A hosted server's browser is not the person's.
     if links.hosted() {
         return waiting(&link, "This server runs elsewhere and cannot open a browser for you.");
     }
-    if webbrowser::open(&link.url).is_err() {
-        return waiting(&link, "No browser could be opened on this machine.");
+    // A second call joins the login under way: its browser window is already open.
+    let opened = match link.first_open() {
+        true => crate::accounts::browser::open(&link.url),
+        false => Ok(()),
+    };
+    if let Err(why) = opened {
+        return waiting(&link, &format!("No browser could be opened on this machine ({why})."));
     }
-    match wait_with_progress(&link, ctx, BROWSER_WAIT).await {
+    match wait_with_progress(&link, ctx, deadline).await {
         Some(Ok(c)) => Connection::Done(c),
         Some(Err(e)) => Connection::Failed(e),
-        None => waiting(&link, "A browser window was opened for the login, but it has not come back yet."),
+        None => waiting(&link, &format!("{STILL_WAITING} A browser window was opened for it, but it has not come back yet.")),
     }
 }
 
 /// ≤2025-11-25: ask the client to open the URL, wait for the callback, say it is complete.
-async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>) -> Connection {
+async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>, deadline: Deadline) -> Connection {
     let Ok(url) = url::Url::parse(&link.url) else {
         return Connection::Failed("the login address is not a URL".into());
     };
@@ -163,19 +173,19 @@ async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>) -> Connectio
         Ok(_) => return Connection::Failed(format!("The {} login was declined; nothing was connected.", link.provider.display)),
         Err(e) => return Connection::Failed(format!("The client could not show the login link ({e}).")),
     }
-    match wait_with_progress(link, ctx, ELICITED_WAIT).await {
+    match wait_with_progress(link, ctx, deadline).await {
         Some(Ok(c)) => {
             let done = CustomNotification::new("notifications/elicitation/complete", Some(serde_json::json!({ "elicitationId": link.id })));
             let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(done)).await;
             Connection::Done(c)
         }
         Some(Err(e)) => Connection::Failed(e),
-        None => waiting(link, "The login link was shown, but the browser has not come back yet."),
+        None => waiting(link, &format!("{STILL_WAITING} The login link was shown, but the browser has not come back yet.")),
     }
 }
 
 /// 2026-07-28 retry: the client answered our input request; the token store, not the answer, decides.
-async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &str, answers: Option<InputResponses>) -> Connection {
+async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &str, answers: Option<InputResponses>, deadline: Deadline) -> Connection {
     let Some(link) = links.by_id(state) else {
         return Connection::Failed(
             "This login is no longer under way (the server restarted, or another login replaced it). Call again to start a new one.".into(),
@@ -185,17 +195,20 @@ async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &s
     if action != "accept" && link.outcome().is_none() {
         return Connection::Failed(format!("The {} login was declined; nothing was connected.", link.provider.display));
     }
-    match wait_with_progress(&link, ctx, ELICITED_WAIT).await {
+    match wait_with_progress(&link, ctx, deadline).await {
         Some(Ok(c)) => Connection::Done(c),
         Some(Err(e)) => Connection::Failed(e),
-        None => waiting(&link, "The login link was shown, but the browser has not come back yet."),
+        None => waiting(&link, &format!("{STILL_WAITING} The login link was shown, but the browser has not come back yet.")),
     }
 }
 
-/// Wait for the login, sending a progress notification every few seconds when the caller asked for them.
-async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, limit: Duration) -> Option<Result<Connected, String>> {
+/// Wait for the login while the call's budget lasts, sending a progress notification every few
+/// seconds when the caller asked for them; each carries the login address, so someone whose
+/// browser never appeared is not left waiting without it.
+async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, deadline: Deadline) -> Option<Result<Connected, String>> {
     let token = ctx.meta.get_progress_token();
     let start = Instant::now();
+    let limit = deadline.left();
     let tick = Duration::from_secs(2);
     loop {
         let left = limit.saturating_sub(start.elapsed());
@@ -207,7 +220,8 @@ async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, limit
         }
         if let Some(t) = &token {
             let s = start.elapsed().as_secs();
-            let note = format!("waiting for the {} login in the browser ({s} s of {} s)", link.provider.display, limit.as_secs());
+            let note =
+                format!("waiting for the {} login in the browser ({s} s of {} s); the login address: {}", link.provider.display, limit.as_secs(), link.url);
             let _ = ctx.peer.notify_progress(ProgressNotificationParam::new(t.clone(), s as f64).with_total(limit.as_secs() as f64).with_message(note)).await;
         }
     }
