@@ -272,6 +272,8 @@ async fn none_serves_sample_data_and_has_nothing_to_connect() {
     let c = server(&[&kinds::NONE]).await.check("kinds_none").await;
     assert_eq!((c["connection"].as_str(), c["credential"].as_str(), c["state"].as_str()), (Some("none"), Some("sandbox"), Some("sandbox")), "{c}");
     let sources = s.call("vitals_sources", json!({})).await.unwrap();
+    let none = sources["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "kinds_none").unwrap().clone();
+    assert!(none["connect"].as_str().unwrap().contains("no account to connect"), "{none}");
     let kinds: Vec<(String, String)> =
         sources["providers"].as_array().unwrap().iter().map(|p| (p["provider"].as_str().unwrap().into(), p["connection"].as_str().unwrap().into())).collect();
     assert_eq!(

@@ -28,6 +28,10 @@ enum Cmd {
         /// Only the rows whose label contains this text (spawn and idle RSS always run).
         #[arg(long)]
         only: Option<String>,
+        /// Measure this server binary instead of building the release one (sizes of a debug build
+        /// are the same; its times are not the release's).
+        #[arg(long)]
+        server: Option<PathBuf>,
     },
     /// Build the server, then pack, sign and verify `dist/vitals-<version>.mcpb` (+ `.sha256`).
     Dist {
@@ -87,8 +91,8 @@ fn build_server() -> PathBuf {
 #[tokio::main]
 async fn main() {
     match Cli::parse().cmd {
-        Cmd::Bench { latency_ms, runs, no_peer, only } => {
-            let server = build_server();
+        Cmd::Bench { latency_ms, runs, no_peer, only, server } => {
+            let server = server.unwrap_or_else(build_server);
             bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer, only }).await
         }
         Cmd::Dist { targets, prebuilt, key, cert, intermediates, self_signed, unsigned } => {

@@ -243,7 +243,7 @@ async fn a_pasted_key_is_checked_saved_with_its_expiry_and_never_shown() {
     let t = s.ok("vitals_today", json!({"days": 2})).await;
     let garmin = t["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin").unwrap();
     let roles: Vec<&str> = garmin["sections"].as_array().unwrap().iter().map(|x| x["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["sleep", "hrv", "body_battery", "summary"]);
+    assert_eq!(roles, ["sleep", "hrv", "body_battery", "activity"]);
     assert_eq!(garmin["synthetic"], false);
     s.close().await;
 }

@@ -1,7 +1,8 @@
 //! Load (issue 22): 200 `vitals_query` calls at once, over all four providers and ranges from a day
 //! to a quarter, in one server process. Every answer is complete or says what it lacks, no call
-//! waits forever (a watchdog fails the test), no provider's budget is exceeded (the twin counts:
-//! Withings' 120 requests a minute, Garmin's requests in flight), and the server's peak memory
+//! waits past its time budget (and a watchdog fails the test on a deadlock), no provider's budget
+//! is exceeded across the calls (the twin counts: Withings' 120 requests a minute, Garmin's
+//! requests in flight, which a 429 would mean were passed), and the server's peak memory
 //! stays under [`PEAK_RSS_MB`] (a debug build; the release build is measured by `cargo xtask bench`).
 use crate::common;
 use common::*;
@@ -60,12 +61,18 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
         let shift = (i / MIX.len()) as i64 % 7;
         let args = json!({"collection": collection, "start": ds(ago(days + shift)), "end": ds(ago(1 + shift)), "tz": TZ});
         let s = &s;
-        async move { (collection, s.call_raw("vitals_query", args).await) }
+        async move {
+            let t0 = std::time::Instant::now();
+            let r = s.call_raw("vitals_query", args).await;
+            (collection, r, t0.elapsed())
+        }
     });
     let answers = tokio::time::timeout(WATCHDOG, futures_util::future::join_all(calls)).await.expect("every call answered before the watchdog (no deadlock)");
 
     let (mut complete, mut said, mut refused) = (0, 0, 0);
-    for (collection, r) in &answers {
+    let mut causes: std::collections::BTreeMap<String, usize> = Default::default();
+    let slowest = answers.iter().map(|(_, _, took)| *took).max().unwrap_or_default();
+    for (collection, r, _) in &answers {
         if r.is_error == Some(true) {
             let t = text(r);
             let display = ["Oura", "Withings", "Polar", "Garmin"].into_iter().find(|d| collection.starts_with(&d.to_lowercase())).unwrap();
@@ -78,6 +85,10 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
             Value::Null => complete += 1,
             t => {
                 assert!(t["continue_from"].is_string() && t["reason"].is_string(), "{collection}: a cut that does not say where to go on: {t}");
+                // Each provider's limits hold across the 200 calls, so calls queue; a call that would
+                // wait past its time budget answers what is complete. Nothing else may cut one.
+                assert_eq!(t["cause"], "time_budget", "{collection}: {t}");
+                *causes.entry(collection.to_string()).or_default() += 1;
                 said += 1;
             }
         }
@@ -89,14 +100,21 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
     }
     let peak = peak_rss_mb(pid);
     let over = twin.state.withings.lock().unwrap().over_budget;
-    let garmin_peak = twin.state.garmin.lock().unwrap().peak_in_flight;
+    let (garmin_peak, garmin_429) = {
+        let g = twin.state.garmin.lock().unwrap();
+        (g.peak_in_flight, g.rate_limited)
+    };
     let log = s.close().await;
     eprintln!(
         "load: {CALLS} queries at once: {complete} complete, {said} cut and said, {refused} refused; server peak RSS {peak} MB; \
-         Withings over budget {over}; Garmin peak in flight {garmin_peak}"
+         Withings over budget {over}; Garmin peak in flight {garmin_peak}, Garmin 429s {garmin_429}; cut by the time budget: {causes:?}; \
+         slowest answer {slowest:?}"
     );
     assert_eq!(complete + said + refused, CALLS);
-    assert!(complete >= CALLS * 9 / 10, "most answers are complete: {complete} of {CALLS}");
+    assert!(complete >= CALLS / 2, "most answers are complete: {complete} of {CALLS}");
+    // Every call answers within the 45 s budget (with room for the answer to travel on a loaded debug build).
+    assert!(slowest < std::time::Duration::from_secs(60), "the slowest call took {slowest:?}");
+    assert_eq!(garmin_429, 0, "Garmin was asked past its two requests in flight");
     assert_eq!(over, 0, "Withings' 120 requests a minute were exceeded {over} times");
     assert!(garmin_peak <= 2, "Garmin saw {garmin_peak} requests in flight");
     assert!(peak > 0 && peak <= PEAK_RSS_MB, "the server's peak RSS was {peak} MB (bound {PEAK_RSS_MB} MB)");

@@ -11,6 +11,7 @@ mod coverage_props;
 mod credentials;
 mod decoders;
 mod docs;
+mod economy;
 mod garmin;
 mod garmin_connect;
 mod http;

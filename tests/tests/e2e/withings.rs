@@ -367,7 +367,8 @@ async fn without_a_login_the_sample_answers_offline_and_says_so() {
     let src = s.ok("vitals_sources", json!({})).await;
     let w = src["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     assert_eq!(w["state"], "sandbox");
-    assert_eq!(w["collections"].as_array().unwrap().len(), 7);
+    assert_eq!(w["collections"].as_object().unwrap().len(), 7);
+    assert!(w["connect"].as_str().unwrap().contains("vitals_connect"), "{w}");
     let check = s.ok("vitals_check", json!({})).await;
     let w = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     assert_eq!((w["answered_by"].as_str(), w["api_answered"].as_bool()), (Some("sample_data"), Some(false)), "{w}");
@@ -386,9 +387,10 @@ async fn today_has_last_night_activity_and_the_latest_weigh_in() {
     let w = r["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     let roles: Vec<&str> = w["sections"].as_array().unwrap().iter().map(|x| x["role"].as_str().unwrap()).collect();
     assert_eq!(roles, ["sleep", "activity", "weigh_in"]);
-    let weigh = &w["sections"][2]["answer"];
-    assert_eq!(weigh["count"], 1, "{weigh}");
-    assert!(weigh["notices"]["kept_last"].is_string());
+    let weigh = &w["sections"][2];
+    assert_eq!(weigh["rows"].as_array().unwrap().len(), 1, "{weigh}");
+    assert!(weigh["range"].as_str().unwrap().starts_with("the latest record of "), "{weigh}");
+    assert_eq!(weigh["columns"][2], "weight_kg");
     assert_eq!(w["synthetic"], false);
     s.close().await;
 }

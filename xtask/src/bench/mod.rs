@@ -1,5 +1,7 @@
 //! `cargo xtask bench`: measured numbers on the twin, medians of several runs, vitals beside
 //! mcp-oura 0.4.0 when it can be installed. Performance claims come from here, never from tests.
+mod reads;
+
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
 use rmcp::transport::TokioChildProcess;
@@ -246,8 +248,24 @@ async fn cached(s: &dyn Server, base: &str, runs: usize, collection: &str, start
 /// A Withings login the twin issued, saved in a config folder under `target/bench`, and the
 /// environment that points a server at it. The twin pages as Withings does (about 300 a page).
 fn withings_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
-    let dir = root.join("target/bench/withings-config");
+    let dir = fresh(root.join("target/bench/withings-config"));
+    save_withings(&dir, twin, latency_ms);
+    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_WITHINGS_BASE_URL", leak(base.to_string()))]
+}
+
+/// An empty folder at `dir`.
+fn fresh(dir: PathBuf) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The environment outlives the call: leak the string (one bench run, a few times).
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// A Withings login the twin issued, saved into the token file in `dir`.
+fn save_withings(dir: &Path, twin: &vitals_twin::Twin, latency_ms: u64) {
     let now = jiff::Timestamp::now();
     twin.withings(|w| {
         w.cfg.page_size = 300;
@@ -262,17 +280,19 @@ fn withings_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms:
         login: Some("bench".into()),
         ..Default::default()
     };
-    vitals::accounts::TokenStore::file(&dir).save("withings", &tokens).expect("the bench's token folder is writable");
-    // The environment outlives the call: leak the two strings (one bench run, once).
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_WITHINGS_BASE_URL", leak(base.to_string()))]
+    vitals::accounts::TokenStore::file(dir).save("withings", &tokens).expect("the bench's token folder is writable");
 }
 
 /// A Polar login the twin issued (a user who trains every day), saved under `target/bench`, and
 /// the environment that points a server at it.
 fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
-    let dir = root.join("target/bench/polar-config");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh(root.join("target/bench/polar-config"));
+    save_polar(&dir, twin, latency_ms);
+    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
+}
+
+/// A Polar login the twin issued, saved into the token file in `dir`.
+fn save_polar(dir: &Path, twin: &vitals_twin::Twin, latency_ms: u64) {
     let access = twin.state.polar.lock().unwrap().grant();
     twin.polar(|p| {
         p.cfg.person.every_day = true;
@@ -286,15 +306,12 @@ fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u6
         login: Some("bench".into()),
         ..Default::default()
     };
-    vitals::accounts::TokenStore::file(&dir).save("polar", &tokens).expect("the bench's token folder is writable");
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
+    vitals::accounts::TokenStore::file(dir).save("polar", &tokens).expect("the bench's token folder is writable");
 }
 
 /// A Garmin Connect session at the twin, as an import from garminconnect would save it.
 fn garmin_connect_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
-    let dir = root.join("target/bench/garmin-connect-config");
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = fresh(root.join("target/bench/garmin-connect-config"));
     let file = twin.garmin_connect(|g| {
         g.latency_ms = latency_ms;
         g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2")
@@ -311,7 +328,6 @@ fn garmin_connect_login(root: &Path, twin: &vitals_twin::Twin, base: &str, laten
         ..Default::default()
     };
     vitals::accounts::TokenStore::file(&dir).save("garmin-connect", &tokens).expect("the bench's token folder is writable");
-    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     let mut env = vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file")];
     env.extend(vitals_twin::garmin_connect::GarminConnect::env(base).into_iter().map(|(k, v)| (k, leak(v))));
     env
@@ -456,7 +472,7 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     alone.push(("garmin daily summaries, a year, 2 in flight", garmin.clone(), "garmin.daily_summary", back(365), back(1)));
     alone.push(("garmin sleep, a year, 2 in flight", garmin, "garmin.sleep", back(365), back(1)));
     // Garmin Connect (unofficial): training status is one request a day, two in flight.
-    let connect = Vitals(server, garmin_connect_login(root, &twin, &base, o.latency_ms));
+    let connect = Vitals(server.clone(), garmin_connect_login(root, &twin, &base, o.latency_ms));
     alone.push(("garmin-connect training status, 90 days, 2 in flight", connect, "garmin.training_status", back(90), back(1)));
 
     if want("heart rate, one local day, over HTTP") {
@@ -470,6 +486,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     for (label, server, collection, s, e) in alone.into_iter().filter(|r| want(r.0)) {
         let v = question(&server, &twin, o.runs, collection, &s, &e).await;
         line(label, &v, &Measure::default());
+    }
+    if want("what the model reads") {
+        reads::run(root, &server, &twin, peer.as_ref()).await;
     }
     println!(
         "\nx RTT = time over one round trip ({} ms); reqs = requests that reached the twin; trips = the longest run of them sent one after \

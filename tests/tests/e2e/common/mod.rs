@@ -96,7 +96,9 @@ pub fn server_command(twin: &Twin, config: &std::path::Path) -> tokio::process::
         .env("VITALS_BACKOFF_MS", "10")
         .env("VITALS_LOG", "debug")
         .env("VITALS_TOKEN_STORE", "file")
-        .env("VITALS_CONFIG_DIR", config);
+        .env("VITALS_CONFIG_DIR", config)
+        // No real browser ever starts, whatever this machine has (a test that wants one names its stand-in).
+        .env("VITALS_BROWSER", "none");
     cmd
 }
 
