@@ -1,24 +1,48 @@
-//! Oura API v2: credentials, URLs, parameter names and the envelope. The collections are in [`catalog`].
+//! Oura API v2: credentials, URLs, parameter names and the envelope. The collections are in
+//! [`catalog`]; the built-in sample person, answered in Oura's own format, in [`sample`].
 pub mod catalog;
+pub mod sample;
 
 use super::credential::StoredCredential;
-use super::{Credential, CredentialKind, CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, Window};
+use super::{Credential, CredentialKind, CredentialSource, Mode, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec, RangeKind};
 use serde_json::Value;
 
 pub const DEFAULT_BASE: &str = "https://api.ouraring.com";
 
+/// `VITALS_OURA_SANDBOX=official` reads Oura's own online sandbox instead of the built-in sample.
+pub const SANDBOX_ENV: &str = "VITALS_OURA_SANDBOX";
+
+/// The built-in sample, answered in process.
+pub struct Sample {
+    person: sample::Person,
+}
+
+impl SampleApi for Sample {
+    fn answer(&self, req: &Request) -> crate::http::Reply {
+        let (path, params) = req.route();
+        let a = sample::Api { person: &self.person, now: jiff::Timestamp::now() }.answer(&path, &params);
+        crate::http::Reply { status: a.status, retry_after: None, quota: None, body: Ok(a.body) }
+    }
+}
+
 pub struct Oura {
     base: String,
-    /// `OURA_PAT`, else the saved OAuth login, else Oura's sandbox.
+    /// `OURA_PAT`, else the saved OAuth login, else sample data.
     cred: StoredCredential,
+    /// The built-in sample person; None when `VITALS_OURA_SANDBOX=official` asks for Oura's own sandbox.
+    sample: Option<Sample>,
 }
 
 impl Oura {
     pub fn in_home(home: &crate::accounts::Home) -> Oura {
         let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::in_home(&catalog::OURA, Some("OURA_PAT"), Some("Oura's sandbox"), home);
-        Oura { base: base.trim_end_matches('/').to_string(), cred }
+        let official = crate::env::var(SANDBOX_ENV).is_some_and(|v| v.trim().eq_ignore_ascii_case("official"));
+        let label = if official { "Oura's sandbox" } else { "built-in sample data" };
+        let cred = StoredCredential::in_home(&catalog::OURA, Some("OURA_PAT"), Some(label), home);
+        let zone = crate::time::Zone::default_zone();
+        let sample = (!official).then(|| Sample { person: sample::Person { tz: zone.tz } });
+        Oura { base: base.trim_end_matches('/').to_string(), cred, sample }
     }
 }
 
@@ -90,7 +114,7 @@ impl Provider for Oura {
     fn unavailable(&self, c: &CollectionSpec, cred: &Credential) -> Option<String> {
         (cred.mode() == Mode::Sandbox && !c.in_sandbox).then(|| {
             format!(
-                "oura.{} is not available in sandbox mode: Oura's sandbox has no synthetic profile. It needs the user's Oura \
+                "oura.{} is not available in sandbox mode: the sample data has no profile. It needs the user's Oura \
                  account connected (vitals_connect with provider=oura, or `vitals-mcp auth oura`).",
                 c.name
             )
@@ -100,8 +124,16 @@ impl Provider for Oura {
         self.cred.renewer(refused)
     }
     fn synthetic_notice(&self) -> String {
-        "SAMPLE DATA: this is synthetic data from Oura's sandbox, not the user's own. No Oura account is connected. \
-         Say so when you use it. To read the user's own data, connect the account: vitals_connect with provider=oura."
-            .into()
+        let whose = match self.sample {
+            Some(_) => "vitals' built-in sample of Oura data (synthetic, in Oura's own format, no network)",
+            None => "synthetic data from Oura's online sandbox",
+        };
+        format!(
+            "SAMPLE DATA: this is {whose}, not the user's own. No Oura account is connected. Say so when you use it. To read \
+             the user's own data, connect the account: vitals_connect with provider=oura."
+        )
+    }
+    fn offline(&self) -> Option<&dyn SampleApi> {
+        self.sample.as_ref().map(|s| s as &dyn SampleApi)
     }
 }
