@@ -7,7 +7,6 @@ use crate::catalog::FileFormat;
 use crate::engine::{Engine, QueryError};
 use crate::providers::Mode;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 #[derive(Debug, Clone, Default)]
 pub struct ExportRequest {
@@ -78,7 +77,7 @@ fn check_id(id: &str, listed_in: &str) -> Result<(), QueryError> {
     }
 }
 
-pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, QueryError> {
+pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine::Deadline) -> Result<Exported, QueryError> {
     let with_files: Vec<String> = engine
         .providers()
         .filter_map(|p| p.spec().files.map(|f| format!("{} ({})", p.spec().name, f.formats.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))))
@@ -108,30 +107,13 @@ pub async fn export(engine: &Engine, req: ExportRequest) -> Result<Exported, Que
         });
     }
     let id = req.id.trim();
-    let request = p.file_request(id, format, &cred).ok_or_else(|| bad(format!("{} builds no file request", spec.display)))?;
-    let synthetic = cred.mode() == Mode::Sandbox;
-    let (status, body) = match p.offline().filter(|_| synthetic) {
-        Some(api) => api.file(&request),
-        None => {
-            let bearer = cred.bearer.clone().ok_or_else(|| QueryError::Auth(p.auth_help(401, &cred)))?;
-            let _answered = source
-                .limiter
-                .acquire(Duration::from_secs(60))
-                .await
-                .map_err(|_| QueryError::Upstream(format!("{}'s request budget is spent for the next minute; try the export again then", spec.display)))?;
-            let r = source.http.read_file(&request, &bearer).await.map_err(|e| QueryError::Upstream(format!("{} could not be reached: {e}", spec.display)))?;
-            if let Some(wait) = r.retry_after.filter(|_| r.status == 429) {
-                source.limiter.pause(wait.min(Duration::from_secs(60)));
-            }
-            (r.status, r.body)
-        }
-    };
-    let mut notes = vec![];
+    // Read as a query reads: the credential prepared first, one renewal after a 401, the engine's
+    // rules for the provider's statuses (engine/file.rs).
+    let reply = engine.file(p, |cred| p.file_request(id, format, cred), deadline).await?;
+    let (status, body, synthetic) = (reply.status, reply.bytes, reply.synthetic);
+    let mut notes: Vec<String> = reply.credential.into_iter().collect();
     let bytes = match status {
         200 => body,
-        401 => return Err(QueryError::Auth(p.auth_help(401, &cred))),
-        403 => return Err(QueryError::Auth(p.auth_help(403, &cred))),
-        429 => return Err(QueryError::Upstream(format!("{} is rate limiting; nothing was written. Try again in a minute.", spec.display))),
         s if spec.no_data.contains(&s) || s == 404 => {
             return Err(QueryError::BadInput(format!(
                 "`id`/`format`: {} has no {} file for {id:?}: {}. The ids are in {}.{}. Nothing was written.",

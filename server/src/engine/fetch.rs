@@ -394,7 +394,6 @@ async fn judge(
     reply: crate::http::Reply,
     token: Option<&str>,
 ) -> Result<(crate::providers::Page, String), PageError> {
-    let display = p.spec().display;
     match reply.status {
         // "Nothing for what you asked" in the provider's words (Polar: 204, 404): an empty page,
         // kept as an empty body so the cache serves it as one.
@@ -413,16 +412,33 @@ async fn judge(
             },
             Err(e) => Err(PageError::Transient(format!("the answer body broke off ({e})"))),
         },
-        401 => Err(PageError::Unauthorized),
-        403 => Err(PageError::Forbidden(p.auth_help(403, &plan.cred))),
-        429 => Err(PageError::RateLimited { wait: reply.retry_after, detail: format!("HTTP 429 from {display}") }),
-        s if s >= 500 => Err(PageError::Transient(format!("HTTP {s} from {display}"))),
-        s @ (400 | 404 | 422) => {
-            let detail: String = reply.body.unwrap_or_default().chars().take(300).collect();
-            Err(PageError::Refused(format!("{display} refused the query for {} with HTTP {s}: {detail}", plan.qualified)))
+        s => {
+            let detail = || reply.body.unwrap_or_default().chars().take(300).collect();
+            let e = refusal(p.as_ref(), &plan.cred, s, detail).unwrap_or_else(|| PageError::Transient(format!("unexpected HTTP {s}")));
+            Err(match e {
+                PageError::RateLimited { detail, .. } => PageError::RateLimited { wait: reply.retry_after, detail },
+                PageError::Refused(why) => PageError::Refused(format!("{why} (the query for {})", plan.qualified)),
+                e => e,
+            })
         }
-        s => Err(PageError::Transient(format!("unexpected HTTP {s} from {display}"))),
     }
+}
+
+/// A status the provider sent, read by the engine's one set of rules (a page's and a file's
+/// alike): None when it is an answer (200, or a status the provider means as "no data"), else
+/// the failure it means. `body`: the start of what it said, for a refusal.
+pub fn refusal(p: &dyn crate::providers::Provider, cred: &crate::providers::Credential, status: u16, body: impl FnOnce() -> String) -> Option<PageError> {
+    let display = p.spec().display;
+    Some(match status {
+        200 => return None,
+        s if p.spec().no_data.contains(&s) => return None,
+        401 => PageError::Unauthorized,
+        403 => PageError::Forbidden(p.auth_help(403, cred)),
+        429 => PageError::RateLimited { wait: None, detail: format!("HTTP 429 from {display}") },
+        s if s >= 500 => PageError::Transient(format!("HTTP {s} from {display}")),
+        s @ (400 | 404 | 422) => PageError::Refused(format!("{display} refused the request with HTTP {s}: {}", body())),
+        s => PageError::Transient(format!("unexpected HTTP {s} from {display}")),
+    })
 }
 
 #[allow(clippy::too_many_arguments)]

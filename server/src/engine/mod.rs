@@ -7,6 +7,7 @@ pub mod cut;
 pub mod deadline;
 pub mod density;
 pub mod fetch;
+pub mod file;
 pub mod fit;
 pub mod flight;
 pub mod gate;
@@ -190,20 +191,32 @@ impl Engine {
     /// exchanged yet, a step after the login still owed), done once here rather than by every
     /// window meeting a 401 at the same moment; then the credential is read again.
     async fn prepare(&self, plan: &mut plan::Plan) -> Result<(), QueryError> {
-        let Some(due) = plan.cred.due.clone() else {
+        if plan.cred.due.is_none() {
             return Ok(());
-        };
-        let p = plan.provider.clone();
-        if let Some(renew) = p.renew(None) {
-            renew.await.map_err(|e| match &due {
-                providers::Due::Setup(step) => QueryError::Auth(format!("{} is connected, but {step} has not succeeded yet: {e}", p.spec().display)),
-                providers::Due::Exchange => QueryError::Auth(format!("The {} key could not be exchanged for a token: {e}", p.spec().display)),
-                providers::Due::Expiring => QueryError::Auth(format!("The {} token was about to expire, and renewing it failed: {e}", p.spec().display)),
-            })?;
-            plan.cred = p.credential().current();
-            plan.prepared = Some(due);
         }
+        let (cred, due) = self.ready(&plan.provider).await?;
+        plan.cred = cred;
+        plan.prepared = due;
         Ok(())
+    }
+
+    /// `p`'s credential ready for a first request: what was due done, then read again, with what
+    /// was done (None: nothing was due, or the provider can do nothing about it). Every read of a
+    /// provider starts here, a query's as a file's (engine/file.rs).
+    pub async fn ready(&self, p: &Arc<dyn Provider>) -> Result<(providers::Credential, Option<providers::Due>), QueryError> {
+        let cred = p.credential().current();
+        let Some(due) = cred.due.clone() else {
+            return Ok((cred, None));
+        };
+        let Some(renew) = p.renew(None) else {
+            return Ok((cred, None));
+        };
+        renew.await.map_err(|e| match &due {
+            providers::Due::Setup(step) => QueryError::Auth(format!("{} is connected, but {step} has not succeeded yet: {e}", p.spec().display)),
+            providers::Due::Exchange => QueryError::Auth(format!("The {} key could not be exchanged for a token: {e}", p.spec().display)),
+            providers::Due::Expiring => QueryError::Auth(format!("The {} token was about to expire, and renewing it failed: {e}", p.spec().display)),
+        })?;
+        Ok((p.credential().current(), Some(due)))
     }
 
     pub async fn query(&self, req: QueryRequest) -> Result<Answer, QueryError> {

@@ -406,7 +406,7 @@ replaced unless overwrite=true. `synthetic` true: the sample's file, not the use
     pub async fn vitals_export(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: ExportArgs = self.args("vitals_export", args)?;
         let req = crate::export::ExportRequest { provider: a.provider, id: a.id, format: a.format, path: a.path, overwrite: a.overwrite.unwrap_or(false) };
-        crate::export::export(&self.engine, req).await.map(|e| structured(&e)).map_err(|e| e.to_string())
+        crate::export::export(&self.engine, req, self.deadline()).await.map(|e| structured(&e)).map_err(|e| e.to_string())
     }
 
     #[tool(

@@ -56,7 +56,7 @@ fn unit(d: Date, salt: u64) -> f64 {
     (h(d, salt) % 10_000) as f64 / 10_000.0
 }
 
-fn id_of(d: Date) -> String {
+pub fn id_of(d: Date) -> String {
     format!("{:X}", (d - Date::constant(2000, 1, 1)).get_days() as u64 * 16 + 0xA)
 }
 
