@@ -188,11 +188,29 @@ fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, Str
         .ok_or_else(|| format!("`provider`: {name:?} is not a provider that can be connected; send one of: {}", names.join(", ")))
 }
 
-async fn run_command(c: Command, limits: Limits) -> Result<String, String> {
+/// What a command did, in words, and whether all of it is done: a login saved that cannot read
+/// yet, or a login forgotten here but not at the provider, is said and exits 1 (a failure, 2).
+struct Done {
+    message: String,
+    whole: bool,
+}
+
+impl From<String> for Done {
+    fn from(message: String) -> Done {
+        Done { message, whole: true }
+    }
+}
+
+/// A login saved, said, and whole only when it can read now.
+fn connected(c: vitals::accounts::grant::Connected, then: &str) -> Done {
+    Done { whole: c.pending.is_none(), message: format!("{}{then}", c.summary()) }
+}
+
+async fn run_command(c: Command, limits: Limits) -> Result<Done, String> {
     use vitals::accounts::login::{login, How};
     match c {
-        Command::Serve(a) => serve_command(a, limits).await,
-        Command::Tenant { action, tenants, public_url } => tenant_command(action, tenants, public_url),
+        Command::Serve(a) => serve_command(a, limits).await.map(Done::from),
+        Command::Tenant { action, tenants, public_url } => tenant_command(action, tenants, public_url).map(Done::from),
         Command::Auth { provider, manual, import } => {
             let p = connectable(&provider)?;
             let how = match (import, manual) {
@@ -201,18 +219,20 @@ async fn run_command(c: Command, limits: Limits) -> Result<String, String> {
                 (None, false) => How::Interactive,
             };
             let c = login(p, how).await?;
-            Ok(format!("{} Claude picks this up on its next request.", c.summary()))
+            Ok(connected(c, " Claude picks this up on its next request."))
         }
         Command::Forget { provider } => {
             let targets: Vec<&'static vitals::catalog::ProviderSpec> = match provider {
                 Some(name) => vec![connectable(&name)?],
                 None => vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect(),
             };
-            let mut lines = Vec::new();
+            let (mut lines, mut whole) = (Vec::new(), true);
             for p in targets {
-                lines.push(vitals::accounts::forget::forget(p).await?.message);
+                let f = vitals::accounts::forget::forget(p).await?;
+                whole &= f.complete;
+                lines.push(f.message);
             }
-            Ok(lines.join("\n"))
+            Ok(Done { message: lines.join("\n"), whole })
         }
         Command::Settings => {
             let app = settings_app().ok_or_else(|| {
@@ -222,7 +242,7 @@ async fn run_command(c: Command, limits: Limits) -> Result<String, String> {
                     .to_string()
             })?;
             std::process::Command::new(&app).spawn().map_err(|e| format!("{} could not be started: {e}", app.display()))?;
-            Ok(format!("Opened the vitals settings window ({}).", app.display()))
+            Ok(format!("Opened the vitals settings window ({}).", app.display()).into())
         }
         Command::App { provider, client_id, api_key, key_days } => {
             let p = connectable(&provider)?;
@@ -235,12 +255,12 @@ async fn run_command(c: Command, limits: Limits) -> Result<String, String> {
                     }
                     let key = vitals::accounts::login::secret(&format!("Paste the {} key and press Enter (it is not shown again): ", p.display))?;
                     let c = vitals::accounts::grant::save_key(p, key, key_days, "vitals-mcp app").await?;
-                    Ok(c.summary())
+                    Ok(connected(c, ""))
                 }
                 (vitals::connection::Connection::ApiKey(k), _, _) => {
                     Err(format!("{} connects with a key: run `vitals-mcp app {} --api-key -` and paste it. {}", p.display, p.name, k.create_help))
                 }
-                (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id),
+                (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id).map(Done::from),
                 (vitals::connection::Connection::OAuth(_), _, _) => {
                     Err(format!("{} connects with an OAuth app: send `--client-id <ID>` (the secret is read from standard input).", p.display))
                 }
@@ -294,15 +314,20 @@ async fn main() -> std::process::ExitCode {
         let tenant = matches!(c, Command::Tenant { .. });
         return match run_command(c, limits).await {
             // A tenant command's last line is what a script takes (the URL): on stdout.
-            Ok(msg) if tenant => {
-                println!("{msg}");
+            Ok(done) if tenant => {
+                println!("{}", done.message);
                 std::process::ExitCode::SUCCESS
             }
-            Ok(msg) => {
-                if !msg.is_empty() {
-                    eprintln!("{msg}");
+            Ok(done) => {
+                if !done.message.is_empty() {
+                    eprintln!("{}", done.message);
                 }
-                std::process::ExitCode::SUCCESS
+                // Done in part: the words say what is left, and the status says so to a script.
+                if done.whole {
+                    std::process::ExitCode::SUCCESS
+                } else {
+                    std::process::ExitCode::FAILURE
+                }
             }
             Err(e) => {
                 eprintln!("vitals-mcp: {e}");

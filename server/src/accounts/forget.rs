@@ -9,6 +9,9 @@ use crate::connection::Revoke;
 pub struct Forgotten {
     pub provider: &'static str,
     pub message: String,
+    /// Whether the login is gone everywhere this server can reach: false when the provider refused
+    /// or missed the revoke, or when the key comes from the environment, which only its owner changes.
+    pub complete: bool,
 }
 
 pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
@@ -16,6 +19,7 @@ pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
         // A key given in the environment is never stored: only the environment can take it away.
         let from_env = p.connection.api_key().map(|k| k.env).filter(|var| crate::env::var(var).is_some());
+        let complete = from_env.is_none();
         let message = match from_env {
             Some(var) => format!(
                 "{}: no login was stored ({}); the key in use comes from the environment variable {var} (or the extension's settings): \
@@ -25,24 +29,30 @@ pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
             ),
             None => format!("{}: no login was stored ({}); nothing to forget.", p.display, store.describe()),
         };
-        return Ok(Forgotten { provider: p.name, message });
+        return Ok(Forgotten { provider: p.name, message, complete });
     };
     let what = if tokens.key.is_some() { "key and token" } else { "tokens" };
-    let revoked = match p.connection.revoke() {
-        Revoke::Nothing => "nothing was granted at the provider".to_string(),
-        Revoke::InAccount(place) => format!("{} has no revoke endpoint: end the app's access {place} if you want it gone there too", p.display),
+    let (revoked, complete) = match p.connection.revoke() {
+        Revoke::Nothing => ("nothing was granted at the provider".to_string(), true),
+        Revoke::InAccount(place) => (format!("{} has no revoke endpoint: end the app's access {place} if you want it gone there too", p.display), true),
         Revoke::Endpoint { url, env, param } => {
             let url = super::oauth::env_or(env, url);
             match crate::http::revoke(&url, param, &tokens.access).await {
-                Ok(s) if (200..300).contains(&s) => format!("access revoked at {} (HTTP {s})", p.display),
-                Ok(s) => format!(
-                    "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
-                    p.display, p.display
+                Ok(s) if (200..300).contains(&s) => (format!("access revoked at {} (HTTP {s})", p.display), true),
+                Ok(s) => (
+                    format!(
+                        "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
+                        p.display, p.display
+                    ),
+                    false,
                 ),
-                Err(e) => format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display),
+                Err(e) => {
+                    (format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display), false)
+                }
             }
         }
     };
     store.remove(p.name).map_err(|e| e.to_string())?;
-    Ok(Forgotten { provider: p.name, message: format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe()) })
+    let message = format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe());
+    Ok(Forgotten { provider: p.name, message, complete })
 }
