@@ -42,7 +42,7 @@ fn lab() -> (&'static Lab, MutexGuard<'static, ()>) {
             ("VITALS_WITHINGS_TOKEN_URL", "http://127.0.0.1:9/v2/oauth2".into()),
             ("VITALS_WITHINGS_REDIRECT_URI", withings_cb),
             // The "browser" the app opens does nothing; the test follows the link itself.
-            ("BROWSER", "true".into()),
+            ("VITALS_BROWSER", "none".into()),
         ];
         for (k, v) in env {
             // SAFETY: set once, before any test of this binary reads the environment.

@@ -12,7 +12,7 @@ use vitals_twin::kinds::{self, Lab};
 fn lab() -> &'static Lab {
     static LAB: OnceLock<Lab> = OnceLock::new();
     // The "browser" the app opens does nothing; the test follows the link itself.
-    LAB.get_or_init(|| Lab::start("settings-kinds", &[("BROWSER", "true")]))
+    LAB.get_or_init(|| Lab::start("settings-kinds", &[("VITALS_BROWSER", "none")]))
 }
 
 fn app() -> (tauri::App<MockRuntime>, Window) {

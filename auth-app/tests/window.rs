@@ -188,7 +188,7 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
         .env("VITALS_OURA_TOKEN_URL", format!("{b}/oauth/v2/ext/oauth-token"))
         .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{b}/oauth/token"))
         .env("VITALS_OURA_REVOKE_URL", format!("{b}/oauth/revoke"))
-        .env("BROWSER", &browser)
+        .env("VITALS_BROWSER", &browser)
         .env_remove("VITALS_OURA_CLIENT_ID")
         .env_remove("VITALS_OURA_CLIENT_SECRET")
         .env_remove("VITALS_OURA_REDIRECT_URI");

@@ -42,7 +42,7 @@ fn lab() -> Lab {
         ("VITALS_RATE_WAIT_BUDGET_S", "5".into()),
         // A login started by vitals_connect finds no browser and answers at once with the address
         // (a browser that "opened" would make it wait two minutes for the person).
-        ("BROWSER", "/nonexistent/vitals-test-browser".into()),
+        ("VITALS_BROWSER", "none".into()),
     ];
     for (k, v) in env {
         // SAFETY: set before the runtime's tasks read the environment; this binary has one test.

@@ -16,7 +16,7 @@ use vitals_twin::kinds::{self, Answers, Lab};
 /// Each test uses its own providers, whose entries in the token store are their own.
 fn lab() -> &'static Lab {
     static LAB: OnceLock<Lab> = OnceLock::new();
-    LAB.get_or_init(|| Lab::start("kinds", &[("VITALS_KINDS_ENV_KEY", kinds::ENV_KEY)]))
+    LAB.get_or_init(|| Lab::start("kinds", &[("VITALS_KINDS_ENV_KEY", kinds::ENV_KEY), ("VITALS_BROWSER", "none")]))
 }
 
 /// A client with URL elicitation whose user opens every link and does what the page asks.

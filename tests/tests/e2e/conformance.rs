@@ -140,7 +140,7 @@ async fn the_inspector_lists_and_calls_every_tool_over_http_and_stdio() {
     let twin = twin().await;
     let config = folder("inspector");
     let h = hosted(&twin, &config, &[], &[]).await;
-    let names = std::process::Command::new(server_bin()).arg("--list-tools").output().unwrap();
+    let names = vitals_cmd().arg("--list-tools").output().unwrap();
     let names: Vec<String> = String::from_utf8_lossy(&names.stdout).lines().map(str::to_string).collect();
     assert_eq!(names.len(), 10, "{names:?}");
     let env = [

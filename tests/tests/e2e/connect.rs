@@ -158,7 +158,7 @@ async fn without_url_elicitation_the_server_opens_the_browser_itself_and_reports
     let browser = env!("CARGO_BIN_EXE_browser");
     let watcher = Watcher::default();
     // A user who takes a few seconds to sign in.
-    let s = fx.server(ClientLifecycleMode::Initialize, watcher.clone(), &[("BROWSER", browser), ("VITALS_TEST_BROWSER_DELAY_MS", "2500")]).await;
+    let s = fx.server(ClientLifecycleMode::Initialize, watcher.clone(), &[("VITALS_BROWSER", browser), ("VITALS_TEST_BROWSER_DELAY_MS", "2500")]).await;
     let mut params = CallToolRequestParams::new("vitals_connect").with_arguments(json!({"provider": "oura"}).as_object().unwrap().clone());
     params.meta = Some(serde_json::from_value(json!({"progressToken": "connect-1"})).unwrap());
     let r = s.client.call_tool(params).await.unwrap();
@@ -175,8 +175,8 @@ async fn without_url_elicitation_the_server_opens_the_browser_itself_and_reports
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_browser_the_link_and_the_cli_command_come_back_and_the_login_still_completes() {
     let fx = Fixture::new("nobrowser").await;
-    // Nothing on PATH can open a page, and BROWSER is unset.
-    let s = fx.server(ClientLifecycleMode::Initialize, (), &[("PATH", "/nonexistent")]).await;
+    // No browser can be opened here (VITALS_BROWSER=none, as the harness sets it everywhere).
+    let s = fx.server(ClientLifecycleMode::Initialize, (), &[]).await;
     let r = s.ok("vitals_connect", json!({"provider": "oura"})).await;
     assert_eq!(r["state"], "waiting_for_browser", "{r}");
     assert!(r["cli"].as_str().unwrap().contains("vitals-mcp auth oura"), "{r}");
@@ -298,8 +298,13 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
     assert_eq!(data_status(&fx.twin, t.access.expose()).await, 200);
 
     let run = |args: &[&str]| {
-        let mut c = std::process::Command::new(server_bin());
-        c.args(args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).env("VITALS_TOKEN_STORE", "file").env("VITALS_LOG", "debug");
+        let mut c = vitals_cmd();
+        c.args(args)
+            .env_clear()
+            .env("VITALS_BROWSER", "none")
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("VITALS_TOKEN_STORE", "file")
+            .env("VITALS_LOG", "debug");
         for (k, v) in fx.env() {
             c.env(k, v);
         }
@@ -330,8 +335,8 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
 async fn the_server_exits_when_the_client_leaves_during_a_login() {
     use std::io::{BufRead, BufReader, Write};
     let fx = Fixture::new("leave").await;
-    let mut c = std::process::Command::new(server_bin());
-    c.env_clear().env("PATH", "/nonexistent").env("VITALS_TOKEN_STORE", "file").env("VITALS_OURA_BASE_URL", fx.twin.base_url());
+    let mut c = vitals_cmd();
+    c.env_clear().env("VITALS_BROWSER", "none").env("PATH", "/nonexistent").env("VITALS_TOKEN_STORE", "file").env("VITALS_OURA_BASE_URL", fx.twin.base_url());
     for (k, v) in fx.env() {
         c.env(k, v);
     }

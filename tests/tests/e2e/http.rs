@@ -272,7 +272,7 @@ async fn tenants_are_apart_and_a_deleted_one_is_gone_at_once() {
     let id = |u: &str| u.split('/').nth(4).unwrap().to_string();
     let (a, b) = (id(&a_url), id(&b_url));
     let listed = tenant(&twin, &tenants, &["list"]).await.unwrap();
-    let all = std::process::Command::new(server_bin()).args(["tenant", "list", "--tenants", tenants.to_str().unwrap()]).output().unwrap();
+    let all = vitals_cmd().args(["tenant", "list", "--tenants", tenants.to_str().unwrap()]).output().unwrap();
     let all = String::from_utf8_lossy(&all.stdout).to_string();
     assert!(all.contains(&a) && all.contains(&b) && listed.len() == 48, "{all}");
     #[cfg(unix)]

@@ -165,7 +165,7 @@ async fn the_token_never_appears_in_any_output() {
     out.push_str(&s.close().await);
     twin.set_faults(Faults::default());
     for args in [&["--check"][..], &["--list-tools"], &["--help"], &["--bogus"], &["forget"], &["auth", "oura", "--manual"]] {
-        let o = std::process::Command::new(server_bin())
+        let o = vitals_cmd()
             .args(args)
             .env("OURA_PAT", TOKEN)
             .env("VITALS_OURA_BASE_URL", twin.base_url())
@@ -218,7 +218,7 @@ async fn withings_tokens_and_secret_never_appear_in_any_output() {
     out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "withings.sleep", "day": "2026-06-10", "forget": true})).await));
     out.push_str(&s.close().await);
     for args in [&["--check"][..], &["auth", "withings", "--manual"], &["forget", "withings"]] {
-        let mut cmd = std::process::Command::new(server_bin());
+        let mut cmd = vitals_cmd();
         cmd.args(args).env("VITALS_LOG", "debug").env("VITALS_TOKEN_STORE", "file").stdin(std::process::Stdio::null());
         for (k, v) in &login.env {
             cmd.env(k, v);

@@ -369,7 +369,7 @@ async fn check_says_an_unreachable_provider_and_exits_non_zero() {
     let twin = twin().await;
     let dir = common::scratch().join(format!("vitals-check-exit-{}", std::process::id()));
     let run = |base: &str| {
-        std::process::Command::new(server_bin())
+        vitals_cmd()
             .arg("--check")
             .env("OURA_PAT", TOKEN)
             .env("VITALS_OURA_BASE_URL", base)

@@ -308,7 +308,7 @@ async fn logging_in_registers_once_409_is_fine_and_missing_consents_are_said() {
     let mut env = env_for(&twin, &dir);
     env.push(("VITALS_POLAR_REDIRECT_URI".into(), format!("http://localhost:{port}/callback")));
     env.push(("VITALS_TEST_BROWSER_LOG".into(), dir.join("browser.log").display().to_string()));
-    env.push(("BROWSER".into(), env!("CARGO_BIN_EXE_browser").into()));
+    env.push(("VITALS_BROWSER".into(), env!("CARGO_BIN_EXE_browser").into()));
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     twin.polar(|p| p.cfg.consents = false);
     let s = connect(&twin, true, &pairs).await;
@@ -447,7 +447,7 @@ async fn the_polar_token_and_secret_never_appear_in_any_output() {
     out.push_str(&format!("{:?}", s.call_raw("vitals_query", json!({"collection": "polar.sleep", "forget": true})).await));
     out.push_str(&s.close().await);
     for args in [&["--check"][..], &["forget", "polar"]] {
-        let mut cmd = std::process::Command::new(server_bin());
+        let mut cmd = vitals_cmd();
         cmd.args(args).env("VITALS_LOG", "debug").env("VITALS_TOKEN_STORE", "file").stdin(std::process::Stdio::null());
         for (k, v) in env_for(&twin, &dir) {
             cmd.env(k, v);

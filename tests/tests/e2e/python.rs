@@ -30,7 +30,7 @@ fn python() -> PathBuf {
 fn drive(fx: &Fixture, mode: &str) -> serde_json::Value {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("py/connect.py");
     let mut c = Command::new(python());
-    c.arg(script).arg(server_bin()).arg(mode).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    c.arg(script).arg(server_bin()).arg(mode).env_clear().env("VITALS_BROWSER", "none").env("PATH", std::env::var("PATH").unwrap_or_default());
     for (k, v) in fx.env() {
         c.env(k, v);
     }
@@ -92,6 +92,7 @@ async fn python_mcp_gets_progress_on_a_long_read_only_when_it_asks() {
             .arg(server_bin())
             .args([&start, &end])
             .env_clear()
+            .env("VITALS_BROWSER", "none")
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("VITALS_OURA_BASE_URL", twin.base_url())
             .env("OURA_PAT", TOKEN)

@@ -41,8 +41,9 @@ impl Raw {
 }
 
 async fn spawn(twin: &vitals_twin::Twin) -> Raw {
-    let mut cmd = tokio::process::Command::new(server_bin());
+    let mut cmd = tokio::process::Command::from(vitals_cmd());
     cmd.env_clear()
+        .env("VITALS_BROWSER", "none")
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("OURA_PAT", TOKEN)
         .env("VITALS_OURA_BASE_URL", twin.base_url())

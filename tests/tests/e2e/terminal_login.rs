@@ -14,9 +14,10 @@ fn config_dir(tag: &str) -> std::path::PathBuf {
 }
 
 fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
-    let mut c = Command::new(server_bin());
+    let mut c = vitals_cmd();
     c.args(args)
         .env_clear()
+        .env("VITALS_BROWSER", "none")
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_CONFIG_DIR", dir)
         .env("VITALS_TOKEN_STORE", "file")
@@ -24,7 +25,7 @@ fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
         .env("VITALS_OURA_TOKEN_URL", format!("{}/oauth/v2/ext/oauth-token", twin.base_url()))
         .env("VITALS_OURA_TOKEN_URL_LEGACY", format!("{}/oauth/token", twin.base_url()))
         // A "browser" that opens nothing: the test follows the printed address itself.
-        .env("BROWSER", "true")
+        .env("VITALS_BROWSER", "none")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

@@ -37,7 +37,7 @@ fn stored(dir: &std::path::Path) -> Option<vitals::accounts::Tokens> {
 async fn connecting_in_the_chat_opens_the_browser_and_then_reads_the_real_account() {
     let (twin, dir, env) = fixture("chat").await;
     let mut pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    pairs.push(("BROWSER", env!("CARGO_BIN_EXE_browser")));
+    pairs.push(("VITALS_BROWSER", env!("CARGO_BIN_EXE_browser")));
     let s = connect(&twin, true, &pairs).await;
     let before = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
     assert_eq!(before["synthetic"], true);
@@ -59,7 +59,7 @@ async fn connecting_in_the_chat_opens_the_browser_and_then_reads_the_real_accoun
 /// Run `vitals-mcp auth withings --manual`: read the address it prints, "open" it, paste the landing
 /// address back (after `delay`), and return the exit status, the address and what it said.
 async fn manual_login(twin: &Twin, env: &[(String, String)], before_paste: impl FnOnce()) -> (bool, String, String) {
-    let mut child = std::process::Command::new(server_bin())
+    let mut child = vitals_cmd()
         .args(["auth", "withings", "--manual"])
         .envs(env.iter().cloned())
         .stdin(std::process::Stdio::piped())

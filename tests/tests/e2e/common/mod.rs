@@ -31,6 +31,15 @@ pub fn server_bin() -> PathBuf {
     .clone()
 }
 
+/// The server binary as a command that never starts a real browser (`VITALS_BROWSER=none`),
+/// whatever this machine has installed. Every test spawns the server through here or
+/// [`server_command`]; a test in `front_door.rs` holds it so.
+pub fn vitals_cmd() -> std::process::Command {
+    let mut c = std::process::Command::new(server_bin());
+    c.env("VITALS_BROWSER", "none");
+    c
+}
+
 pub async fn twin() -> Twin {
     twin_with(OuraConfig::default()).await
 }
@@ -88,7 +97,7 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
 /// The server binary pointed at `twin` in an environment of its own: only what is set here, the
 /// file token store (never the developer's keyring) and `config` as its config folder.
 pub fn server_command(twin: &Twin, config: &std::path::Path) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::new(server_bin());
+    let mut cmd = tokio::process::Command::from(vitals_cmd());
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_OURA_BASE_URL", twin.base_url())
