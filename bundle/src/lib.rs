@@ -3,6 +3,7 @@
 //! verifier, and the launcher that makes one bundle run on every platform and architecture.
 pub mod der;
 pub mod manifest;
+pub mod registry;
 pub mod sign;
 pub mod verify;
 pub mod zipfile;

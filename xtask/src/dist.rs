@@ -169,8 +169,12 @@ pub fn dist(root: &Path, opts: Options) -> Result<PathBuf, String> {
     std::fs::write(&out, &file).map_err(|e| e.to_string())?;
     let sha = bundle::sha256_hex(&file);
     std::fs::write(out_dir.join(format!("{name}.sha256")), format!("{sha}  {name}\n")).map_err(|e| e.to_string())?;
+    // The registry's entry for this very bundle, checked before it is written.
+    let entry = bundle::registry::server_json(&m, &sha);
+    bundle::registry::validate(&entry).map_err(|e| format!("server.json does not pass the registry's rules: {}", e.join("; ")))?;
+    std::fs::write(out_dir.join("server.json"), serde_json::to_string_pretty(&entry).map_err(|e| e.to_string())? + "\n").map_err(|e| e.to_string())?;
 
-    println!("{} ({} bytes, sha256 {sha})", out.display(), file.len());
+    println!("{} ({} bytes, sha256 {sha}); the registry's entry in {}", out.display(), file.len(), out_dir.join("server.json").display());
     for (t, _) in &binaries {
         println!("  included {t}");
     }

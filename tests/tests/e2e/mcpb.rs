@@ -28,7 +28,7 @@ fn the_manifest_matches_the_workspace_and_the_server() {
     assert_eq!(bundle::manifest::validate(&m), Ok(()));
     assert_eq!(m["version"], workspace_version(), "manifest.json's version drifted from the workspace's");
     assert_eq!(m["version"], env!("CARGO_PKG_VERSION"));
-    let out = Command::new(server_bin()).arg("--list-tools").output().unwrap();
+    let out = vitals_cmd().arg("--list-tools").output().unwrap();
     let mut listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
     let mut named = bundle::manifest::tool_names(&m);
     listed.sort();
@@ -55,6 +55,15 @@ fn the_manifest_matches_the_workspace_and_the_server() {
     {
         assert_eq!(settings[k]["sensitive"], true, "{k} is masked and kept in the keychain");
         assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
+    }
+    // The install screen names every provider the registry has, and no "follow later".
+    for field in ["description", "long_description"] {
+        let text = m[field].as_str().unwrap();
+        for p in vitals::providers::all_from_env() {
+            let name = p.spec().display.split_whitespace().next().unwrap();
+            assert!(text.contains(name), "manifest.json's {field} does not name {name}: {text}");
+        }
+        assert!(!text.contains("follow)") && !text.contains("Oura's sandbox"), "manifest.json's {field} says what vitals was: {text}");
     }
     // The platforms promised are platforms the launcher has a binary for.
     for p in m.pointer("/compatibility/platforms").unwrap().as_array().unwrap() {
@@ -159,6 +168,14 @@ fn a_signed_bundle_opens_in_claude_desktops_zip_reader_and_in_mcpb() {
     let file = d.with_extension("mcpb");
     std::fs::write(&file, &signed).unwrap();
     assert_eq!(yauzl(&tools, &file), (true, "entries 4".to_string()));
+    // The registry's entry for this bundle: the schema's, and its hash is this file's.
+    let entry = bundle::registry::server_json(&manifest(), &bundle::sha256_hex(&signed));
+    assert_eq!(bundle::registry::validate(&entry), Ok(()));
+    assert_eq!(entry["packages"][0]["fileSha256"].as_str().unwrap(), bundle::sha256_hex(&std::fs::read(&file).unwrap()));
+    assert!(
+        std::fs::read_to_string(root().join("README.md")).unwrap().contains(&format!("mcp-name: {}", bundle::registry::NAME)),
+        "README carries the line the registry reads"
+    );
 
     // What `mcpb sign` 2.1.2 writes (the comment length left at 0) is what Claude Desktop refuses.
     let mut unpatched = signed.clone();
@@ -250,7 +267,7 @@ async fn the_extension_starts_the_way_claude_desktop_starts_it() {
     let args: Vec<String> = cfg["args"].as_array().unwrap().iter().map(|a| subst(a.as_str().unwrap())).collect();
     let twin = twin().await;
     let mut cmd = tokio::process::Command::new(&command);
-    cmd.args(&args).env_clear().env("PATH", std::env::var("PATH").unwrap_or_default());
+    cmd.args(&args).env_clear().env("VITALS_BROWSER", "none").env("PATH", std::env::var("PATH").unwrap_or_default());
     for (k, v) in cfg["env"].as_object().unwrap() {
         cmd.env(k, subst(v.as_str().unwrap()));
     }
