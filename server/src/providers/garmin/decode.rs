@@ -289,7 +289,7 @@ pub fn weights(body: &Value) -> Vec<Value> {
             json!({
                 "id": w.get("samplePk").map(|x| x.to_string().trim_matches('"').to_string()),
                 "date": text(w, "calendarDate"),
-                "time": num(w, "date").and_then(|ms| at_ms(ms, &TimeZone::UTC)),
+                "time": weigh_in_time(num(w, "timestampGMT"), num(w, "date")),
                 "weight_kg": kg(w, "weight"),
                 "bmi": num(w, "bmi"),
                 "body_fat_pct": num(w, "bodyFat"),
@@ -300,6 +300,21 @@ pub fn weights(body: &Value) -> Vec<Value> {
             })
         })
         .collect()
+}
+
+/// A weigh-in's time. Garmin's `date` is the local wall clock written as epoch ms and
+/// `timestampGMT` the instant (recorded: `date` 1749975276000 beside `timestampGMT` 1749996876000 for a
+/// person at UTC−6): the instant in the offset between them, or without either, the wall clock
+/// alone with no offset (never read as UTC, which would move an evening entry to the next day).
+fn weigh_in_time(gmt_ms: Option<f64>, local_ms: Option<f64>) -> Option<String> {
+    match (gmt_ms, local_ms) {
+        (Some(_), _) => local_instant(gmt_ms, local_ms),
+        (None, Some(l)) => {
+            let wall = jiff::Timestamp::from_millisecond(l as i64).ok()?.to_zoned(TimeZone::UTC).datetime();
+            Some(wall.strftime("%Y-%m-%dT%H:%M:%S").to_string())
+        }
+        (None, None) => None,
+    }
 }
 
 /// `YYYY-MM-DD HH:MM:SS` local and GMT → RFC 3339 with the offset between them.
@@ -472,6 +487,26 @@ mod tests {
         assert_eq!(p["lactate_threshold_pace_min_per_km"], 4.67);
         assert!(p.get("birth_year").is_none(), "personal fields only when asked");
         assert_eq!(profile(&json!({"userData": {"birthDate": "1985-09-06"}}), true)["birth_year"], 1985);
+    }
+
+    /// The recorded shape (garth's weight cassette, a person at UTC−6): `date` is the local wall clock
+    /// as epoch ms, `timestampGMT` the instant, `calendarDate` the local day.
+    #[test]
+    fn a_weigh_in_is_at_its_instant_in_the_person_s_offset() {
+        let day = |local_ms: i64, gmt_ms: i64, cal: &str| {
+            json!({"dailyWeightSummaries": [{"summaryDate": cal, "allWeightMetrics": [
+                {"samplePk": 1, "date": local_ms, "calendarDate": cal, "weight": 59720.0, "sourceType": "INDEX_SCALE", "timestampGMT": gmt_ms}]}]})
+        };
+        // 08:14:36 at UTC−6 is 14:14:36Z.
+        let w = weights(&day(1_749_975_276_000, 1_749_996_876_000, "2025-06-15"));
+        assert_eq!(w[0]["time"], "2025-06-15T08:14:36-06:00");
+        assert_eq!(w[0]["date"], "2025-06-15");
+        // An entry at 22:30 local is on its own day, though its instant is the next UTC day.
+        let w = weights(&day(1_749_940_200_000, 1_749_961_800_000, "2025-06-14"));
+        assert_eq!(w[0]["time"], "2025-06-14T22:30:00-06:00");
+        // Without the instant, the wall clock alone, never read as UTC.
+        let w = weights(&json!({"dateWeightList": [{"samplePk": 2, "calendarDate": "2025-06-14", "date": 1_749_940_200_000i64, "weight": 1.0}]}));
+        assert_eq!(w[0]["time"], "2025-06-14T22:30:00");
     }
 
     #[test]

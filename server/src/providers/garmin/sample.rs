@@ -75,8 +75,19 @@ pub fn stress(d: Date) -> Value {
         "mediumStressDuration": 9300, "highStressDuration": 2220}})
 }
 
+/// A day's water, flat as recorded (garth's hydration cassette): `valueInML` and `goalInML`.
 pub fn hydration(d: Date) -> Value {
-    json!({"calendarDate": d.to_string(), "values": {"intakeInML": 1500 + h(d, 10) % 1000, "goalInML": 2500}})
+    json!({"calendarDate": d.to_string(), "valueInML": 1500 + h(d, 10) % 1000, "goalInML": 2500})
+}
+
+/// `2026-01-07T06:00:00.0`: how Garmin writes a time in its `*TimestampGMT` / `*TimestampLocal` strings.
+fn stamp(z: &jiff::Zoned) -> String {
+    z.strftime("%Y-%m-%dT%H:%M:%S.0").to_string()
+}
+
+/// The same instant as a GMT stamp.
+fn gmt_stamp(z: &jiff::Zoned) -> String {
+    stamp(&z.timestamp().to_zoned(TimeZone::UTC))
 }
 
 /// A day's heart rate: a sample every 2 minutes, a few without a value (null).
@@ -89,7 +100,11 @@ pub fn heart_rate(p: &Person, d: Date) -> Value {
             json!([t, bpm])
         })
         .collect();
-    json!({"calendarDate": d.to_string(), "restingHeartRate": 52, "minHeartRate": 47, "maxHeartRate": 160, "heartRateValues": values})
+    let end = p.at(d, 86_400);
+    json!({"userProfilePK": 1_234_567, "calendarDate": d.to_string(), "startTimestampGMT": gmt_stamp(&start), "endTimestampGMT": gmt_stamp(&end),
+        "startTimestampLocal": stamp(&start), "endTimestampLocal": stamp(&end), "restingHeartRate": 52, "minHeartRate": 47, "maxHeartRate": 160,
+        "lastSevenDaysAvgRestingHeartRate": 53, "heartRateValueDescriptors": [{"key": "timestamp", "index": 0}, {"key": "heartrate", "index": 1}],
+        "heartRateValues": values})
 }
 
 pub fn body_battery(p: &Person, d: Date) -> Value {
@@ -166,11 +181,15 @@ pub fn hrv(p: &Person, d: Date) -> Option<Value> {
             json!({"hrvValue": 40 + (h(d, 300 + i as u64) % 25), "readingTimeGMT": fmt(&z), "readingTimeLocal": z.strftime("%Y-%m-%dT%H:%M:%S.0").to_string()})
         })
         .collect();
+    let end = start.checked_add((84 * 5).minutes()).unwrap_or(start.clone());
     Some(json!({
+        "userProfilePk": 1_234_567,
         "hrvSummary": {"calendarDate": d.to_string(), "weeklyAvg": 47, "lastNightAvg": 45 + h(d, 30) % 12, "lastNight5MinHigh": 70,
-            "baseline": {"lowUpper": 40, "balancedLow": 43, "balancedUpper": 56, "markerValue": 0.55}, "status": "BALANCED", "feedbackPhrase": "HRV_BALANCED_2"},
+            "baseline": {"lowUpper": 40, "balancedLow": 43, "balancedUpper": 56, "markerValue": 0.55}, "status": "BALANCED", "feedbackPhrase": "HRV_BALANCED_2",
+            "createTimeStamp": fmt(&end)},
         "hrvReadings": readings,
-        "sleepStartTimestampGMT": fmt(&start),
+        "startTimestampGMT": fmt(&start), "endTimestampGMT": fmt(&end), "startTimestampLocal": stamp(&start), "endTimestampLocal": stamp(&end),
+        "sleepStartTimestampGMT": fmt(&start), "sleepEndTimestampGMT": fmt(&end), "sleepStartTimestampLocal": stamp(&start), "sleepEndTimestampLocal": stamp(&end),
     }))
 }
 
@@ -180,8 +199,40 @@ pub fn weigh_in(p: &Person, d: Date) -> Option<Value> {
     }
     let t = p.at(d, 7 * 3600);
     let g = 72_000.0 + 800.0 * unit(d, 41);
-    Some(json!({"samplePk": (d - Date::constant(2000, 1, 1)).get_days() as i64 * 7, "date": ms(&t), "calendarDate": d.to_string(), "weight": g,
-        "bmi": 22.4, "bodyFat": 18.5, "bodyWater": 55.0, "boneMass": 3100.0, "muscleMass": 33_000.0, "sourceType": "INDEX_SCALE"}))
+    // As recorded (garth's weight cassette): `date` is the local wall clock written as epoch ms, the
+    // instant is `timestampGMT`.
+    Some(json!({"samplePk": (d - Date::constant(2000, 1, 1)).get_days() as i64 * 7, "date": ms(&t) + p.offset_ms(&t), "timestampGMT": ms(&t),
+        "calendarDate": d.to_string(), "weight": g,
+        "bmi": 22.4, "bodyFat": 18.5, "bodyWater": 55.0, "boneMass": 3100, "muscleMass": 33_000, "physiqueRating": null, "visceralFat": null,
+        "metabolicAge": null, "sourceType": "INDEX_SCALE", "weightDelta": 200.0}))
+}
+
+/// A range of weigh-ins as the range route sends them (garth's weight cassette): a summary per day
+/// with weigh-ins, newest first, each with its latest and all its metrics; the range's average; and
+/// the weigh-ins just before and after it (all null when there is none).
+pub fn weight_range(p: &Person, days: &[Date]) -> Value {
+    let days: Vec<(Date, Value)> = days.iter().rev().filter_map(|d| Some((*d, weigh_in(p, *d)?))).collect();
+    let g = |w: &Value, k: &str| w[k].as_f64().unwrap_or(0.0);
+    let summaries: Vec<Value> = days
+        .iter()
+        .map(|(d, w)| json!({"summaryDate": d.to_string(), "numOfWeightEntries": 1, "minWeight": w["weight"], "maxWeight": w["weight"], "latestWeight": w, "allWeightMetrics": [w]}))
+        .collect();
+    let n = days.len().max(1) as f64;
+    let avg = |k: &str| json!(days.iter().map(|(_, w)| g(w, k)).sum::<f64>() / n);
+    let empty = json!({"samplePk": null, "date": null, "calendarDate": null, "weight": null, "bmi": null, "bodyFat": null, "bodyWater": null,
+        "boneMass": null, "muscleMass": null, "physiqueRating": null, "visceralFat": null, "metabolicAge": null, "sourceType": null, "timestampGMT": null,
+        "weightDelta": null});
+    let first = days.last().map(|(d, _)| *d);
+    let before = first.and_then(|f| (1..40).filter_map(|k| f.checked_sub(k.days()).ok()).find_map(|d| weigh_in(p, d)));
+    let span = |d: Option<&Date>, end: bool| d.map(|d| ms(&p.at(*d, if end { 86_399 } else { 0 })));
+    json!({
+        "dailyWeightSummaries": summaries,
+        "totalAverage": {"from": span(days.last().map(|x| &x.0), false), "until": span(days.first().map(|x| &x.0), true), "weight": avg("weight"),
+            "bmi": avg("bmi"), "bodyFat": avg("bodyFat"), "bodyWater": avg("bodyWater"), "boneMass": avg("boneMass"), "muscleMass": avg("muscleMass"),
+            "physiqueRating": null, "visceralFat": null, "metabolicAge": null},
+        "previousDateWeight": before.unwrap_or_else(|| empty.clone()),
+        "nextDateWeight": empty,
+    })
 }
 
 pub fn activity_id(d: Date) -> u64 {
@@ -206,6 +257,29 @@ pub fn activity(p: &Person, d: Date) -> Option<Value> {
         "aerobicTrainingEffect": 3.2, "anaerobicTrainingEffect": 1.0, "activityTrainingLoad": 120.0, "lapCount": 6,
         "hrTimeInZone_1": 100.0, "hrTimeInZone_2": 500.0, "hrTimeInZone_3": dur - 1000.0, "hrTimeInZone_4": 350.0, "hrTimeInZone_5": 50.0,
     }))
+    .map(|mut a| {
+        let run = kind.0 == "running";
+        let split = if run { "RWD_RUN" } else { "RWD_RIDE" };
+        let more = activity_more(run, dur, split);
+        if let (Value::Object(a), Value::Object(more)) = (&mut a, more) {
+            a.extend(more);
+        }
+        a
+    })
+}
+
+/// What the search listing sends beside an activity's basics (garth's listing cassette).
+fn activity_more(run: bool, dur: f64, split: &str) -> Value {
+    let kind = if run { ("running", "") } else { ("cycling", "") };
+    json!({
+        "eventType": {"typeId": 9, "typeKey": "uncategorized", "sortOrder": 10}, "moderateIntensityMinutes": 5, "vigorousIntensityMinutes": (dur / 60.0) as i64 - 5,
+        "steps": if kind.0 == "running" { json!((dur * 2.7) as i64) } else { Value::Null },
+        "averageRunningCadenceInStepsPerMinute": if kind.0 == "running" { json!(162.5) } else { Value::Null },
+        "avgPower": if kind.0 == "cycling" { json!(194.0) } else { Value::Null }, "normPower": if kind.0 == "cycling" { json!(226.0) } else { Value::Null },
+        "splitSummaries": [{"noOfSplits": 1, "totalAscent": 80.0, "duration": dur - 10.0, "splitType": split,
+            "numClimbSends": 0, "maxElevationGain": 80.0, "averageElevationGain": 80.0, "maxDistance": (dur * 3.2) as i64, "distance": dur * 3.2,
+            "averageSpeed": 3.2, "maxSpeed": 4.4, "numFalls": 0, "elevationLoss": 78.0}],
+    })
 }
 
 /// The activity's original file as Garmin sends it: a ZIP holding `<id>_ACTIVITY.fit`, a real FIT
@@ -360,9 +434,7 @@ impl Api<'_> {
                 each(self.range("dailySleepSummariesByDate", qs("startDate"), qs("endDate")), &|d| sleep(p, d))
             }
             ["weight-service", "weight", "range", a, b] => match self.range("weight", Some(a), Some(b)) {
-                Ok(ds) => {
-                    json_answer(json!({"startDate": a, "endDate": b, "dateWeightList": ds.into_iter().filter_map(|d| weigh_in(p, d)).collect::<Vec<_>>()}))
-                }
+                Ok(ds) => json_answer(weight_range(p, &ds)),
                 Err(e) => e,
             },
             ["wellness-service", "wellness", "dailyHeartRate"] => match qs("date").and_then(day) {

@@ -251,6 +251,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "hr_zone_peak_min",
             "source",
             "is_tracker",
+            "measured",
         ],
         enveloped: true,
         in_sandbox: true,

@@ -418,28 +418,60 @@ fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
 }
 
 /// getactivity: one row per day and source.
+///
+/// What the recorded rows show (roessland/withoutings' capture): a day Withings lists with no
+/// device behind it (`deviceid` null, `modelid` −1, no model, `is_tracker` false, brand 18, an
+/// external source) carries steps, distance, minutes and calories of 0 and a `totalcalories` of
+/// about 1,800: nothing measured that day, and the total is Withings' resting estimate. Such a row
+/// keeps its day, its measured values are null (`measured: false`), and `notices.rules` says so. A
+/// row without a heart-rate tracker sends heart rate and zones as 0: all of them are null.
 pub fn activity(a: &Value) -> Value {
+    let measured = !no_device(a);
+    let kept = |v: Value| if measured { v } else { Value::Null };
+    let heart = ["hr_average", "hr_min", "hr_max"].iter().any(|k| a.get(*k).and_then(Value::as_f64).is_some_and(|x| x > 0.0));
+    let zone = |k: &str| if heart { minutes(a, k) } else { Value::Null };
     json!({
         "date": text(a, "date"),
-        "steps": num(a, "steps"),
-        "distance_m": num(a, "distance"),
-        "floors": num(a, "elevation"),
-        "soft_min": minutes(a, "soft"),
-        "moderate_min": minutes(a, "moderate"),
-        "intense_min": minutes(a, "intense"),
-        "active_min": minutes(a, "active"),
-        "active_kcal": num(a, "calories"),
+        "steps": kept(num(a, "steps")),
+        "distance_m": kept(num(a, "distance")),
+        "floors": kept(num(a, "elevation")),
+        "soft_min": kept(minutes(a, "soft")),
+        "moderate_min": kept(minutes(a, "moderate")),
+        "intense_min": kept(minutes(a, "intense")),
+        "active_min": kept(minutes(a, "active")),
+        "active_kcal": kept(num(a, "calories")),
         "total_kcal": num(a, "totalcalories"),
         "hr_average_bpm": rate(a, "hr_average"),
         "hr_min_bpm": rate(a, "hr_min"),
         "hr_max_bpm": rate(a, "hr_max"),
-        "hr_zone_light_min": minutes(a, "hr_zone_0"),
-        "hr_zone_moderate_min": minutes(a, "hr_zone_1"),
-        "hr_zone_intense_min": minutes(a, "hr_zone_2"),
-        "hr_zone_peak_min": minutes(a, "hr_zone_3"),
+        "hr_zone_light_min": zone("hr_zone_0"),
+        "hr_zone_moderate_min": zone("hr_zone_1"),
+        "hr_zone_intense_min": zone("hr_zone_2"),
+        "hr_zone_peak_min": zone("hr_zone_3"),
         "source": text(a, "model"),
         "is_tracker": a.get("is_tracker").cloned().unwrap_or(Value::Null),
+        "measured": measured,
     })
+}
+
+/// A getactivity row no device stands behind (see [`activity`]).
+fn no_device(a: &Value) -> bool {
+    a.get("deviceid").is_none_or(Value::is_null)
+        && a.get("is_tracker") != Some(&Value::Bool(true))
+        && int(a, "modelid").or_else(|| int(a, "model_id")) == Some(-1)
+}
+
+/// What the activity rows' own rules did, for `notices.rules`.
+pub fn activity_notes(rows: &[Value]) -> Vec<String> {
+    let unmeasured = rows.iter().filter(|r| r["measured"] == Value::Bool(false)).count();
+    match unmeasured {
+        0 => vec![],
+        n => vec![format!(
+            "{n} day(s) Withings lists with no device behind them (deviceid null, modelid -1): nothing measured them, so their \
+             steps, distance, activity minutes, active calories and heart rate are null, not 0 (measured=false); their total_kcal \
+             is Withings' resting estimate, not a measurement."
+        )],
+    }
 }
 
 /// getsummary: one row per night, labelled with the day it ends (Withings' `date` already is).
@@ -621,5 +653,29 @@ mod tests {
         assert_eq!(next_offset(&json!({"more": false, "offset": 200})).unwrap(), None);
         assert_eq!(next_offset(&json!({"measuregrps": []})).unwrap(), None);
         assert!(next_offset(&json!({"more": true})).is_err());
+    }
+
+    /// The recorded shape of a day no device measured (roessland/withoutings' getactivity capture):
+    /// zeros and a resting total, `deviceid` null, `modelid` -1; and a tracker without heart rate.
+    #[test]
+    fn a_day_no_device_measured_is_null_not_zero_and_said() {
+        let none = json!({"steps": 0, "distance": 0, "elevation": 0, "soft": 0, "moderate": 0, "intense": 0, "active": 0, "calories": 0,
+            "totalcalories": 1784.49, "hr_average": 0, "hr_min": 0, "hr_max": 0, "hr_zone_0": 0, "hr_zone_1": 0, "hr_zone_2": 0, "hr_zone_3": 0,
+            "deviceid": null, "hash_deviceid": null, "timezone": "Europe/Oslo", "date": "2022-01-26", "modified": 1741817057, "brand": 18,
+            "modelid": -1, "model": null, "is_tracker": false});
+        let row = activity(&none);
+        for k in ["steps", "distance_m", "active_min", "active_kcal", "hr_average_bpm", "hr_zone_light_min", "hr_zone_peak_min"] {
+            assert!(row[k].is_null(), "{k} is not a measurement here: {row}");
+        }
+        assert_eq!(row["total_kcal"], 1784.49);
+        assert_eq!(row["measured"], false);
+        assert!(activity_notes(&[row])[0].starts_with("1 day(s) Withings lists with no device"));
+        // A phone source (a model, steps counted) is measured, but has no heart rate: zones null too.
+        let phone = json!({"date": "2022-01-27", "steps": 5120, "brand": 18, "modelid": 1055, "model": "GoogleFit tracker", "deviceid": null,
+            "is_tracker": false, "hr_average": 0, "hr_zone_0": 0});
+        let row = activity(&phone);
+        assert_eq!((row["steps"].as_i64(), row["measured"].as_bool()), (Some(5120), Some(true)));
+        assert!(row["hr_zone_light_min"].is_null() && row["hr_average_bpm"].is_null());
+        assert!(activity_notes(&[row]).is_empty());
     }
 }

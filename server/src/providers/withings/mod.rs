@@ -21,6 +21,17 @@ const SLEEP_FIELDS: &str = "total_timeinbed,total_sleep_time,lightsleepduration,
 const WORKOUT_FIELDS: &str = "calories,intensity,hr_average,hr_min,hr_max,pause_duration,spo2_average,steps,distance,elevation";
 const INTRADAY_FIELDS: &str = "heart_rate,steps,calories,distance,elevation,duration";
 
+/// The `data_fields` vitals asks a v2 action for (None: the action takes none).
+pub fn data_fields(action: &str) -> Option<&'static str> {
+    match action {
+        "getactivity" => Some(ACTIVITY_FIELDS),
+        "getworkouts" => Some(WORKOUT_FIELDS),
+        "getsummary" => Some(SLEEP_FIELDS),
+        "getintradayactivity" => Some(INTRADAY_FIELDS),
+        _ => None,
+    }
+}
+
 /// The sample person the sandbox answers for, in this machine's zone.
 struct Sample {
     person: sample::Person,
@@ -91,19 +102,19 @@ impl Provider for Withings {
                 "getmeas"
             }
             "activity" => {
-                add("data_fields", ACTIVITY_FIELDS.into());
+                add("data_fields", data_fields("getactivity").unwrap_or_default().into());
                 "getactivity"
             }
             "workouts" => {
-                add("data_fields", WORKOUT_FIELDS.into());
+                add("data_fields", data_fields("getworkouts").unwrap_or_default().into());
                 "getworkouts"
             }
             "sleep" => {
-                add("data_fields", SLEEP_FIELDS.into());
+                add("data_fields", data_fields("getsummary").unwrap_or_default().into());
                 "getsummary"
             }
             "intraday" => {
-                add("data_fields", INTRADAY_FIELDS.into());
+                add("data_fields", data_fields("getintradayactivity").unwrap_or_default().into());
                 "getintradayactivity"
             }
             _ => "getdevice",
@@ -147,6 +158,10 @@ impl Provider for Withings {
         let (records, notes) = match c.name {
             "measurements" => decode::weigh_ins(records, options.get("include_manual").and_then(Value::as_bool).unwrap_or(false)),
             "blood_pressure" => decode::readings(records),
+            "activity" => {
+                let notes = decode::activity_notes(&records);
+                (records, notes)
+            }
             _ => (records, vec![]),
         };
         Finished { records, notes }

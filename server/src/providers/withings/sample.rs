@@ -156,7 +156,29 @@ pub fn activity_of_day(p: &Person, d: Date, share: f64) -> Value {
         "totalcalories": ((1_900 + r % 700) as f64 * share * 1000.0).round() / 1000.0, "modified": p.at(d, 23, 0, 0),
     });
     a["active"] = json!(a["moderate"].as_i64().unwrap_or(0) + a["intense"].as_i64().unwrap_or(0));
-    if r % 5 == 3 {
+    // A source without a heart-rate tracker sends its heart rate and zones as 0 (as recorded).
+    let no_heart = [("hr_average", 0), ("hr_min", 0), ("hr_max", 0), ("hr_zone_0", 0), ("hr_zone_1", 0), ("hr_zone_2", 0), ("hr_zone_3", 0)];
+    if r % 23 == 11 {
+        // A day with no device behind it, as recorded: an external source (brand 18), modelid -1,
+        // every measure 0, and a total that is Withings' resting estimate.
+        for k in ["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories"] {
+            a[k] = json!(0);
+        }
+        a["totalcalories"] = json!(((1_700 + r % 150) as f64 * 100.0).round() / 100.0);
+        for (k, v) in [
+            ("deviceid", Value::Null),
+            ("hash_deviceid", Value::Null),
+            ("brand", json!(18)),
+            ("modelid", json!(-1)),
+            ("model", Value::Null),
+            ("is_tracker", json!(false)),
+        ] {
+            a[k] = v;
+        }
+        for (k, v) in no_heart {
+            a[k] = json!(v);
+        }
+    } else if r % 5 == 3 {
         for (k, v) in [
             ("deviceid", Value::Null),
             ("hash_deviceid", Value::Null),
@@ -166,6 +188,9 @@ pub fn activity_of_day(p: &Person, d: Date, share: f64) -> Value {
             ("is_tracker", json!(false)),
         ] {
             a[k] = v;
+        }
+        for (k, v) in no_heart {
+            a[k] = json!(v);
         }
     } else {
         for (k, v) in [
