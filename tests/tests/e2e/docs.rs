@@ -35,8 +35,7 @@ fn claims(doc: &str, pred: impl Fn(&str) -> bool) -> Vec<String> {
 
 #[test]
 fn tool_names_in_the_docs_are_the_tools_the_server_lists() {
-    let bin = common::server_bin();
-    let out = std::process::Command::new(bin).arg("--list-tools").output().unwrap();
+    let out = common::vitals_cmd().arg("--list-tools").output().unwrap();
     let mut listed: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
     listed.sort();
     for d in ["README.md", "ARCHITECTURE.md"] {
@@ -98,7 +97,7 @@ fn paths_named_in_architecture_exist() {
 #[test]
 fn connection_and_credential_kinds_in_the_readme_are_the_code_s() {
     let readme = doc("README.md");
-    let section = &readme[readme.find("## How a provider connects").unwrap()..readme.find("## Connecting Oura").unwrap()];
+    let section = &readme[readme.find("## How a provider connects").unwrap()..readme.find("\n## Oura\n").unwrap()];
     let table: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).map(|l| l.split('`').nth(1).unwrap()).collect();
     let kinds: Vec<&str> = vitals::connection::ConnectionKind::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(table, kinds, "README's table of connections is the code's list, in order");
@@ -192,4 +191,50 @@ fn readme_hosted_section_is_the_servers() {
     for (s, _) in super::conformance::NOT_APPLICABLE {
         assert!(table.contains(&format!("`{s}`")), "{s} is in the table of scenarios that do not apply");
     }
+}
+
+/// Every provider of the registry has its section in README, and every collection of its catalog
+/// is in a table there; no table names a collection that does not exist.
+#[test]
+fn readme_has_a_section_and_every_collection_of_every_provider() {
+    let readme = doc("README.md");
+    let all = vitals::providers::all_in(&vitals::accounts::Home::Tenant(common::scratch().join("docs-registry")));
+    let mut known = vec![];
+    for p in &all {
+        let s = p.spec();
+        if s.namespace == s.name {
+            let title = s.display.split_whitespace().next().unwrap();
+            assert!(readme.contains(&format!("\n## {title}\n")), "README has no section `## {title}`");
+        }
+        for c in s.collections {
+            let q = s.qualified(c.name);
+            let listed = readme.lines().any(|l| l.starts_with("| `") && l.split(" | ").next().unwrap_or("").contains(&format!("`{q}`")));
+            assert!(listed, "README's tables do not list {q}");
+            known.push(q);
+        }
+    }
+    for l in readme.lines().filter(|l| l.starts_with("| `")) {
+        let first = l.split(" | ").next().unwrap();
+        for w in claims(first, |w| w.contains('.') && !w.contains(' ') && !w.contains('=')) {
+            let ns = w.split('.').next().unwrap();
+            if all.iter().any(|p| p.spec().namespace == ns) {
+                assert!(known.contains(&w), "README lists {w}, which no catalog has");
+            }
+        }
+    }
+}
+
+/// README's numbers of requests in flight are the catalogs', and the extension's settings count is
+/// the manifest's.
+#[test]
+fn readme_in_flight_and_settings_counts_are_the_code_s() {
+    let readme = doc("README.md");
+    let all = vitals::providers::all_in(&vitals::accounts::Home::Tenant(common::scratch().join("docs-flight")));
+    let named: Vec<String> =
+        all.iter().filter(|p| p.spec().namespace == p.spec().name).map(|p| format!("{} {}", p.spec().display, p.spec().in_flight)).collect();
+    let line = named.join(", ");
+    assert!(readme.contains(&format!("({line};")), "README's windows sentence says ({line}; ...)");
+    let m: serde_json::Value = serde_json::from_str(&doc("manifest.json")).unwrap();
+    let n = m["user_config"].as_object().unwrap().len();
+    assert!(readme.contains(&format!("Its {n} settings")), "README names the extension's {n} settings");
 }

@@ -12,6 +12,8 @@ mod credentials;
 mod decoders;
 mod docs;
 mod economy;
+mod formats;
+mod front_door;
 mod garmin;
 mod garmin_connect;
 mod http;
