@@ -41,8 +41,9 @@ fn lab() -> (&'static Lab, MutexGuard<'static, ()>) {
             // Withings is "down": nothing listens on the discard port.
             ("VITALS_WITHINGS_TOKEN_URL", "http://127.0.0.1:9/v2/oauth2".into()),
             ("VITALS_WITHINGS_REDIRECT_URI", withings_cb),
-            // The "browser" the app opens does nothing; the test follows the link itself.
-            ("VITALS_BROWSER", "none".into()),
+            // The "browser" the app opens is `true`: it starts, does nothing, and the test follows
+            // the link itself (so `browser_opened` is still a real answer).
+            ("VITALS_BROWSER", "true".into()),
         ];
         for (k, v) in env {
             // SAFETY: set once, before any test of this binary reads the environment.
