@@ -139,6 +139,19 @@ impl Polar {
         t
     }
 
+    /// [`Polar::grant`] as vitals stores a finished Polar login (`login` names it), for a test
+    /// or the bench that starts connected. Polar's tokens last ten years and carry the user id.
+    pub fn stored_login(&mut self, login: &str) -> vitals::accounts::Tokens {
+        vitals::accounts::Tokens {
+            access: vitals::secret::Secret::new(self.grant()),
+            expires_at: Some(Timestamp::now().as_second() + 315_359_999),
+            scopes: vec!["accesslink.read_all".into()],
+            extra: [("x_user_id".to_string(), USER_ID.to_string())].into_iter().collect(),
+            login: Some(login.into()),
+            ..Default::default()
+        }
+    }
+
     /// The live access tokens (a test searches output for them).
     pub fn tokens(&self) -> Vec<String> {
         self.tokens.keys().cloned().collect()

@@ -82,9 +82,10 @@ async fn url_elicitation_on_2025_11_25_connects_and_says_complete() {
     let (url, id) = &shown[0];
     assert!(url.contains("code_challenge=") && url.contains("state=") && url.contains(&fx.twin.base_url()), "{url}");
     assert!(id.len() >= 16, "an unguessable elicitation id: {id}");
-    // The notification is sent before the result, but it travels on its own: give it a moment.
-    for _ in 0..50 {
-        if !person.completed.lock().unwrap().is_empty() {
+    // The notification is sent before the result, and the browser reads its page after the
+    // callback answered, but both travel on their own: give them a moment.
+    for _ in 0..100 {
+        if !person.completed.lock().unwrap().is_empty() && !person.pages.lock().unwrap().is_empty() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
@@ -137,18 +138,6 @@ async fn a_query_that_needs_the_account_connects_it_and_answers_with_real_data()
         assert_eq!(a["synthetic"], false);
         assert_eq!(a["count"], 1, "{tag}: {a}");
         s.close().await;
-    }
-}
-
-/// A client without elicitation (Claude Desktop) that records progress notifications.
-#[derive(Clone, Default)]
-struct Watcher {
-    progress: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
-        self.progress.lock().unwrap().push(p.message.unwrap_or_default());
     }
 }
 
@@ -298,11 +287,8 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
     assert_eq!(data_status(&fx.twin, t.access.expose()).await, 200);
 
     let run = |args: &[&str]| {
-        let mut c = vitals_cmd();
+        let mut c = bare_cmd();
         c.args(args)
-            .env_clear()
-            .env("VITALS_BROWSER", "none")
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("VITALS_TOKEN_STORE", "file")
             .env("VITALS_LOG", "debug");
         for (k, v) in fx.env() {

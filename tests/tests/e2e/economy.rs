@@ -7,10 +7,8 @@
 use crate::common::login::*;
 use crate::common::*;
 use rmcp::model::*;
-use rmcp::service::{ClientLifecycleMode, NotificationContext};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::service::ClientLifecycleMode;
 use serde_json::{json, Value};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn providers(report: &Value) -> Vec<&Value> {
@@ -223,18 +221,6 @@ async fn a_read_slower_than_the_call_budget_answers_in_time_with_what_is_complet
     assert!(errors.contains("time budget of 3 s") && errors.contains("oura.sleep, oura.daily_sleep"), "one sentence for the four: {errors}");
     twin.set_faults(Faults::default());
     s.close().await;
-}
-
-/// A client without elicitation (Claude Desktop) that records progress notifications.
-#[derive(Clone, Default)]
-struct Watcher {
-    progress: Arc<Mutex<Vec<String>>>,
-}
-
-impl ClientHandler for Watcher {
-    async fn on_progress(&self, p: ProgressNotificationParam, _: NotificationContext<RoleClient>) {
-        self.progress.lock().unwrap().push(p.message.unwrap_or_default());
-    }
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -42,16 +42,12 @@ async fn a_polar_export_as_the_first_call_finishes_the_registration_first() {
     let twin = twin().await;
     let dir = scratch_dir("polar");
     twin.polar(|p| p.cfg.person.every_day = true);
-    let access = twin.state.polar.lock().unwrap().grant();
-    twin.state.polar.lock().unwrap().registered.remove(&vitals_twin::polar::USER_ID);
-    let tokens = vitals::accounts::Tokens {
-        access: vitals::secret::Secret::new(access),
-        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
-        scopes: vec!["accesslink.read_all".into()],
-        extra: [("x_user_id".to_string(), vitals_twin::polar::USER_ID.to_string())].into_iter().collect(),
-        login: Some("polar-first".into()),
-        setup_pending: Some("registering with Polar".into()),
-        ..Default::default()
+    let tokens = {
+        let mut polar = twin.state.polar.lock().unwrap();
+        let tokens = polar.stored_login("polar-first");
+        // The login finished but the registration did not: the twin forgets the user.
+        polar.registered.remove(&vitals_twin::polar::USER_ID);
+        vitals::accounts::Tokens { setup_pending: Some("registering with Polar".into()), ..tokens }
     };
     let config = dir.join("config");
     vitals::accounts::TokenStore::file(&config).save("polar", &tokens).unwrap();

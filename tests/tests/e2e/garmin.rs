@@ -201,11 +201,8 @@ async fn a_token_near_its_end_is_renewed_before_the_first_request() {
 }
 
 fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> std::process::Command {
-    let mut c = vitals_cmd();
+    let mut c = bare_cmd();
     c.args(args)
-        .env_clear()
-        .env("VITALS_BROWSER", "none")
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_CONFIG_DIR", dir)
         .env("VITALS_TOKEN_STORE", "file")
         .env("VITALS_GARMIN_BASE_URL", twin.base_url())

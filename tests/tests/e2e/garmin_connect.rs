@@ -32,11 +32,8 @@ fn env(twin: &Twin, config: &Path) -> Vec<(String, String)> {
 
 /// `vitals-mcp <args>` with this test's environment, stdin piped.
 fn cli(twin: &Twin, config: &Path, args: &[&str], extra: &[(&str, &str)]) -> std::process::Command {
-    let mut c = vitals_cmd();
+    let mut c = bare_cmd();
     c.args(args)
-        .env_clear()
-        .env("VITALS_BROWSER", "none")
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_TOKEN_STORE", "file")
         .env("VITALS_LOG", "debug")
         .env("HOME", config)

@@ -7,7 +7,7 @@ use common::*;
 use jiff::civil::Date;
 use serde_json::{json, Value};
 use vitals::providers::polar::sample::{self, Dialect};
-use vitals_twin::polar::{CLIENT_ID, CLIENT_SECRET, USER_ID};
+use vitals_twin::polar::{CLIENT_ID, CLIENT_SECRET};
 
 fn env_for(twin: &Twin, dir: &std::path::Path) -> Vec<(String, String)> {
     let b = twin.base_url();
@@ -23,17 +23,9 @@ fn env_for(twin: &Twin, dir: &std::path::Path) -> Vec<(String, String)> {
 
 /// A server reading the twin's Polar with a login the twin issued (registered long ago).
 pub async fn connected(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> Session {
-    let access = twin.state.polar.lock().unwrap().grant();
     let dir = common::scratch().join(format!("vitals-e2e-polar-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let tokens = vitals::accounts::Tokens {
-        access: vitals::secret::Secret::new(access),
-        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
-        scopes: vec!["accesslink.read_all".into()],
-        extra: [("x_user_id".to_string(), USER_ID.to_string())].into_iter().collect(),
-        login: Some("polar-login-1".into()),
-        ..Default::default()
-    };
+    let tokens = twin.state.polar.lock().unwrap().stored_login("polar-login-1");
     vitals::accounts::TokenStore::file(&dir).save("polar", &tokens).unwrap();
     let env = env_for(twin, &dir);
     let mut pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();

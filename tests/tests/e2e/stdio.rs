@@ -41,11 +41,8 @@ impl Raw {
 }
 
 async fn spawn(twin: &vitals_twin::Twin) -> Raw {
-    let mut cmd = tokio::process::Command::from(vitals_cmd());
-    cmd.env_clear()
-        .env("VITALS_BROWSER", "none")
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("OURA_PAT", TOKEN)
+    let mut cmd = tokio::process::Command::from(bare_cmd());
+    cmd.env("OURA_PAT", TOKEN)
         .env("VITALS_OURA_BASE_URL", twin.base_url())
         .env("VITALS_TZ", "-06:00")
         .env("VITALS_TOKEN_STORE", "file")

@@ -14,11 +14,8 @@ fn config_dir(tag: &str) -> std::path::PathBuf {
 }
 
 fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> Command {
-    let mut c = vitals_cmd();
+    let mut c = bare_cmd();
     c.args(args)
-        .env_clear()
-        .env("VITALS_BROWSER", "none")
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("VITALS_CONFIG_DIR", dir)
         .env("VITALS_TOKEN_STORE", "file")
         .env("VITALS_OURA_AUTHORIZE_URL", format!("{}/oauth/authorize", twin.base_url()))

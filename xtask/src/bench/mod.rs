@@ -293,19 +293,11 @@ fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u6
 
 /// A Polar login the twin issued, saved into the token file in `dir`.
 fn save_polar(dir: &Path, twin: &vitals_twin::Twin, latency_ms: u64) {
-    let access = twin.state.polar.lock().unwrap().grant();
+    let tokens = twin.state.polar.lock().unwrap().stored_login("bench");
     twin.polar(|p| {
         p.cfg.person.every_day = true;
         p.cfg.faults.latency_ms = latency_ms;
     });
-    let tokens = vitals::accounts::Tokens {
-        access: vitals::secret::Secret::new(access),
-        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
-        scopes: vec!["accesslink.read_all".into()],
-        extra: [("x_user_id".to_string(), vitals_twin::polar::USER_ID.to_string())].into_iter().collect(),
-        login: Some("bench".into()),
-        ..Default::default()
-    };
     vitals::accounts::TokenStore::file(dir).save("polar", &tokens).expect("the bench's token folder is writable");
 }
 

@@ -87,3 +87,15 @@ pub async fn open_in_browser(url: &str) -> (u16, String) {
     let page = c.get(landing).send().await.unwrap();
     (page.status().as_u16(), page.text().await.unwrap())
 }
+
+/// A client without elicitation (Claude Desktop) that records progress notifications.
+#[derive(Clone, Default)]
+pub struct Watcher {
+    pub progress: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Watcher {
+    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
+        self.progress.lock().unwrap().push(p.message.unwrap_or_default());
+    }
+}

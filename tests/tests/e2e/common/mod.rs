@@ -40,6 +40,14 @@ pub fn vitals_cmd() -> std::process::Command {
     c
 }
 
+/// [`vitals_cmd`] in an empty environment: only `PATH` and `VITALS_BROWSER=none` are set, so
+/// nothing of the developer's (a token, a keyring choice, a browser) reaches the server.
+pub fn bare_cmd() -> std::process::Command {
+    let mut c = vitals_cmd();
+    c.env_clear().env("PATH", std::env::var("PATH").unwrap_or_default()).env("VITALS_BROWSER", "none");
+    c
+}
+
 pub async fn twin() -> Twin {
     twin_with(OuraConfig::default()).await
 }
@@ -97,17 +105,13 @@ pub async fn connect_as<H: rmcp::ClientHandler>(
 /// The server binary pointed at `twin` in an environment of its own: only what is set here, the
 /// file token store (never the developer's keyring) and `config` as its config folder.
 pub fn server_command(twin: &Twin, config: &std::path::Path) -> tokio::process::Command {
-    let mut cmd = tokio::process::Command::from(vitals_cmd());
-    cmd.env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("VITALS_OURA_BASE_URL", twin.base_url())
+    let mut cmd = tokio::process::Command::from(bare_cmd());
+    cmd.env("VITALS_OURA_BASE_URL", twin.base_url())
         .env("VITALS_TZ", TZ)
         .env("VITALS_BACKOFF_MS", "10")
         .env("VITALS_LOG", "debug")
         .env("VITALS_TOKEN_STORE", "file")
-        .env("VITALS_CONFIG_DIR", config)
-        // No real browser ever starts, whatever this machine has (a test that wants one names its stand-in).
-        .env("VITALS_BROWSER", "none");
+        .env("VITALS_CONFIG_DIR", config);
     cmd
 }
 
@@ -289,14 +293,7 @@ pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
 /// session and the Withings login (its tokens, for secret sweeps).
 pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, WithingsLogin) {
     let withings = WithingsLogin::new(twin, tag);
-    let polar = vitals::accounts::Tokens {
-        access: vitals::secret::Secret::new(twin.state.polar.lock().unwrap().grant()),
-        expires_at: Some(jiff::Timestamp::now().as_second() + 315_359_999),
-        scopes: vec!["accesslink.read_all".into()],
-        extra: [("x_user_id".to_string(), vitals_twin::polar::USER_ID.to_string())].into_iter().collect(),
-        login: Some(format!("polar-login-{tag}")),
-        ..Default::default()
-    };
+    let polar = twin.state.polar.lock().unwrap().stored_login(&format!("polar-login-{tag}"));
     vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
     let b = twin.base_url();
     let mut env: Vec<(String, String)> = withings.env.clone();
