@@ -449,8 +449,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     let withings = withings_login(root, &twin, &base, o.latency_ms);
     let both = Vitals(server.clone(), withings);
     alone.push(("withings measurements, one year", both.clone(), "withings.measurements", "2025-06-02".into(), "2026-06-02".into()));
-    // Fourteen sections (Oura's four and Withings' three connected, Polar's three and Garmin's four from their samples), read at once.
-    alone.push(("vitals_today, 7 days, all four providers", both, "today", String::new(), String::new()));
+    // The day's report of the two connected accounts (Oura's four sections and Withings' three, read
+    // at once); Polar and Garmin are not connected, so their samples are not in it.
+    alone.push(("vitals_today, 7 days, Oura and Withings connected", both, "today", String::new(), String::new()));
     // Polar keeps 28 days of heart rate and 30 of exercises: the longest ranges it serves.
     let polar = Vitals(server.clone(), polar_login(root, &twin, &base, o.latency_ms));
     let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date();
