@@ -31,7 +31,7 @@ impl Engine {
         let no_request = || QueryError::BadInput(format!("{} builds no file request", spec.display));
         if let Some(api) = p.offline().filter(|_| cred.mode() == Mode::Sandbox) {
             let (status, bytes) = api.file(&make(&cred).ok_or_else(no_request)?);
-            return match refusal(p.as_ref(), &cred, status, || String::new()) {
+            return match refusal(p.as_ref(), &cred, status, String::new) {
                 Some(PageError::Refused(_)) | None => Ok(FileReply { status, bytes, synthetic: true, credential: said }),
                 Some(e) => Err(file_error(p.as_ref(), e)),
             };

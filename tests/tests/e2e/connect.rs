@@ -288,9 +288,7 @@ async fn forget_revokes_at_the_provider_and_deletes_the_local_tokens() {
 
     let run = |args: &[&str]| {
         let mut c = bare_cmd();
-        c.args(args)
-            .env("VITALS_TOKEN_STORE", "file")
-            .env("VITALS_LOG", "debug");
+        c.args(args).env("VITALS_TOKEN_STORE", "file").env("VITALS_LOG", "debug");
         for (k, v) in fx.env() {
             c.env(k, v);
         }
