@@ -60,6 +60,8 @@ pub struct CollectionSpec {
     pub series: Option<SeriesSpec>,
     /// High-resolution series inside each document, compacted when an answer is over budget.
     pub embedded: &'static [Embedded],
+    /// How a night is read from each record (its hypnogram and night series), for the night view.
+    pub night: Option<NightSpec>,
     /// Options of this collection alone (`include_manual`), passed in `vitals_query`'s `options`.
     pub options: &'static [OptionSpec],
     /// How far back the provider serves this collection at all. None: as far as the account goes.
@@ -270,6 +272,38 @@ pub enum EmbeddedKind {
     Epochs(u32),
 }
 
+/// Where a sleep record keeps its night: the hypnogram (an [`EmbeddedKind::Epochs`] string from
+/// `start`), what each of its characters means, and the embedded series measured through it.
+#[derive(Debug, Clone, Copy)]
+pub struct NightSpec {
+    pub hypnogram: &'static str,
+    /// The instant of the first epoch, and the night's end.
+    pub start: &'static str,
+    pub end: &'static str,
+    pub epoch_s: u32,
+    /// Each character of the hypnogram and the stage it stands for; any other is `Unknown`.
+    pub legend: &'static [(char, Stage)],
+    /// Embedded [`EmbeddedKind::Samples`] fields: heart rate (bpm) and HRV (ms), where measured.
+    pub heart_rate: Option<&'static str>,
+    pub hrv: Option<&'static str>,
+    /// The provider's own stage totals: the field, and what to divide it by for minutes. These
+    /// are what the text answer says, and what a view's numbers show (a hypnogram's epochs need
+    /// not add up to them).
+    pub totals: &'static [(Stage, &'static str, f64)],
+}
+
+/// A sleep stage as every provider's legend maps to it (Polar's two non-REM stages lighter than
+/// deep are both `Light`, as Polar's own light minutes count them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Stage {
+    Awake,
+    Rem,
+    Light,
+    Deep,
+    Unknown,
+}
+
 /// The keys of an embedded series of evenly spaced samples (Oura's
 /// `{"interval": seconds, "items": [number|null], "timestamp": start}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -309,6 +343,7 @@ impl CollectionSpec {
         split: Split::Days(28),
         series: None,
         embedded: &[],
+        night: None,
         options: &[],
         retention: None,
         exact_days: false,

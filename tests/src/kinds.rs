@@ -334,6 +334,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     order: PageOrder::OldestFirst,
     series: None,
     embedded: &[],
+    night: None,
     retention: None,
     exact_days: false,
     by_id: false,

@@ -98,6 +98,9 @@ pub struct Notices {
     /// Only the most recent records of the range were kept, on purpose (vitals_today's latest weigh-in).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept_last: Option<String>,
+    /// Only the samples within a span of instants were kept, as asked (a chart's zoom).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub window: Option<String>,
     /// An account was connected during this call (the collection needed one), and this answer is its data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account_connected: Option<String>,

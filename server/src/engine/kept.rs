@@ -269,6 +269,17 @@ impl Kept {
     }
 }
 
+impl Kept {
+    /// Keep only a series' samples stamped within `[from, to)` (seconds since the epoch); samples
+    /// without a readable stamp go too, since nobody can say they are inside. Documents stay.
+    pub fn keep_within(&mut self, from: i64, to: i64, zone: &Zone) {
+        if let Kept::Series(s) = self {
+            let keep: Vec<bool> = s.readings.stamps.iter().map(|st| st.as_ref().is_some_and(|st| (from..to).contains(&st.at))).collect();
+            s.retain_flagged(&keep, zone);
+        }
+    }
+}
+
 /// How a series record is told apart from another sent twice: its `id` if it has one, else its
 /// instant (the same sample written `Z` or `+00:00` is one sample), else its raw `timestamp`.
 #[derive(Debug, PartialEq, Eq, Hash)]

@@ -14,6 +14,7 @@ pub mod gate;
 pub mod headline;
 pub mod kept;
 pub mod limiter;
+pub mod night;
 pub mod plan;
 pub mod progress;
 pub mod record;

@@ -44,6 +44,9 @@ pub struct QueryRequest {
     pub keep_last: Option<usize>,
     /// One record by its id, for collections read one at a time (`garmin.activity`).
     pub id: Option<String>,
+    /// Only a series' samples from the first instant up to (not including) the second: a chart
+    /// zoomed into part of the days read (said in notices.window).
+    pub window: Option<(jiff::Timestamp, jiff::Timestamp)>,
     /// Where to report how far the read is (a client that sent a `progressToken`).
     pub progress: Option<super::progress::Progress>,
     /// When the tool call must answer (shared by every read of one call); None: a budget from now.
@@ -85,6 +88,8 @@ pub struct Plan {
     pub beyond_retention: Option<BeyondRetention>,
     /// The one record asked for by id.
     pub id: Option<String>,
+    /// Only a series' samples in this span of instants ([`QueryRequest::window`]).
+    pub window: Option<(jiff::Timestamp, jiff::Timestamp)>,
     pub progress: Option<super::progress::Progress>,
     /// When fetching must stop so the call still answers in time.
     pub deadline: super::Deadline,
@@ -161,6 +166,7 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         prepared: None,
         beyond_retention,
         id,
+        window: req.window,
         progress: req.progress.clone(),
         deadline: req.deadline.unwrap_or_else(|| super::Deadline::after(engine.limits.call_budget)),
     })

@@ -68,6 +68,11 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         kept.drop_first(dropped, &plan.zone);
         n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
     }
+    if let Some((from, to)) = plan.window {
+        let before = kept.len();
+        kept.keep_within(from.as_second(), to.as_second(), &plan.zone);
+        n.window = Some(format!("Only the samples from {from} up to {to} are shown, as asked: {} of {before}.", kept.len()));
+    }
     // `empty` says the provider answered and had nothing: never for days it did not answer for.
     let answered = range.is_some() || (plan.range.is_none() && f.stopped.is_none());
     if kept.is_empty() && answered {

@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SampleShape,
-    SeriesSpec, Split, Stat, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
+    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -232,6 +232,16 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ],
         split: Split::Days(31),
         embedded: &[Embedded { field: "stages", kind: Epochs(STAGE_EPOCH_S) }],
+        night: Some(NightSpec {
+            hypnogram: "stages",
+            start: "sleep_start",
+            end: "sleep_end",
+            epoch_s: STAGE_EPOCH_S,
+            legend: &[('0', Stage::Deep), ('1', Stage::Light), ('2', Stage::Rem), ('3', Stage::Awake)],
+            heart_rate: None,
+            hrv: None,
+            totals: &[(Stage::Deep, "deep_min", 1.0), (Stage::Rem, "rem_min", 1.0), (Stage::Light, "light_min", 1.0), (Stage::Awake, "awake_min", 1.0)],
+        }),
         volume: "1 row a night, ~700 characters (most in `stages`)",
         ..BASE
     },

@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Lead, PageOrder, ProviderSpec, RangeKind::*, RateBudget, SampleShape,
-    SeriesSpec, Split, Stat, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
+    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -111,6 +111,7 @@ macro_rules! col {
             split: Split::Days(DOC_WINDOW_DAYS),
             series: Option::None,
             embedded: &[],
+            night: Option::None,
             options: &[],
             retention: Option::None,
             exact_days: false,
@@ -362,6 +363,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Whole,
         series: Option::None,
         embedded: &[],
+        night: Option::None,
         options: &[],
         retention: Option::None,
         exact_days: false,
@@ -418,6 +420,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Whole,
         series: Option::None,
         embedded: &[],
+        night: Option::None,
         options: &[],
         retention: Option::None,
         exact_days: false,
@@ -449,6 +452,21 @@ static COLLECTIONS: &[CollectionSpec] = &[
             says: "the day's longest long_sleep (the main night); naps and short sleeps are left out, and a day with only those counts as missing",
         }),
         embedded: SLEEP_SERIES,
+        night: Some(NightSpec {
+            hypnogram: "sleep_phase_5_min",
+            start: "bedtime_start",
+            end: "bedtime_end",
+            epoch_s: 300,
+            legend: &[('1', Stage::Deep), ('2', Stage::Light), ('3', Stage::Rem), ('4', Stage::Awake)],
+            heart_rate: Some("heart_rate"),
+            hrv: Some("hrv"),
+            totals: &[
+                (Stage::Deep, "deep_sleep_duration", 60.0),
+                (Stage::Rem, "rem_sleep_duration", 60.0),
+                (Stage::Light, "light_sleep_duration", 60.0),
+                (Stage::Awake, "awake_time", 60.0),
+            ],
+        }),
         ..col!(
             "sleep",
             Date,

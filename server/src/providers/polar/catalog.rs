@@ -4,8 +4,8 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailySource, Embedded, FileFormat, Files, Lead, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape, SeriesSpec, Split,
-    TodaySpec,
+    CollectionSpec, DailySource, Embedded, FileFormat, Files, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape,
+    SeriesSpec, Split, Stage, TodaySpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -301,6 +301,17 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // The list route has no parameters: it holds the last 28 nights in one answer.
         split: Split::Whole,
         embedded: &[Embedded { field: "hypnogram", kind: Epochs(super::decode::EPOCH_S) }, Embedded { field: "heart_rate", kind: Samples(SHAPE) }],
+        night: Some(NightSpec {
+            hypnogram: "hypnogram",
+            start: "sleep_start",
+            end: "sleep_end",
+            epoch_s: super::decode::EPOCH_S,
+            // Lighter and light non-REM are both light sleep, as Polar's own light minutes count them.
+            legend: &[('0', Stage::Awake), ('1', Stage::Rem), ('2', Stage::Light), ('3', Stage::Light), ('4', Stage::Deep)],
+            heart_rate: Some("heart_rate"),
+            hrv: None,
+            totals: &[(Stage::Deep, "deep_min", 1.0), (Stage::Rem, "rem_min", 1.0), (Stage::Light, "light_min", 1.0)],
+        }),
         retention: ret(28, "Polar serves sleep for the last 28 nights"),
         ..BASE
     },
