@@ -1,4 +1,5 @@
 //! The MCP layer: tool schemas, descriptions and translation into engine calls. No data logic here.
+mod apps;
 mod args;
 mod check;
 pub mod connect;

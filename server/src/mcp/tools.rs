@@ -1,6 +1,6 @@
 //! The tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
 use super::connect::{connect, ConnectReport, Connection};
-use super::progress;
+use super::{apps, progress};
 use super::{check_report, sources_report, CheckReport};
 use crate::accounts::link::Links;
 use crate::engine::{Answer, Deadline, Engine, QueryError, QueryRequest, TodayReport, TodayRequest};
@@ -174,6 +174,23 @@ pub struct DailyArgs {
     pub fields: Option<Vec<String>>,
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewDataArgs {
+    /// Qualified name, e.g. `oura.heartrate`.
+    pub collection: String,
+    /// First local day, YYYY-MM-DD.
+    pub start: String,
+    /// Last local day (inclusive).
+    pub end: String,
+    /// With `to`: only a series' samples from this instant (RFC 3339), a chart's zoom.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// With `from`: up to (not including) this instant.
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
 /// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
@@ -225,7 +242,13 @@ impl Vitals {
 
     /// The names of the tools this server lists, in order (pinned against the docs by a test).
     pub fn tool_names(&self) -> Vec<String> {
-        self.tool_router.list_all().into_iter().map(|t| t.name.to_string()).collect()
+        apps::without_views(self.tool_router.list_all()).into_iter().map(|t| t.name.to_string()).collect()
+    }
+
+    /// The tools only a host's views call (listed to a host with MCP Apps, `visibility: ["app"]`).
+    pub fn view_tool_names(&self) -> Vec<String> {
+        let model = self.tool_names();
+        self.tool_router.list_all().into_iter().map(|t| t.name.to_string()).filter(|n| !model.contains(n)).collect()
     }
 
     #[tool(
@@ -286,6 +309,7 @@ Read `notices`: `synthetic` is sample data, not the user's (say so); `truncated`
             options: a.options,
             keep_last: None,
             id: a.id,
+            window: None,
             progress: None,
             deadline: Some(self.deadline()),
         };
@@ -473,6 +497,20 @@ in `also`: nothing is averaged across devices.",
     }
 
     #[tool(
+        name = "vitals_view_data",
+        title = "Every sample of a span, for a chart",
+        description = "For this server's views only (MCP Apps, visibility app): a sleep collection's nights (hypnogram runs, stage \
+minutes, heart rate and HRV), or a series at the finest resolution that fits, over inclusive local days, optionally only `from` \
+`to` (a zoom). `kind` says which: `night`, `series` or `records` (nothing to draw).",
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        input_schema = input::<ViewDataArgs>()
+    )]
+    pub async fn vitals_view_data(&self, args: JsonObject) -> Result<CallToolResponse, String> {
+        let a: ViewDataArgs = self.args(super::apps::APP_DATA_TOOL, args)?;
+        super::apps::view_data(&self.engine, a, self.deadline()).await.map(|v| structured(&v))
+    }
+
+    #[tool(
         name = "vitals_check",
         title = "Check credentials and connectivity",
         description = "Per provider: how it connects, the credential in use and its expiry (never a secret), who answered one cheap \
@@ -507,13 +545,32 @@ impl ServerHandler for Vitals {
             )
     }
 
-    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
-        Ok(ListResourcesResult::with_all_items(vec![Resource::new(SOURCES_URI, "sources").with_mime_type(SOURCES_MIME)]))
+    /// The tools, with their views for a host that declared MCP Apps, as before for any other.
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        let tools = self.tool_router.list_all();
+        let tools = if apps::host_supports(context.peer.peer_info().as_deref()) { apps::with_views(tools) } else { apps::without_views(tools) };
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
+        let mut all = vec![Resource::new(SOURCES_URI, "sources").with_mime_type(SOURCES_MIME)];
+        if apps::host_supports(context.peer.peer_info().as_deref()) {
+            all.extend(apps::resources());
+        }
+        Ok(ListResourcesResult::with_all_items(all))
     }
 
     async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
+        if let Some(html) = apps::html(&request.uri) {
+            let contents = ResourceContents::text(html, request.uri).with_mime_type(apps::MIME).with_meta(apps::resource_meta());
+            return Ok(ReadResourceResult::new(vec![contents]).into());
+        }
         if request.uri != SOURCES_URI {
-            return Err(ErrorData::resource_not_found(format!("no resource at {}; the one resource is {SOURCES_URI}", request.uri), None));
+            let views: Vec<&str> = apps::VIEWS.iter().map(|v| v.uri).collect();
+            return Err(ErrorData::resource_not_found(
+                format!("no resource at {}; there are {SOURCES_URI} and the views {}", request.uri, views.join(", ")),
+                None,
+            ));
         }
         let text = serde_json::to_string_pretty(&sources_report(&self.engine)).unwrap_or_default();
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri).with_mime_type(SOURCES_MIME)]).into())

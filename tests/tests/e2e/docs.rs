@@ -37,6 +37,9 @@ fn claims(doc: &str, pred: impl Fn(&str) -> bool) -> Vec<String> {
 fn tool_names_in_the_docs_are_the_tools_the_server_lists() {
     let out = common::vitals_cmd().arg("--list-tools").output().unwrap();
     let mut listed: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    // `--list-tools` lists the model's tools; the docs also name the one only views call.
+    let engine = std::sync::Arc::new(vitals::engine::Engine::new(vec![], vitals::engine::Limits::from_env()));
+    listed.extend(vitals::mcp::Vitals::new(engine).view_tool_names());
     listed.sort();
     for d in ["README.md", "ARCHITECTURE.md"] {
         let named = claims(&doc(d), |w| w.starts_with("vitals_") && w.chars().all(|c| c.is_ascii_lowercase() || c == '_'));

@@ -3,6 +3,7 @@
 mod common;
 
 mod analysis;
+mod apps;
 mod arguments;
 mod complete_or_said;
 mod conformance;

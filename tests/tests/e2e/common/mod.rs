@@ -292,6 +292,11 @@ pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
 /// Polar with logins the twin issued (in one config folder), Garmin with its API key. Returns the
 /// session and the Withings login (its tokens, for secret sweeps).
 pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, WithingsLogin) {
+    all_providers_as(twin, tag, extra, ()).await
+}
+
+/// As [`all_providers`], with a client handler of the test's own (a host's capabilities).
+pub async fn all_providers_as<H: rmcp::ClientHandler>(twin: &Twin, tag: &str, extra: &[(&str, &str)], handler: H) -> (Session<H>, WithingsLogin) {
     let withings = WithingsLogin::new(twin, tag);
     let polar = twin.state.polar.lock().unwrap().stored_login(&format!("polar-login-{tag}"));
     vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
@@ -308,5 +313,5 @@ pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (S
     ]);
     let mut pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     pairs.extend_from_slice(extra);
-    (connect(twin, false, &pairs).await, withings)
+    (connect_as(twin, false, &pairs, rmcp::service::ClientLifecycleMode::Initialize, handler).await, withings)
 }

@@ -1,0 +1,22 @@
+// vitals_query: the nights of a sleep collection, a zoomable chart of a series, else a short
+// table. Which one is the server's to say (vitals_view_data's `kind`), not this page's to guess.
+V.register({
+  match: (tool, d) => tool === "vitals_query" || (d && typeof d.collection === "string" && "data" in d),
+  async render(root, d) {
+    const { el } = V;
+    const range = d.range || {};
+    const a = range.start ? await V.callTool("vitals_view_data", { collection: d.collection, start: range.start, end: range.end }) : { kind: "records" };
+    if (a.kind === "night") {
+      root.append(...V.banners(a.notices, a.synthetic));
+      return Night.draw(root, d.collection, a.nights || []);
+    }
+    if (a.kind === "series") return Series.draw(root, d.collection, range, null, a);
+    root.append(el("h2", {}, d.collection), ...V.banners(d.notices, d.synthetic));
+    const data = d.data || {};
+    if (!Array.isArray(data.columns)) { root.append(el("p", { class: "note" }, d.count + " records; the text answer has them.")); return; }
+    const rows = data.rows.slice(0, 60);
+    root.append(el("table", {}, el("tr", {}, data.columns.map((c) => el("th", {}, c))),
+      rows.map((r) => el("tr", {}, r.map((v) => el("td", { class: typeof v === "number" ? "num" : null }, v === null ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v)))))));
+    if (data.rows.length > rows.length) root.append(el("p", { class: "note" }, "First " + rows.length + " of " + data.rows.length + " rows; the text answer has every row."));
+  },
+});
