@@ -11,7 +11,8 @@ const Series = (() => {
     if (t < 0) return [];
     const out = [];
     data.columns.forEach((c, i) => {
-      if (i === t) return;
+      // The time column, and other stamps beside it (`timestamp_unix`), are the x axis, not values.
+      if (i === t || /timestamp|_unix$|_ms$|^time/.test(c)) return;
       const points = [];
       for (const row of data.rows) {
         const ms = typeof row[t] === "number" ? row[t] * 1000 : Date.parse(row[t]);

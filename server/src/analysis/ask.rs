@@ -286,3 +286,30 @@ fn trend_reading(name: &str, t: &Trend) -> String {
         _ => t.why.clone().unwrap_or_else(|| "Cannot tell.".into()),
     }
 }
+
+/// A metric's daily values as the analyses read them (the same daily rule, the same exclusions),
+/// for a view to draw beside a verdict. Today is left out here too.
+#[derive(Debug, Serialize)]
+pub struct MetricDays {
+    pub metric: String,
+    /// `[day, value]` of every day with a value, in order.
+    pub days: Vec<(String, f64)>,
+    pub synthetic: bool,
+    pub excluded: Excluded,
+    pub notes: Vec<String>,
+}
+
+pub async fn metric_days(engine: &Engine, metric: &str, start: &str, end: &str) -> Result<MetricDays, QueryError> {
+    let m = metric::parse(engine, "metric", metric)?;
+    let zone = Zone::default_zone();
+    let mut notes = vec![];
+    let (s, e) = range("start", "end", start, end, zone.today(), &mut notes)?;
+    let v = daily::fetch(engine, "metric", &m, s, e, &zone).await?;
+    Ok(MetricDays {
+        metric: m.name.clone(),
+        days: v.days.iter().map(|(d, x)| (d.to_string(), *x)).collect(),
+        synthetic: v.synthetic,
+        excluded: v.excluded,
+        notes,
+    })
+}

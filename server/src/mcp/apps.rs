@@ -12,6 +12,8 @@
 use crate::engine::plan::MAX_MAX_CHARS;
 use crate::engine::{Deadline, Engine, QueryRequest};
 use rmcp::model::{ClientConfig, MetaObject, Resource, Tool};
+use schemars::JsonSchema;
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// The extension's identifier in `capabilities.extensions`.
@@ -53,6 +55,12 @@ pub const VIEWS: &[View] = &[
         renderers: &[renderer!("night"), renderer!("series"), renderer!("query")],
     },
     View {
+        uri: "ui://vitals/analysis",
+        name: "A verdict and its noise",
+        description: "The days behind vitals_compare, vitals_trend and vitals_relate, with the band or line the verdict came from.",
+        renderers: &[renderer!("analysis")],
+    },
+    View {
         uri: "ui://vitals/days",
         name: "The days side by side",
         description: "A row per metric with a sparkline, the provider and field of every value, from vitals_daily.",
@@ -66,6 +74,7 @@ pub fn view_of(tool: &str) -> Option<&'static View> {
         "vitals_today" => "ui://vitals/today",
         "vitals_query" | APP_DATA_TOOL => "ui://vitals/query",
         "vitals_daily" => "ui://vitals/days",
+        "vitals_compare" | "vitals_trend" | "vitals_relate" => "ui://vitals/analysis",
         _ => return None,
     };
     VIEWS.iter().find(|v| v.uri == uri)
@@ -130,10 +139,32 @@ pub fn html(uri: &str) -> Option<String> {
     Some(SHELL.replace("/*STYLE*/", STYLE).replace("/*SCRIPT*/", &script).replace("{{TITLE}}", view.name))
 }
 
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+/// `vitals_view_data`'s parameters.
+pub struct ViewDataArgs {
+    /// Qualified name, e.g. `oura.heartrate` (or `metric`).
+    #[serde(default)]
+    pub collection: Option<String>,
+    /// A daily metric, `provider.collection.field`, for its days as the analyses read them (or `collection`).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// First local day, YYYY-MM-DD.
+    pub start: String,
+    /// Last local day (inclusive).
+    pub end: String,
+    /// With `to`: only a series' samples from this instant (RFC 3339), a chart's zoom.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// With `from`: up to (not including) this instant.
+    #[serde(default)]
+    pub to: Option<String>,
+}
+
 /// What a view asked `vitals_view_data` for: the nights of a sleep collection, or a series at the
 /// finest resolution that fits the largest answer (every sample when they fit), with the answer's
 /// own notices, so a view says sample data and cuts as the text does.
-pub async fn view_data(engine: &Engine, a: super::tools::ViewDataArgs, deadline: Deadline) -> Result<Value, String> {
+pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> Result<Value, String> {
     let window = match (&a.from, &a.to) {
         (None, None) => None,
         (Some(f), Some(t)) => {
@@ -146,16 +177,29 @@ pub async fn view_data(engine: &Engine, a: super::tools::ViewDataArgs, deadline:
         }
         _ => return Err("`from` and `to` go together: send both (a zoom) or neither (the whole days)".into()),
     };
-    let spec = a.collection.split_once('.').and_then(|(ns, c)| engine.resolve(ns, c)).map(|(_, c)| c);
+    let collection = match (a.collection, a.metric) {
+        (Some(c), None) => c,
+        (None, Some(m)) => {
+            if window.is_some() {
+                return Err("`from`: a metric's days have no span within them; leave `from` and `to` out".into());
+            }
+            let days = crate::analysis::ask::metric_days(engine, &m, &a.start, &a.end).await.map_err(|e| e.to_string())?;
+            let mut out = serde_json::to_value(days).map_err(|e| e.to_string())?;
+            out["kind"] = json!("days");
+            return Ok(out);
+        }
+        _ => return Err("`collection` or `metric`: send exactly one (a collection to draw, or a daily metric's days)".into()),
+    };
+    let spec = collection.split_once('.').and_then(|(ns, c)| engine.resolve(ns, c)).map(|(_, c)| c);
     let kind = match spec {
         Some(c) if c.night.is_some() => "night",
         Some(c) if c.series.is_some() => "series",
-        Some(_) => return Ok(json!({ "kind": "records", "collection": a.collection })),
+        Some(_) => return Ok(json!({ "kind": "records", "collection": collection })),
         // The engine's own refusal names the collections there are.
         None => "series",
     };
     let req = QueryRequest {
-        collection: a.collection,
+        collection,
         start: Some(a.start),
         end: Some(a.end),
         format: Some(if kind == "night" { "records" } else { "columns" }.into()),

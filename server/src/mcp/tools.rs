@@ -174,23 +174,6 @@ pub struct DailyArgs {
     pub fields: Option<Vec<String>>,
 }
 
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ViewDataArgs {
-    /// Qualified name, e.g. `oura.heartrate`.
-    pub collection: String,
-    /// First local day, YYYY-MM-DD.
-    pub start: String,
-    /// Last local day (inclusive).
-    pub end: String,
-    /// With `to`: only a series' samples from this instant (RFC 3339), a chart's zoom.
-    #[serde(default)]
-    pub from: Option<String>,
-    /// With `from`: up to (not including) this instant.
-    #[serde(default)]
-    pub to: Option<String>,
-}
-
 /// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
 fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
     schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
@@ -501,12 +484,13 @@ in `also`: nothing is averaged across devices.",
         title = "Every sample of a span, for a chart",
         description = "For this server's views only (MCP Apps, visibility app): a sleep collection's nights (hypnogram runs, stage \
 minutes, heart rate and HRV), or a series at the finest resolution that fits, over inclusive local days, optionally only `from` \
-`to` (a zoom). `kind` says which: `night`, `series` or `records` (nothing to draw).",
+`to` (a zoom); or a `metric`'s daily values as the analyses read them. `kind` says which: `night`, `series`, `days` or \
+`records` (nothing to draw).",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<ViewDataArgs>()
+        input_schema = input::<apps::ViewDataArgs>()
     )]
     pub async fn vitals_view_data(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: ViewDataArgs = self.args(super::apps::APP_DATA_TOOL, args)?;
+        let a: apps::ViewDataArgs = self.args(super::apps::APP_DATA_TOOL, args)?;
         super::apps::view_data(&self.engine, a, self.deadline()).await.map(|v| structured(&v))
     }
 
