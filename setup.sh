@@ -26,10 +26,12 @@ export DEBIAN_FRONTEND=noninteractive
 # command:package. dbus + gnome-keyring: the token store against a real Secret Service
 # (tests/tests/e2e/store_race.rs); openssl: a second opinion on the bundle signature; python3 with venv:
 # the Python MCP client (tests/tests/e2e/python.rs); WebKitGTK 4.1 headers: building the settings app
-# (auth-app/); Xvfb and WebKitWebDriver: its window test (auth-app/tests/window.rs); curl: rustup.
+# (auth-app/); Xvfb and WebKitWebDriver: its window test (auth-app/tests/window.rs); Chromium and
+# ChromeDriver: the MCP Apps views in a real browser (tests/tests/e2e/apps_browser.rs); curl: rustup.
 missing=()
 for pair in curl:curl cc:gcc pkg-config:pkg-config gnome-keyring-daemon:gnome-keyring dbus-daemon:dbus \
-  dbus-run-session:dbus openssl:openssl Xvfb:xvfb WebKitWebDriver:webkit2gtk-driver; do
+  dbus-run-session:dbus openssl:openssl Xvfb:xvfb WebKitWebDriver:webkit2gtk-driver chromium:chromium \
+  chromedriver:chromium-driver; do
   command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
 done
 [ -e /etc/ssl/certs/ca-certificates.crt ] || missing+=(ca-certificates)

@@ -40,7 +40,10 @@ async fn a_host_with_the_extension_gets_each_view_whole_and_closed_to_the_networ
     let s = connect_as(&twin, false, &[], rmcp::service::ClientLifecycleMode::Initialize, apps_host()).await;
     let tools = s.client.list_all_tools().await.unwrap();
     let with_view: BTreeSet<&str> = tools.iter().filter(|t| ui(t).is_some()).map(|t| t.name.as_ref()).collect();
-    assert_eq!(with_view, BTreeSet::from(["vitals_daily", "vitals_query", "vitals_today", "vitals_view_data"]));
+    assert_eq!(
+        with_view,
+        BTreeSet::from(["vitals_compare", "vitals_daily", "vitals_query", "vitals_relate", "vitals_today", "vitals_trend", "vitals_view_data"])
+    );
     for t in &tools {
         let Some(u) = ui(t) else { continue };
         let want = if t.name == "vitals_view_data" { json!(["app"]) } else { json!(["model", "app"]) };
@@ -145,5 +148,23 @@ async fn a_zoom_is_every_sample_of_its_span_and_says_so() {
     assert!(e.contains("`from` and `to`"), "{e}");
     let e = s.err("vitals_view_data", json!({"collection": "oura.heartrate", "start": day, "end": day, "from": to, "to": from})).await;
     assert!(e.contains("`to`") && e.contains("after"), "{e}");
+    s.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_verdict_is_drawn_from_the_days_it_was_computed_from() {
+    let twin = twin().await;
+    let s = connect_as(&twin, false, &[], rmcp::service::ClientLifecycleMode::Initialize, apps_host()).await;
+    let (start, end) = (ds(ago(60)), ds(ago(1)));
+    let metric = "oura.daily_readiness.score";
+    let trend = s.ok("vitals_trend", json!({"metric": metric, "start": start, "end": end})).await;
+    let days = s.ok("vitals_view_data", json!({"metric": metric, "start": start, "end": end})).await;
+    assert_eq!(days["kind"], "days");
+    assert_eq!(days["days"].as_array().unwrap().len() as u64, trend["days"].as_u64().unwrap(), "the days drawn are the days the trend counted");
+    assert_eq!(days["synthetic"], trend["synthetic"]);
+    let e = s.err("vitals_view_data", json!({"metric": metric, "collection": "oura.sleep", "start": start, "end": end})).await;
+    assert!(e.contains("`collection` or `metric`"), "{e}");
+    let e = s.err("vitals_view_data", json!({"metric": "oura.nope.score", "start": start, "end": end})).await;
+    assert!(e.contains("`metric`"), "{e}");
     s.close().await;
 }

@@ -4,6 +4,7 @@ mod common;
 
 mod analysis;
 mod apps;
+mod apps_browser;
 mod arguments;
 mod complete_or_said;
 mod conformance;
