@@ -134,7 +134,7 @@ const V = (() => {
     const t = notices && notices.truncated;
     if (t) {
       const at = t.continue_from ? " It stops before " + t.continue_from + "." : "";
-      out.push(el("p", { class: "cut", "data-cut": t.continue_from || "1" }, "INCOMPLETE: this answer was cut." + at + (t.message ? " " + t.message : "")));
+      out.push(el("p", { class: "cut", "data-cut": t.continue_from || "1" }, "INCOMPLETE: this answer was cut." + at + (t.reason ? " " + t.reason : "")));
     }
     return out;
   }
