@@ -120,6 +120,9 @@ async fn a_terminal_login_that_cannot_read_yet_exits_one() {
 
 /// Programs a desktop opens web pages with, stood in for by one that notes it was started.
 const BROWSERS: &[&str] = &[
+    // Asked first for the desktop's default browser (a real one would name, say, chromium.desktop,
+    // whose Exec line is an absolute path no PATH entry can stand in for).
+    "xdg-settings",
     "xdg-open",
     "x-www-browser",
     "www-browser",
