@@ -62,6 +62,8 @@ pub struct CollectionSpec {
     pub embedded: &'static [Embedded],
     /// How a night is read from each record (its hypnogram and night series), for the night view.
     pub night: Option<NightSpec>,
+    /// How a workout is read from each record (its sample series, laps, zones), for the workout view.
+    pub workout: Option<WorkoutSpec>,
     /// Options of this collection alone (`include_manual`), passed in `vitals_query`'s `options`.
     pub options: &'static [OptionSpec],
     /// How far back the provider serves this collection at all. None: as far as the account goes.
@@ -292,6 +294,49 @@ pub struct NightSpec {
     pub totals: &'static [(Stage, &'static str, f64)],
 }
 
+/// Where a workout record keeps what a chart of it needs. A listing that only names its workouts
+/// (`garmin.activities`) points at the collection that reads one by id (`detail`).
+#[derive(Debug, Clone, Copy)]
+pub struct WorkoutSpec {
+    /// A collection of this provider that reads one workout by `id` with its samples; None: this
+    /// collection's own records carry them when asked with `options`.
+    pub detail: Option<&'static str>,
+    /// The options that make a record carry its samples, laps and zones (all set to true).
+    pub options: &'static [&'static str],
+    pub sport: &'static str,
+    /// The instant it started, its duration (s) and distance (m).
+    pub start: &'static str,
+    pub duration_s: &'static str,
+    pub distance_m: &'static str,
+    /// Embedded [`EmbeddedKind::Samples`] fields and what they measure: (what, unit, field). Two
+    /// fields of the same measure (cycling and running cadence) are two traces.
+    pub series: &'static [(&'static str, &'static str, &'static str)],
+    pub laps: Option<LapsSpec>,
+    pub zones: Option<ZonesSpec>,
+}
+
+/// A workout's laps or splits: an array at `path` (a JSON pointer into the record).
+#[derive(Debug, Clone, Copy)]
+pub struct LapsSpec {
+    pub path: &'static str,
+    /// What they are, as the view titles them ("laps", "km splits").
+    pub what: &'static str,
+    pub seconds: &'static str,
+    /// Each one's distance (m); None: every one is a kilometre but a shorter last one.
+    pub distance_m: Option<&'static str>,
+    pub avg_hr_bpm: &'static str,
+}
+
+/// A workout's time in heart-rate zones: an array at `path`, either of seconds (zone 0 below the
+/// first zone, Garmin's FIT) or of objects with the seconds and bounds under these keys.
+#[derive(Debug, Clone, Copy)]
+pub struct ZonesSpec {
+    pub path: &'static str,
+    pub seconds: Option<&'static str>,
+    pub lower_bpm: Option<&'static str>,
+    pub upper_bpm: Option<&'static str>,
+}
+
 /// A sleep stage as every provider's legend maps to it (Polar's two non-REM stages lighter than
 /// deep are both `Light`, as Polar's own light minutes count them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
@@ -344,6 +389,7 @@ impl CollectionSpec {
         series: None,
         embedded: &[],
         night: None,
+        workout: None,
         options: &[],
         retention: None,
         exact_days: false,

@@ -148,9 +148,10 @@ const V = (() => {
     const W = 640, H = opts.height || 160, L = 36, R = 8, T = 8, B = 18;
     const all = series.flatMap((s) => s.points);
     if (!all.length) return el("p", { class: "note" }, "No samples in this span.");
-    let x0 = opts.from ?? Math.min(...all.map((p) => p[0])), x1 = opts.to ?? Math.max(...all.map((p) => p[0]));
+    const lo = (k) => all.reduce((m, p) => Math.min(m, p[k]), Infinity), hi = (k) => all.reduce((m, p) => Math.max(m, p[k]), -Infinity);
+    let x0 = opts.from ?? lo(0), x1 = opts.to ?? hi(0);
     if (x1 <= x0) x1 = x0 + 60000;
-    let y0 = Math.min(...all.map((p) => p[1])), y1 = Math.max(...all.map((p) => p[1]));
+    let y0 = lo(1), y1 = hi(1);
     if (opts.band) { y0 = Math.min(y0, opts.band[0]); y1 = Math.max(y1, opts.band[1]); }
     const pad = (y1 - y0) * 0.08 || 1; y0 -= pad; y1 += pad;
     const X = (t) => L + ((t - x0) / (x1 - x0)) * (W - L - R);
@@ -163,7 +164,7 @@ const V = (() => {
     const span = x1 - x0, label = span > 2 * 86400000 ? day : clock;
     for (let i = 0; i <= 5; i++) {
       const t = x0 + (span * i) / 5;
-      svg.append(sv("text", { x: X(t) - 14, y: H - 4 }, label(t)));
+      svg.append(sv("text", { x: X(t), y: H - 4, "text-anchor": i === 0 ? "start" : i === 5 ? "end" : "middle" }, label(t)));
     }
     if (opts.band) svg.append(sv("rect", { class: "band", "data-band": opts.band.join(","), x: L, width: W - L - R, y: Y(opts.band[1]), height: Y(opts.band[0]) - Y(opts.band[1]) }));
     series.forEach((s, i) => {

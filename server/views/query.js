@@ -1,11 +1,16 @@
-// vitals_query: the nights of a sleep collection, a zoomable chart of a series, else a short
-// table. Which one is the server's to say (vitals_view_data's `kind`), not this page's to guess.
+// vitals_query: the nights of a sleep collection, a zoomable chart of a series, the workouts of an
+// exercise collection, else a short table. Which one is the server's to say (vitals_view_data's
+// `kind`), not this page's to guess.
 V.register({
   match: (tool, d) => tool === "vitals_query" || (d && typeof d.collection === "string" && "data" in d),
-  async render(root, d) {
+  async render(root, d, input) {
     const { el } = V;
     const range = d.range || {};
-    const a = range.start ? await V.callTool("vitals_view_data", { collection: d.collection, start: range.start, end: range.end }) : { kind: "records" };
+    // One read by id (an activity) is drawn by that id; a range by its days.
+    const ask = input && input.id ? { collection: d.collection, id: String(input.id) } : range.start ? { collection: d.collection, start: range.start, end: range.end } : null;
+    const a = ask ? await V.callTool("vitals_view_data", ask) : { kind: "records" };
+    if (a.kind === "workouts") return Workout.list(root, d.collection, range, a);
+    if (a.kind === "workout") return Workout.draw(root, a);
     if (a.kind === "night") {
       root.append(...V.banners(a.notices, a.synthetic));
       return Night.draw(root, d.collection, a.nights || []);

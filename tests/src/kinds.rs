@@ -335,6 +335,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     series: None,
     embedded: &[],
     night: None,
+    workout: None,
     retention: None,
     exact_days: false,
     by_id: false,

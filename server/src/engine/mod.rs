@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod cut;
 pub mod deadline;
 pub mod density;
+pub mod embedded;
 pub mod fetch;
 pub mod file;
 pub mod fit;
@@ -24,6 +25,7 @@ pub mod shape;
 pub mod stats;
 pub mod today;
 pub mod window;
+pub mod workout;
 
 pub use answer::{Answer, Notices};
 pub use deadline::Deadline;

@@ -1,7 +1,8 @@
 //! A night as a chart draws it, the same for every provider: the hypnogram as runs of one stage,
 //! the minutes of each stage counted from those runs, and the heart rate and HRV through it, read
 //! from a sleep record by its collection's [`NightSpec`]. Two devices' nights stay two nights.
-use crate::catalog::{CollectionSpec, EmbeddedKind, NightSpec, SampleShape, Stage};
+use super::embedded::{self, instant_ms};
+use crate::catalog::{CollectionSpec, NightSpec, Stage};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -56,7 +57,7 @@ fn night(c: &CollectionSpec, spec: &NightSpec, r: &Value) -> Option<Night> {
             _ => stages.push((from, from + step, stage)),
         }
     }
-    let series = |field: Option<&str>| field.and_then(|f| samples(c, f, r)).unwrap_or_default();
+    let series = |field: Option<&str>| field.and_then(|f| embedded::read(c, f, r)).map(|s| s.points).unwrap_or_default();
     Some(Night {
         day: r.get("day").or_else(|| r.get("date")).and_then(Value::as_str).map(str::to_string),
         end: r.get(spec.end).and_then(Value::as_str).map(str::to_string),
@@ -80,23 +81,6 @@ impl StageMinutes {
             Stage::Unknown => &mut self.unknown,
         }
     }
-}
-
-/// The readings of an embedded series of evenly spaced samples, with their instants.
-fn samples(c: &CollectionSpec, field: &str, r: &Value) -> Option<Vec<(i64, f64)>> {
-    let shape: SampleShape = c.embedded.iter().find_map(|e| match e.kind {
-        EmbeddedKind::Samples(s) if e.field == field => Some(s),
-        _ => None,
-    })?;
-    let o = r.get(field)?;
-    let t0 = instant_ms(o.get(shape.start)?.as_str()?)?;
-    let step = (o.get(shape.interval)?.as_f64()? * 1000.0) as i64;
-    let items = o.get(shape.items)?.as_array()?;
-    Some(items.iter().enumerate().filter_map(|(i, v)| Some((t0 + i as i64 * step, v.as_f64()?))).collect())
-}
-
-fn instant_ms(s: &str) -> Option<i64> {
-    s.parse::<jiff::Timestamp>().ok().map(|t| t.as_millisecond())
 }
 
 #[cfg(test)]

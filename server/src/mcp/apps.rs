@@ -9,7 +9,9 @@
 //!   (`server/views/`), and its resource declares the default CSP (no domain of any kind).
 //! - A view shows only what the tool returned or what it asked `vitals_view_data` for; it writes
 //!   nothing anywhere.
+use crate::catalog::CollectionSpec;
 use crate::engine::plan::MAX_MAX_CHARS;
+use crate::engine::workout::workouts;
 use crate::engine::{Deadline, Engine, QueryRequest};
 use rmcp::model::{ClientConfig, MetaObject, Resource, Tool};
 use schemars::JsonSchema;
@@ -51,8 +53,8 @@ pub const VIEWS: &[View] = &[
     View {
         uri: "ui://vitals/query",
         name: "One collection",
-        description: "A series at full resolution with zoom, or a night's hypnogram, from vitals_query.",
-        renderers: &[renderer!("night"), renderer!("series"), renderer!("query")],
+        description: "A series at full resolution with zoom, a night's hypnogram, or a workout's samples, laps and zones, from vitals_query.",
+        renderers: &[renderer!("night"), renderer!("series"), renderer!("workout"), renderer!("query")],
     },
     View {
         uri: "ui://vitals/analysis",
@@ -149,16 +151,31 @@ pub struct ViewDataArgs {
     /// A daily metric, `provider.collection.field`, for its days as the analyses read them (or `collection`).
     #[serde(default)]
     pub metric: Option<String>,
-    /// First local day, YYYY-MM-DD.
-    pub start: String,
+    /// First local day, YYYY-MM-DD (every read but one by `id`).
+    #[serde(default)]
+    pub start: Option<String>,
     /// Last local day (inclusive).
-    pub end: String,
+    #[serde(default)]
+    pub end: Option<String>,
     /// With `to`: only a series' samples from this instant (RFC 3339), a chart's zoom.
     #[serde(default)]
     pub from: Option<String>,
     /// With `from`: up to (not including) this instant.
     #[serde(default)]
     pub to: Option<String>,
+    /// A workout collection's one workout to draw with every sample (its `id` in the answer).
+    #[serde(default)]
+    pub id: Option<String>,
+}
+
+impl ViewDataArgs {
+    /// The days asked for, which every read but one by id needs.
+    fn days(&self) -> Result<(String, String), String> {
+        match (&self.start, &self.end) {
+            (Some(s), Some(e)) => Ok((s.clone(), e.clone())),
+            _ => Err("`start` and `end`: send the first and last local day to draw, YYYY-MM-DD (only a read by `id` goes without)".into()),
+        }
+    }
 }
 
 /// What a view asked `vitals_view_data` for: the nights of a sleep collection, or a series at the
@@ -177,13 +194,14 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
         }
         _ => return Err("`from` and `to` go together: send both (a zoom) or neither (the whole days)".into()),
     };
-    let collection = match (a.collection, a.metric) {
+    let collection = match (a.collection.clone(), a.metric.clone()) {
         (Some(c), None) => c,
         (None, Some(m)) => {
             if window.is_some() {
                 return Err("`from`: a metric's days have no span within them; leave `from` and `to` out".into());
             }
-            let days = crate::analysis::ask::metric_days(engine, &m, &a.start, &a.end).await.map_err(|e| e.to_string())?;
+            let (start, end) = a.days()?;
+            let days = crate::analysis::ask::metric_days(engine, &m, &start, &end).await.map_err(|e| e.to_string())?;
             let mut out = serde_json::to_value(days).map_err(|e| e.to_string())?;
             out["kind"] = json!("days");
             return Ok(out);
@@ -191,6 +209,12 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
         _ => return Err("`collection` or `metric`: send exactly one (a collection to draw, or a daily metric's days)".into()),
     };
     let spec = collection.split_once('.').and_then(|(ns, c)| engine.resolve(ns, c)).map(|(_, c)| c);
+    if let Some(c) = spec.filter(|c| c.workout.is_some()) {
+        return workout_data(engine, &collection, c, &a, deadline).await;
+    }
+    if a.id.is_some() {
+        return Err(format!("`id`: {collection} is not a collection of workouts; leave `id` out"));
+    }
     let kind = match spec {
         Some(c) if c.night.is_some() => "night",
         Some(c) if c.series.is_some() => "series",
@@ -198,10 +222,11 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
         // The engine's own refusal names the collections there are.
         None => "series",
     };
+    let (start, end) = a.days()?;
     let req = QueryRequest {
         collection,
-        start: Some(a.start),
-        end: Some(a.end),
+        start: Some(start),
+        end: Some(end),
         format: Some(if kind == "night" { "records" } else { "columns" }.into()),
         // A night is drawn epoch by epoch; a series at the finest resolution that fits.
         resolution: (kind == "night" && spec.is_some_and(|c| c.has_resolution())).then(|| "raw".into()),
@@ -219,6 +244,56 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
         out.as_object_mut().map(|o| o.remove("data"));
     }
     Ok(out)
+}
+
+/// A workout collection's answer for a view: without `id`, the workouts of the days (no samples,
+/// a cheap read); with `id`, that one workout read with every option its spec names, from the
+/// collection that reads one by id when the spec names one.
+async fn workout_data(engine: &Engine, collection: &str, c: &'static CollectionSpec, a: &ViewDataArgs, deadline: Deadline) -> Result<Value, String> {
+    let spec = c.workout.expect("a workout collection");
+    let base = QueryRequest { format: Some("records".into()), max_chars: Some(MAX_MAX_CHARS as i64), deadline: Some(deadline), ..Default::default() };
+    let Some(id) = a.id.clone() else {
+        if c.by_id {
+            return Err(format!("`id`: {collection} is read one workout at a time; send the workout's id"));
+        }
+        let (start, end) = a.days()?;
+        let req = QueryRequest { collection: collection.into(), start: Some(start), end: Some(end), ..base };
+        let (out, records) = answer_value(engine.query(req).await.map_err(|e| e.to_string())?, "workouts")?;
+        return Ok(with(out, "workouts", workouts(c, &records)));
+    };
+    let ns = collection.split_once('.').map_or("", |(ns, _)| ns);
+    let (target, tc) = match spec.detail {
+        Some(d) => (format!("{ns}.{d}"), engine.resolve(ns, d).map(|(_, c)| c).ok_or("the workout's detail collection is not registered")?),
+        None => (collection.to_string(), c),
+    };
+    let options = tc.workout.map(|w| w.options).unwrap_or_default().iter().map(|o| (o.to_string(), json!(true))).collect();
+    let req = if tc.by_id {
+        QueryRequest { collection: target.clone(), id: Some(id.clone()), options: Some(options), ..base }
+    } else {
+        let (start, end) = a.days()?;
+        QueryRequest { collection: target.clone(), start: Some(start), end: Some(end), options: Some(options), ..base }
+    };
+    let (out, records) = answer_value(engine.query(req).await.map_err(|e| e.to_string())?, "workout")?;
+    let one = workouts(tc, &records).into_iter().find(|w| w.id.as_deref() == Some(id.as_str())).ok_or_else(|| {
+        let days = a.days().map(|(s, e)| format!(" from {s} to {e}")).unwrap_or_default();
+        format!("`id`: no workout {id:?} in {target}{days}; send an id from the answer's rows")
+    })?;
+    let mut out = with(out, "workout", one);
+    out["collection"] = json!(target);
+    Ok(out)
+}
+
+/// An answer as a view reads it, its records taken out (a view gets them drawn, not raw).
+fn answer_value(answer: crate::engine::Answer, kind: &str) -> Result<(Value, Vec<Value>), String> {
+    let mut out = serde_json::to_value(&answer).map_err(|e| e.to_string())?;
+    let records = out.as_object_mut().and_then(|o| o.remove("data")).and_then(|d| d.as_array().cloned()).unwrap_or_default();
+    out["kind"] = json!(kind);
+    Ok((out, records))
+}
+
+fn with(mut out: Value, key: &str, v: impl serde::Serialize) -> Value {
+    out[key] = serde_json::to_value(v).unwrap_or(Value::Null);
+    out
 }
 
 #[cfg(test)]

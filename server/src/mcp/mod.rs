@@ -1,5 +1,5 @@
 //! The MCP layer: tool schemas, descriptions and translation into engine calls. No data logic here.
-mod apps;
+pub mod apps;
 mod args;
 mod check;
 pub mod connect;

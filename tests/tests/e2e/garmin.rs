@@ -347,9 +347,19 @@ async fn one_activity_by_id_and_sensitive_data_only_when_switched_on() {
     let fit = &l["data"][0]["fit"];
     let zip = sample::activity_zip(&p, ride).unwrap();
     let (_, bytes) = vitals::archive::unzip_one(&zip, "fit").unwrap();
-    assert_eq!(fit, &vitals::providers::garmin::fit::summarise(&bytes, false).unwrap());
+    assert_eq!(fit, &vitals::providers::garmin::fit::summarise(&bytes, Default::default()).unwrap()["fit"]);
     let moving = sample::activity(&p, ride).unwrap()["movingDuration"].as_f64().unwrap();
     assert_eq!(fit["records"]["count"], moving as u64, "a record a second, every one counted");
+    assert!(l["data"][0].get("samples_heart_rate").is_none(), "the records as series only when asked");
+    // The records as series a second apart, every one of them (the ride's power too), the FIT's own.
+    let raw = s
+        .ok("vitals_query", json!({"collection": "garmin.activity", "id": id, "format": "records", "options": {"raw_samples": true}, "max_chars": 2_000_000}))
+        .await;
+    let want = vitals::providers::garmin::fit::summarise(&bytes, vitals::providers::garmin::fit::Want { gps: false, samples: true }).unwrap();
+    for f in ["samples_heart_rate", "samples_speed", "samples_altitude", "samples_power"] {
+        assert_eq!(raw["data"][0][f], want[f], "{f}");
+        assert_eq!(raw["data"][0][f]["items"].as_array().unwrap().len(), moving as usize, "{f}: a reading a second");
+    }
     let zone_s: f64 = fit["hr_zone_s"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).sum();
     assert_eq!(zone_s, moving, "every second is in one zone");
     assert_eq!(fit["laps"].as_array().unwrap().len(), (moving * 3.2 / 1000.0).ceil() as usize, "a lap a kilometre and the rest");

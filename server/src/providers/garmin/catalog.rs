@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
-    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
+    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -106,6 +106,25 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
 
 /// Garmin's dates are the user's own days: unpadded windows (each collection sets its route's limit).
 const BASE: CollectionSpec = CollectionSpec { exact_days: true, ..CollectionSpec::DAILY };
+
+/// Garmin's activities as the workout view reads them: listed, then one read by id with its FIT.
+const ACTIVITY_WORKOUT: WorkoutSpec = WorkoutSpec {
+    detail: Some("activity"),
+    options: &[],
+    sport: "type",
+    start: "start",
+    duration_s: "duration_s",
+    distance_m: "distance_m",
+    series: &[
+        ("heart rate", "bpm", super::fit::SAMPLE_FIELDS[0]),
+        ("speed", "m/s", super::fit::SAMPLE_FIELDS[1]),
+        ("power", "W", super::fit::SAMPLE_FIELDS[3]),
+        ("altitude", "m", super::fit::SAMPLE_FIELDS[2]),
+        ("cadence", "rpm or spm", super::fit::SAMPLE_FIELDS[4]),
+    ],
+    laps: Some(LapsSpec { path: "/fit/laps", what: "laps", seconds: "timer_s", distance_m: Some("distance_m"), avg_hr_bpm: "avg_hr_bpm" }),
+    zones: Some(ZonesSpec { path: "/fit/hr_zone_s", seconds: None, lower_bpm: None, upper_bpm: None }),
+};
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
@@ -311,6 +330,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // One listing call may span a year (reference §6).
         split: Split::Days(366),
         order: PageOrder::NewestFirst,
+        workout: Some(ACTIVITY_WORKOUT),
         daily: None,
         ..BASE
     },
@@ -321,7 +341,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "One activity by its `id` (from garmin.activities): everything of the listing plus minimum heart rate, Garmin's \
                   split summaries (its typed splits, distances m, times s) and the structured workout it followed, if any. With \
                   options.laps=true also what only its FIT file holds: laps, time per heart-rate zone and the per-second records \
-                  summarised; the GPS track only with options.gps=true.",
+                  summarised; with options.raw_samples=true the records as series a second apart (heart rate, speed, \
+                  altitude, power, cadence; compacted when they do not fit); the GPS track only with options.gps=true.",
         range: RangeKind::None,
         day_keys: &[],
         always: &["id"],
@@ -349,17 +370,35 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "split_summaries",
             "workouts",
             "fit",
+            super::fit::SAMPLE_FIELDS[0],
+            super::fit::SAMPLE_FIELDS[1],
+            super::fit::SAMPLE_FIELDS[2],
+            super::fit::SAMPLE_FIELDS[3],
+            super::fit::SAMPLE_FIELDS[4],
         ],
         split: Split::Whole,
-        volume: "one activity, ~1,500 characters; with laps a few thousand more",
+        volume: "one activity, ~1,500 characters; with laps a few thousand more; with raw samples ~1 value per second per sensor",
+        embedded: &[
+            Embedded { field: super::fit::SAMPLE_FIELDS[0], kind: Samples(SHAPE) },
+            Embedded { field: super::fit::SAMPLE_FIELDS[1], kind: Samples(SHAPE) },
+            Embedded { field: super::fit::SAMPLE_FIELDS[2], kind: Samples(SHAPE) },
+            Embedded { field: super::fit::SAMPLE_FIELDS[3], kind: Samples(SHAPE) },
+            Embedded { field: super::fit::SAMPLE_FIELDS[4], kind: Samples(SHAPE) },
+        ],
         options: &[
             OptionSpec {
                 name: "laps",
                 default: false,
                 doc: "read the activity's FIT file too: every lap, the time in each heart-rate zone, the per-second records summarised (in `fit`)",
             },
+            OptionSpec {
+                name: "raw_samples",
+                default: false,
+                doc: "add the FIT file's records as series a second apart (heart rate, speed, altitude, power, cadence; null where no record), compacted when they do not fit",
+            },
             OptionSpec { name: "gps", default: false, doc: "add the GPS track from the FIT file (`fit.track`): it shows where the user was, even at home" },
         ],
+        workout: Some(WorkoutSpec { detail: None, options: &["laps", "raw_samples"], ..ACTIVITY_WORKOUT }),
         by_id: true,
         daily: None,
         ..BASE

@@ -61,11 +61,11 @@ impl Garmin {
 }
 
 /// The activity's file (a ZIP holding its FIT) as its summary.
-fn activity_file(body: &str, gps: bool) -> Result<Value, PageError> {
+fn activity_file(body: &str, want: fit::Want) -> Result<Value, PageError> {
     let refused = |why: String| PageError::Refused(format!("Garmin's file of this activity could not be read: {why}"));
     let zip = crate::http::binary(body).ok_or_else(|| refused("it is not a file".into()))?;
     let (_, fit) = crate::archive::unzip_one(&zip, "fit").map_err(refused)?;
-    Ok(serde_json::json!({ "fit": fit::summarise(&fit, gps).map_err(refused)? }))
+    fit::summarise(&fit, want).map_err(refused)
 }
 
 /// The local days a window asks for (Garmin's dates are the user's own days, inclusive).
@@ -126,7 +126,10 @@ impl Provider for Garmin {
             return Ok(Page { records: vec![], next_token: None });
         }
         if c.name == "activity" && at.token.as_deref() == Some(FILE) {
-            return Ok(Page { records: vec![activity_file(body, on(&at.options, "gps"))?], next_token: None });
+            return Ok(Page {
+                records: vec![activity_file(body, fit::Want { gps: on(&at.options, "gps"), samples: on(&at.options, "raw_samples") })?],
+                next_token: None,
+            });
         }
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Garmin sent a body that is not complete JSON ({e})")))?;
         let rows = |f: fn(&Value) -> Option<Value>| decode::list(&v).iter().filter_map(f).collect::<Vec<_>>();
@@ -148,7 +151,7 @@ impl Provider for Garmin {
             "weight" => decode::weights(&v),
             "hr_zones" => decode::list(&v).iter().map(decode::hr_zones).collect(),
             "activity" if at.token.as_deref() == Some(WORKOUTS) => {
-                next_token = (on(&at.options, "laps") || on(&at.options, "gps")).then(|| FILE.to_string());
+                next_token = ["laps", "gps", "raw_samples"].iter().any(|o| on(&at.options, o)).then(|| FILE.to_string());
                 vec![serde_json::json!({ "workouts": decode::list(&v) })]
             }
             "activity" => {
@@ -176,8 +179,9 @@ impl Provider for Garmin {
                 if let (Some(m), Some(w)) = (row.as_object_mut(), records.iter().find_map(|r| r.get("workouts"))) {
                     m.insert("workouts".into(), if w.as_array().is_some_and(|a| a.is_empty()) { Value::Null } else { w.clone() });
                 }
-                if let (Some(m), Some(f)) = (row.as_object_mut(), records.iter().find_map(|r| r.get("fit"))) {
-                    m.insert("fit".into(), f.clone());
+                // The file's page: its summary and, when asked, its records as series.
+                if let (Some(m), Some(file)) = (row.as_object_mut(), records.iter().find(|r| r.get("fit").is_some()).and_then(Value::as_object)) {
+                    m.extend(file.iter().map(|(k, v)| (k.clone(), v.clone())));
                 }
                 if row.is_null() {
                     vec![]

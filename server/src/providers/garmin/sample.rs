@@ -296,6 +296,9 @@ pub fn activity_zip(p: &Person, d: Date) -> Option<Vec<u8>> {
             hr: (118 + (i * 50 / secs.max(1)) + (h(d, 400 + i as u64 / 60) % 4) as i64) as u8,
             distance_m: i as f64 * 3.2,
             speed_m_s: 3.2,
+            altitude_m: 20.0 + 40.0 * (std::f64::consts::PI * i as f64 / secs.max(1) as f64).sin(),
+            // A ride on the trainer measures power; a run does not.
+            power_w: (!running).then_some((190 + (i / 300) % 3 * 20 + (h(d, 900 + i as u64 / 30) % 15) as i64) as u16),
             // A run carries GPS, a ride on the trainer does not.
             position: running.then_some((60.17 + i as f64 * 1e-5, 24.94 + i as f64 * 1e-5)),
         })

@@ -4,8 +4,8 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailySource, Embedded, FileFormat, Files, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention, SampleShape,
-    SeriesSpec, Split, Stage, TodaySpec,
+    CollectionSpec, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
+    SampleShape, SeriesSpec, Split, Stage, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -215,6 +215,24 @@ static COLLECTIONS: &[CollectionSpec] = &[
             OptionSpec { name: "raw_samples", default: false, doc: "add the raw sample series (one per sensor), compacted when they do not fit" },
         ],
         retention: ret(30, "Polar lists only exercises uploaded in the last 30 days, and only since the user registered with this app"),
+        workout: Some(WorkoutSpec {
+            detail: None,
+            options: &["samples", "raw_samples"],
+            sport: "sport",
+            start: "start_time",
+            duration_s: "duration_s",
+            distance_m: "distance_m",
+            series: &[
+                ("heart rate", "bpm", "samples_heart_rate"),
+                ("speed", "km/h", "samples_speed"),
+                ("power", "W", "samples_power"),
+                ("altitude", "m", "samples_altitude"),
+                ("cadence", "rpm", "samples_cadence"),
+                ("cadence", "spm", "samples_running_cadence"),
+            ],
+            laps: Some(LapsSpec { path: "/splits/splits", what: "km splits", seconds: "time_s", distance_m: None, avg_hr_bpm: "avg_hr_bpm" }),
+            zones: Some(ZonesSpec { path: "/hr_zones", seconds: Some("in_zone_s"), lower_bpm: Some("lower_bpm"), upper_bpm: Some("upper_bpm") }),
+        }),
         daily: None,
         ..BASE
     },
