@@ -7,197 +7,7 @@
 use crate::common::*;
 use crate::http::hosted;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::Duration;
-
-const EXT_APPS: &str = "@modelcontextprotocol/ext-apps@2.0.4";
-const CLIENT: &str = "@modelcontextprotocol/client@2.4.0";
-const ZOD: &str = "zod@4.6.7";
-const ESBUILD: &str = "esbuild@0.28.2";
-
-fn target() -> PathBuf {
-    std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target"))
-}
-
-/// The host page's bundle, built once into target/e2e-apps (npm packages installed beside it).
-fn host_bundle() -> PathBuf {
-    let dir = target().join("e2e-apps");
-    std::fs::create_dir_all(&dir).unwrap();
-    let lock = std::fs::File::create(dir.join(".lock")).unwrap();
-    lock.lock().unwrap();
-    let need = "this test needs npm and the npm registry";
-    if !dir.join("node_modules/@modelcontextprotocol/ext-apps").exists() || !dir.join("node_modules/.bin/esbuild").exists() {
-        let o = Command::new("npm")
-            .args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
-            .arg(&dir)
-            .args([EXT_APPS, CLIENT, ZOD, ESBUILD])
-            .output()
-            .expect(need);
-        assert!(o.status.success(), "{need}: {}", String::from_utf8_lossy(&o.stderr));
-    }
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/host.js");
-    let out = dir.join("host.bundle.js");
-    let o = Command::new(dir.join("node_modules/.bin/esbuild"))
-        .arg(&src)
-        .args(["--bundle", "--format=iife", "--platform=browser", "--log-level=warning"])
-        .arg(format!("--outfile={}", out.display()))
-        .env("NODE_PATH", dir.join("node_modules"))
-        .current_dir(&dir)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "esbuild: {}", String::from_utf8_lossy(&o.stderr));
-    out
-}
-
-/// The host page and its bundle, served on loopback; returns the page's origin.
-async fn serve_host(bundle: PathBuf) -> String {
-    use axum::{http::header, routing::get, Router};
-    let page = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("browser/host.html")).unwrap();
-    let js = std::fs::read_to_string(bundle).unwrap();
-    let app = Router::new()
-        .route("/", get(move || async move { ([(header::CONTENT_TYPE, "text/html; charset=utf-8")], page) }))
-        .route("/host.bundle.js", get(move || async move { ([(header::CONTENT_TYPE, "text/javascript")], js) }));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let origin = format!("http://127.0.0.1:{}", listener.local_addr().unwrap().port());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    origin
-}
-
-/// A ChromeDriver session of headless Chromium, spoken to over WebDriver's HTTP API.
-struct Browser {
-    http: reqwest::Client,
-    base: String,
-    session: String,
-    _driver: Driver,
-}
-
-impl Browser {
-    async fn start() -> Browser {
-        let need = "this test needs Debian's chromium and chromium-driver (setup.sh installs them)";
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let driver = Driver(
-            Command::new("chromedriver")
-                .arg(format!("--port={port}"))
-                .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .spawn()
-                .expect(need),
-        );
-        let base = format!("http://127.0.0.1:{port}");
-        let http = reqwest::Client::new();
-        let profile = scratch().join(format!("chromium-{}", std::process::id()));
-        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            // The host page and vitals-mcp are two loopback origins; the server checks Origin itself.
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-web-security", "--window-size=760,1400",
-                     format!("--user-data-dir={}", profile.display())]
-        }}}});
-        for _ in 0..100 {
-            if let Ok(r) = http.post(format!("{base}/session")).json(&caps).send().await {
-                let v: Value = r.json().await.unwrap();
-                let session = v["value"]["sessionId"].as_str().unwrap_or_else(|| panic!("{need}: {v}")).to_string();
-                return Browser { http, base, session, _driver: driver };
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("{need}: chromedriver never answered");
-    }
-
-    async fn cmd(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
-        let url = format!("{}/session/{}{path}", self.base, self.session);
-        let req = self.http.request(method, url);
-        let req = if body.is_null() { req } else { req.json(&body) };
-        let v: Value = req.send().await.unwrap().json().await.unwrap();
-        assert!(v["value"].get("error").is_none(), "webdriver {path}: {v}");
-        v["value"].clone()
-    }
-
-    async fn open(&self, url: &str) {
-        self.cmd(reqwest::Method::POST, "/url", json!({ "url": url })).await;
-    }
-
-    /// `script` run in the host page (`arguments` as given); its return value.
-    async fn run(&self, script: &str, args: Value) -> Value {
-        self.cmd(reqwest::Method::POST, "/execute/sync", json!({ "script": script, "args": args })).await
-    }
-
-    /// Until the view says it has drawn (or the host page failed); the view's document facts.
-    async fn drawn(&self, after_calls: usize) -> Value {
-        self.drawn_when(after_calls, |_| true).await
-    }
-
-    /// As [`Browser::drawn`], once `ready` holds of the view's facts too.
-    async fn drawn_when(&self, after_calls: usize, ready: impl Fn(&Value) -> bool) -> Value {
-        for _ in 0..300 {
-            let v = self.run(VIEW_FACTS, json!([after_calls])).await;
-            if !v["errors"].as_array().unwrap().is_empty() {
-                panic!("the host page failed: {}", v["errors"]);
-            }
-            if v["drawn"] == json!(true) && ready(&v) {
-                return v;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let v = self.run(VIEW_FACTS, json!([0])).await;
-        panic!("the view never drew (wanted {after_calls} calls): calls {}, lines {}, text {}", v["calls"], v["lines"], v["text"]);
-    }
-
-    async fn screenshot(&self, name: &str) {
-        let png = self.cmd(reqwest::Method::GET, "/screenshot", Value::Null).await;
-        use base64::Engine;
-        let bytes = base64::engine::general_purpose::STANDARD.decode(png.as_str().unwrap()).unwrap();
-        let dir = target().join("e2e-apps/screens");
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join(format!("{name}.png")), bytes).unwrap();
-    }
-
-    async fn close(self) {
-        let _ = self.http.delete(format!("{}/session/{}", self.base, self.session)).send().await;
-    }
-}
-
-/// The ChromeDriver process: it goes with the test, whether the session was ended or the test failed.
-struct Driver(std::process::Child);
-
-impl Drop for Driver {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// What the view's document shows, read from the host page through the same-origin iframe.
-const VIEW_FACTS: &str = r#"
-const h = window.__host || { calls: [], errors: ["no host"] };
-const f = document.getElementById("view");
-const d = f && f.contentDocument;
-const main = d && d.getElementById("view");
-const all = (sel, fn) => d ? [...d.querySelectorAll(sel)].map(fn) : [];
-const stageMin = {};
-for (const r of (d ? d.querySelectorAll("rect[data-stage]") : [])) stageMin[r.dataset.stage] = (stageMin[r.dataset.stage] || 0) + parseFloat(r.dataset.min);
-return {
-  errors: h.errors, calls: h.calls, tools: h.tools, result: h.result,
-  drawn: !!(main && main.dataset.drawn === "1" && h.calls.length >= arguments[0]),
-  lines: all("polyline[data-series]", (e) => ({ series: e.dataset.series, points: +e.dataset.points })),
-  stageMin,
-  headline: all(".headline [data-k]", (e) => [e.dataset.k, e.querySelector("b").textContent]),
-  sample: all("[data-sample]", (e) => e.textContent).length,
-  cut: all("[data-cut]", (e) => e.dataset.cut),
-  band: all("rect[data-band]", (e) => e.dataset.band.split(",").map(Number)),
-  zoomed: !!(d && [...d.querySelectorAll("section.series h2")].some((e) => e.textContent.includes("(zoomed)"))),
-  counts: all("[data-count]", (e) => ({ count: +e.dataset.count, resolution: e.dataset.resolution })),
-  sparks: all("svg[data-metric]", (e) => ({ metric: e.dataset.metric, points: +e.dataset.points })),
-  background: d ? getComputedStyle(d.body).backgroundColor : null,
-  text: main ? main.innerText.slice(0, 2000) : null,
-};
-"#;
-
-fn page(origin: &str, mcp: &str, tool: &str, args: Value, theme: &str) -> String {
-    let mut u = url::Url::parse(&format!("{origin}/")).unwrap();
-    u.query_pairs_mut().append_pair("mcp", mcp).append_pair("tool", tool).append_pair("args", &args.to_string()).append_pair("theme", theme);
-    u.to_string()
-}
+use vitals_twin::apps_host::{host_bundle, page, page_via_proxy, serve_host, serve_sandbox, Browser};
 
 fn luminance(css: &str) -> f64 {
     let n: Vec<f64> =
@@ -214,7 +24,7 @@ async fn each_view_draws_what_it_was_given_in_a_real_browser() {
     std::fs::create_dir_all(&config).unwrap();
     let h = hosted(&twin, &config, &["--allow-origin", &origin], &[("OURA_PAT", TOKEN)]).await;
     let mcp = h.url.clone();
-    let b = Browser::start().await;
+    let b = Browser::start(&scratch().join(format!("chromium-{}", std::process::id()))).await;
     // The same server, read by the test itself: what each view should show.
     let s = connect(&twin, false, &[]).await;
     let day = ds(ago(1));
@@ -293,6 +103,63 @@ async fn each_view_draws_what_it_was_given_in_a_real_browser() {
         panic!("the twin's readiness gives a comparison with a band: {r}");
     }
     b.screenshot("compare").await;
+
+    // A workout of each provider that has them: every sample of each series a point, the laps
+    // and the zones as the workout has them. Neither provider is connected here: sample data, said.
+    let (start, end) = (ds(ago(6)), ds(ago(0)));
+    let listing = s.ok("vitals_query", json!({"collection": "garmin.activities", "start": start, "end": end, "fields": ["id"]})).await;
+    let activity = listing["data"]["rows"][0][0].as_str().unwrap().to_string();
+    for (name, tool_args) in [
+        ("workout", json!({"collection": "polar.exercises", "start": start, "end": end})),
+        ("workout-garmin", json!({"collection": "garmin.activity", "id": activity, "options": {"laps": true}})),
+    ] {
+        b.open(&page(&origin, &mcp, "vitals_query", tool_args.clone(), "light")).await;
+        let v = b.drawn_when(2, |v| !v["traces"].as_array().unwrap().is_empty()).await;
+        let call = v["calls"].as_array().unwrap().iter().rev().find(|c| c["arguments"]["id"].is_string()).unwrap().clone();
+        assert_eq!(call["name"], "vitals_view_data", "{call}");
+        let one = s.ok("vitals_view_data", call["arguments"].clone()).await;
+        let w = &one["workout"];
+        let traces = w["traces"].as_array().unwrap();
+        assert!(traces.len() >= 3, "{name}: heart rate, speed and altitude at least: {traces:?}");
+        for t in traces {
+            let points = t["points"].as_array().unwrap().len();
+            let drawn = v["traces"].as_array().unwrap().iter().find(|d| d["what"] == t["what"]).unwrap_or_else(|| panic!("{name}: {} not drawn", t["what"]));
+            assert_eq!(drawn["samples"], points, "{name} {}", t["what"]);
+            // On foot, a standing-still sample has no pace; none of the sample workouts stands still.
+            assert_eq!(drawn["points"], points, "{name} {}: every sample is a point", t["what"]);
+        }
+        let seconds = |v: &Value, key: &str| v.as_array().unwrap().iter().map(|l| l.get(key).unwrap_or(l).as_f64().unwrap()).collect::<Vec<f64>>();
+        assert!(!w["laps"].as_array().unwrap().is_empty(), "{name}: laps or splits");
+        assert_eq!(seconds(&v["laps"], "seconds"), seconds(&w["laps"], "seconds"), "{name}: a row per lap");
+        assert_eq!(seconds(&v["zones"], "seconds"), seconds(&w["zones"], "seconds"), "{name}: a bar per zone");
+        assert!(v["sample"].as_u64().unwrap() >= 1, "{name}: sample data is marked in the view: {}", v["text"]);
+        b.screenshot(name).await;
+    }
+
+    // As a web host (claude.ai, ChatGPT) loads a view: through a sandbox proxy on another origin, in
+    // an inner frame sandboxed to scripts alone, under the CSP the resource declared (none beyond
+    // the default). The page cannot reach the view's document, as in such a host: it initializes,
+    // asks the app-only tool for the day's samples and reports the size of a drawn chart; WebDriver,
+    // which reaches any frame, then counts the points drawn inside.
+    let proxy = serve_sandbox().await;
+    b.open(&page_via_proxy(&origin, &mcp, "vitals_query", json!({"collection": "oura.heartrate", "day": day}), &proxy)).await;
+    let v = b
+        .until(|v| {
+            let asked = v["calls"].as_array().unwrap().iter().any(|c| c["name"] == "vitals_view_data");
+            asked && v["sizes"].as_array().unwrap().iter().any(|h| h.as_f64().unwrap_or(0.0) > 250.0)
+        })
+        .await;
+    assert_eq!(v["stage"], "view initialized", "{v}");
+    let inside = b
+        .run_in_frames(
+            &["iframe#view", "iframe"],
+            r#"return { origin: String(window.origin), drawn: document.getElementById("view").dataset.drawn,
+                points: [...document.querySelectorAll("polyline[data-series]")].map((e) => +e.dataset.points),
+                text: document.body.innerText.slice(0, 300) };"#,
+        )
+        .await;
+    assert_eq!(inside["origin"], "null", "the view runs in an opaque origin: {inside}");
+    assert_eq!(inside["points"], json!([samples]), "every sample drawn inside the sandbox: {inside}");
 
     b.close().await;
     s.close().await;
