@@ -3,6 +3,7 @@
 //! packages, installed once into target/ with the Node 22 they need.
 use super::common::*;
 use super::http::{folder, hosted};
+use serde_json::json;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -134,6 +135,38 @@ fn args_of(tool: &str) -> Vec<String> {
     pairs
 }
 
+/// The Inspector CLI claiming MCP Apps (`--advertise-apps`, with the extension's MIME type, as a
+/// host that renders views does) lists each tool with its `_meta.ui`, the app-only tool marked so,
+/// and its `--app-info` probe reads each view's resource: the MIME type and the default CSP.
+/// Without the claim it lists exactly the model's tools (checked by the caller).
+fn inspector_sees_the_views(how: &str, run: &dyn Fn(Vec<String>) -> std::process::Output, names: &[String]) {
+    let words = |w: &[&str]| w.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let o = run(words(&["--advertise-apps", "--method", "tools/list"]));
+    let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{how}: {e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let listed = listed["tools"].as_array().unwrap();
+    assert_eq!(listed.len(), names.len() + 1, "{how}: the model's tools and the views' own");
+    for t in listed {
+        let name = t["name"].as_str().unwrap();
+        let ui = &t["_meta"]["ui"];
+        let view = vitals::mcp::apps::view_of(name).map(|v| v.uri);
+        assert_eq!(ui["resourceUri"].as_str(), view, "{how} {name}: {ui}");
+        let visibility = if name == vitals::mcp::apps::APP_DATA_TOOL { json!(["app"]) } else { json!(["model", "app"]) };
+        assert!(view.is_none() || ui["visibility"] == visibility, "{how} {name}: {ui}");
+    }
+    let o = run(words(&["--advertise-apps", "--app-info", "--method", "tools/list"]));
+    let probes: Vec<serde_json::Value> = String::from_utf8_lossy(&o.stdout).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(probes.len(), listed.len(), "{how}: a line per tool: {probes:?}");
+    for p in probes.iter().filter(|p| p["hasApp"] == true) {
+        assert!(p.get("resourceError").is_none(), "{how}: {p}");
+        assert_eq!(p["resourceMimeType"], vitals::mcp::apps::MIME, "{how}: {p}");
+        assert_eq!(p["csp"], json!({}), "{how}: the default CSP, no domain: {p}");
+    }
+    assert_eq!(
+        probes.iter().filter(|p| p["hasApp"] == true).count(),
+        listed.iter().filter(|t| vitals::mcp::apps::view_of(t["name"].as_str().unwrap()).is_some()).count()
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_inspector_lists_and_calls_every_tool_over_http_and_stdio() {
     let tools = npm_tools();
@@ -162,6 +195,7 @@ async fn the_inspector_lists_and_calls_every_tool_over_http_and_stdio() {
             serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("{how}: tools/list is JSON ({e}): {}", String::from_utf8_lossy(&o.stderr)));
         let listed: Vec<&str> = listed["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(listed, names, "{how}: the Inspector lists the tools");
+        inspector_sees_the_views(how, &run, &names);
         for tool in &names {
             let mut extra = vec!["--method".into(), "tools/call".into(), "--tool-name".into(), tool.clone()];
             let a = args_of(tool);
