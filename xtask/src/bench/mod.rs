@@ -1,6 +1,7 @@
 //! `cargo xtask bench`: measured numbers on the twin, medians of several runs, vitals beside
 //! mcp-oura 0.4.0 when it can be installed. Performance claims come from here, never from tests.
 mod reads;
+mod views;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::service::RunningService;
@@ -482,6 +483,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     }
     if want("what the model reads") {
         reads::run(root, &server, &twin, peer.as_ref()).await;
+    }
+    if want("views") {
+        views::run(root, &server, &twin, o.runs).await;
     }
     println!(
         "\nx RTT = time over one round trip ({} ms); reqs = requests that reached the twin; trips = the longest run of them sent one after \
