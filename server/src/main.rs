@@ -97,12 +97,23 @@ struct ServeArgs {
     /// Serve one person per subfolder of DIR at /u/<id>/mcp (default: VITALS_TENANTS_DIR, if set).
     #[arg(long, value_name = "DIR")]
     tenants: Option<std::path::PathBuf>,
+    /// With --tenants: anyone who reaches <public URL>/join may make their own tenant (off: only
+    /// with an invitation from `vitals-mcp tenant invite`).
+    #[arg(long)]
+    open_signup: bool,
 }
 
 #[derive(Subcommand)]
 enum TenantAction {
     /// A new person: prints their connector URL as the last line.
     Add,
+    /// A one-time link that lets one person make their own tenant on `serve --http`'s pages;
+    /// prints the link as the last line.
+    Invite {
+        /// How many days the link is valid (1 to 30).
+        #[arg(long, default_value_t = 7)]
+        days: u32,
+    },
     /// A new person from a copy of a vitals config folder (never moved or changed); prints the URL.
     Import { dir: std::path::PathBuf },
     /// Every person's id.
@@ -123,6 +134,14 @@ fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_
         TenantAction::Add => {
             let id = t.add()?;
             Ok(format!("Added a tenant in {}. Their connector URL (give it to them only; it is their key):\n{}", t.dir.join(id.as_str()).display(), url(&id)))
+        }
+        TenantAction::Invite { days } => {
+            let (token, expires) = vitals::hosted::people::invite::Invitations::of(&t).make(days)?;
+            Ok(format!(
+                "An invitation for one person, valid until {} (give it to them only; once used or expired it opens nothing):\n{base}/join/{}",
+                expires.strftime("%Y-%m-%d %H:%M UTC"),
+                token.expose()
+            ))
         }
         TenantAction::Import { dir } => {
             let (id, copied) = t.import(&dir)?;
@@ -159,6 +178,7 @@ async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
         stateless: a.stateless,
         public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
         tenants: Tenants::from(a.tenants),
+        open_signup: a.open_signup,
         limits,
     };
     serve(opts, stop_signal()).await?;
@@ -296,15 +316,17 @@ fn settings_app() -> Option<std::path::PathBuf> {
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     // stdout is the MCP channel: logs go to stderr only.
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(false)
-        .with_max_level(match std::env::var("VITALS_LOG").as_deref() {
-            Ok("debug") => tracing::Level::DEBUG,
-            Ok("warn") => tracing::Level::WARN,
-            _ => tracing::Level::INFO,
-        })
-        .init();
+    use tracing_subscriber::layer::SubscriberExt as _;
+    use tracing_subscriber::util::SubscriberInitExt as _;
+    let level = match std::env::var("VITALS_LOG").as_deref() {
+        Ok("debug") => tracing::Level::DEBUG,
+        Ok("warn") => tracing::Level::WARN,
+        _ => tracing::Level::INFO,
+    };
+    // rmcp at debug logs every message whole: a tool's answer can name a tenant's URL, so the SDK
+    // says no more than info whatever VITALS_LOG asks (our own lines never carry a secret).
+    let targets = tracing_subscriber::filter::Targets::new().with_default(level).with_target("rmcp", level.min(tracing::Level::INFO));
+    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_max_level(level).finish().with(targets).init();
     let cli = Cli::parse();
     let mut limits = Limits::from_env();
     if cli.forget {

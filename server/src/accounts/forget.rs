@@ -1,7 +1,7 @@
 //! Disconnecting: end the grant at the provider the way it allows (a revoke endpoint), or say where
 //! the user ends it themselves; then delete the local credential. The local deletion happens
 //! whatever the provider answers, and both are reported.
-use super::token_store;
+use super::Home;
 use crate::catalog::ProviderSpec;
 use crate::connection::Revoke;
 
@@ -14,11 +14,17 @@ pub struct Forgotten {
     pub complete: bool,
 }
 
+/// Forget this machine's user's login of `p`.
 pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
-    let store = token_store()?;
+    forget_in(p, &Home::Local).await
+}
+
+/// Forget `home`'s login of `p` (a hosted tenant's, from their page).
+pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, String> {
+    let store = home.store()?;
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
         // A key given in the environment is never stored: only the environment can take it away.
-        let from_env = p.connection.api_key().map(|k| k.env).filter(|var| crate::env::var(var).is_some());
+        let from_env = p.connection.api_key().map(|k| k.env).filter(|var| home.reads_env_credentials() && crate::env::var(var).is_some());
         let complete = from_env.is_none();
         let message = match from_env {
             Some(var) => format!(

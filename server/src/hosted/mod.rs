@@ -5,6 +5,7 @@
 //! `--bearer-file` names one. SIGTERM lets the calls under way finish before sessions close.
 pub mod guard;
 pub mod mount;
+pub mod people;
 pub mod tenants;
 
 use crate::accounts::link::{Links, Place};
@@ -13,7 +14,7 @@ use crate::engine::{Engine, Limits};
 use crate::mcp::Vitals;
 use crate::secret::Secret;
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mount::Mount;
@@ -49,6 +50,8 @@ pub struct ServeOptions {
     pub stateless: bool,
     pub public_url: Option<url::Url>,
     pub tenants: Option<Tenants>,
+    /// With `tenants`: anyone may make a tenant at `/join`, not only a holder of an invitation.
+    pub open_signup: bool,
     pub limits: Limits,
 }
 
@@ -84,6 +87,10 @@ struct Server {
     rmcp: StreamableHttpServerConfig,
     /// Tool calls (POSTs) still being answered: SIGTERM waits for them.
     in_flight: Arc<AtomicUsize>,
+    /// The browsers of people on their pages (`people/`), in memory only.
+    people: people::session::Sessions,
+    /// The address people and clients reach this server at, without a trailing `/`.
+    base_url: String,
 }
 
 impl Server {
@@ -119,6 +126,11 @@ impl Server {
         Some(site)
     }
 
+    /// Let a tenant's site go (its logins changed, or it was deleted): its next request makes it anew.
+    fn drop_tenant(&self, id: &TenantId) {
+        self.tenants.lock().expect("tenants lock").remove(id);
+    }
+
     /// Which site and which of its routes a path names.
     fn route(&self, path: &str) -> Option<(Arc<Site>, Route)> {
         if let (Some(m), Some(site)) = (&self.mount, &self.own) {
@@ -149,12 +161,16 @@ fn not_found() -> Response {
     StatusCode::NOT_FOUND.into_response()
 }
 
-async fn dispatch(State(server): State<Arc<Server>>, req: Request) -> Response {
+async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request) -> Response {
+    let req = match people::handle(&server, req, peer.ip()).await {
+        Ok(page) => return page,
+        Err(req) => req,
+    };
     let Some((site, route)) = server.route(req.uri().path()) else {
         return not_found();
     };
     match route {
-        Route::Callback(provider) => callback(&site, &provider, &req.uri().to_string()).await,
+        Route::Callback(provider) => callback(&site, &provider, &req.uri().to_string(), server.opts.tenants.is_some()).await,
         Route::Mcp => {
             if let Some(token) = &server.opts.bearer {
                 if !guard::bearer_matches(req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes()), token) {
@@ -195,11 +211,13 @@ impl Drop for InFlight {
 }
 
 /// The browser back from a provider's login page.
-async fn callback(site: &Site, provider: &str, uri: &str) -> Response {
+async fn callback(site: &Site, provider: &str, uri: &str, people: bool) -> Response {
     // The login reads only the query (code, state): the host before it is a placeholder.
     let landed = format!("https://callback{uri}");
+    // A person who started from their page gets a way back to it.
+    let back = if people { "<p><a href=\"/me\">Back to your page</a></p>" } else { "" };
     let page = |status: StatusCode, body: String| {
-        let html = crate::accounts::browser::page(&body);
+        let html = crate::accounts::browser::page(&format!("{body}{back}"));
         (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
     };
     match site.links.land(provider, &landed).await {
@@ -259,13 +277,33 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
             "vitals-mcp: serving MCP at {shown}{} (path from {}). Anyone with this URL can read this account's data: do not share or log it.",
             m.path, m.from
         ),
-        (None, Some(t)) => eprintln!("vitals-mcp: serving the tenants of {} at {shown}/u/<id>/mcp (`vitals-mcp tenant list`).", t.dir.display()),
+        (None, Some(t)) => eprintln!(
+            "vitals-mcp: serving the tenants of {} at {shown}/u/<id>/mcp (`vitals-mcp tenant list`); people sign in at {shown}/signin{}.",
+            t.dir.display(),
+            if opts.open_signup {
+                format!(" and anyone may join at {shown}/join")
+            } else {
+                ", and join with an invitation (`vitals-mcp tenant invite`)".into()
+            }
+        ),
         (None, None) => unreachable!("a mount is made whenever there are no tenants"),
     }
     if opts.allow_remote {
         eprintln!("vitals-mcp: WARNING: listening on {local}, reachable from other machines. Terminate TLS in front of it: this server speaks plain HTTP.");
     }
-    let mut server = Server { opts, mount, own: None, tenants: Mutex::new(HashMap::new()), rmcp, in_flight: Arc::new(AtomicUsize::new(0)) };
+    if opts.open_signup && opts.tenants.is_none() {
+        return Err("--open-signup lets people make their own tenant: it needs --tenants DIR".into());
+    }
+    let mut server = Server {
+        opts,
+        mount,
+        own: None,
+        tenants: Mutex::new(HashMap::new()),
+        rmcp,
+        in_flight: Arc::new(AtomicUsize::new(0)),
+        people: Default::default(),
+        base_url: shown,
+    };
     if let Some(m) = &server.mount {
         server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
     }
@@ -284,7 +322,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         cancel.cancel();
     });
     let mut stopping = stopping;
-    axum::serve(listener, app)
+    axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>())
         .with_graceful_shutdown(async move {
             let _ = stopping.wait_for(|s| *s).await;
         })

@@ -119,6 +119,8 @@ impl Tenants {
         if self.home(&id).is_none() {
             return Err(format!("there is no tenant {} in {}", id.as_str(), self.dir.display()));
         }
+        // Its sign-in key opens nothing from now on either.
+        super::people::person::forget_key(self, &id);
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{} could not be removed: {e}", dir.display()))
     }
 }
@@ -126,7 +128,7 @@ impl Tenants {
 /// What `tenant import` copies from a vitals config folder: credentials and settings, nothing else.
 const IMPORTED: [&str; 2] = ["tokens.json", "settings.json"];
 
-fn private_dir(dir: &Path) -> Result<(), String> {
+pub(crate) fn private_dir(dir: &Path) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
     #[cfg(unix)]
     {
@@ -136,7 +138,7 @@ fn private_dir(dir: &Path) -> Result<(), String> {
     Ok(())
 }
 
-fn private_file(path: &Path, body: &[u8]) -> Result<(), String> {
+pub(crate) fn private_file(path: &Path, body: &[u8]) -> Result<(), String> {
     use std::io::Write;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create_new(true);

@@ -25,7 +25,7 @@ pub fn folder(tag: &str) -> PathBuf {
     d
 }
 
-fn command(twin: &Twin, config: &Path, env: &[(&str, &str)]) -> tokio::process::Command {
+pub fn command(twin: &Twin, config: &Path, env: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = server_command(twin, config);
     for (k, v) in env {
         cmd.env(k, v);
@@ -56,6 +56,13 @@ pub async fn hosted(twin: &Twin, config: &Path, args: &[&str], env: &[(&str, &st
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     panic!("vitals-mcp serve never said where it serves: {}", std::fs::read_to_string(&stderr).unwrap_or_default());
+}
+
+/// `serve --http` with `args`, expected to refuse to start: what it said.
+pub async fn hosted_err(twin: &Twin, config: &Path, args: &[&str]) -> String {
+    let o = command(twin, config, &[]).args(["serve", "--http", "127.0.0.1:0"]).args(args).output().await.unwrap();
+    assert!(!o.status.success(), "it refused to start");
+    String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 impl Hosted {
@@ -249,7 +256,7 @@ fn connected_config(tag: &str) -> PathBuf {
 }
 
 /// `vitals-mcp tenant <args>` with this tenants folder: its stdout's last line, or the failure.
-async fn tenant(twin: &Twin, tenants: &Path, args: &[&str]) -> Result<String, String> {
+pub async fn tenant(twin: &Twin, tenants: &Path, args: &[&str]) -> Result<String, String> {
     let o = command(twin, &folder("tenant-cmd"), &[("VITALS_TENANTS_DIR", tenants.to_str().unwrap())]).arg("tenant").args(args).output().await.unwrap();
     match o.status.success() {
         true => Ok(String::from_utf8_lossy(&o.stdout).trim().lines().last().unwrap_or_default().to_string()),

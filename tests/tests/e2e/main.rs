@@ -24,6 +24,7 @@ mod load;
 mod matrix;
 mod mcpb;
 mod oura;
+mod people;
 mod polar;
 mod python;
 mod speed_size;

@@ -1,0 +1,326 @@
+//! The pages a person uses on a hosted server with `--tenants`, without its operator: an invitation
+//! (`/join/<token>`, or `/join` when sign-up is open) makes their tenant and shows their sign-in key
+//! once; their page (`/me`) shows their connector URL and accounts, connects an OAuth provider by
+//! redirect, disconnects one, and deletes everything. `/signin` brings them back with their key.
+//!
+//! Invariants: every page is a form or a link (no script; the CSP forbids one), every form carries
+//! the session's CSRF token, pages refuse framing and are never cached, cookies are HttpOnly and
+//! SameSite=Lax (Secure behind https), failed sign-ins are limited, and no key, token or code is
+//! logged or written anywhere but the tenant's token store.
+pub mod invite;
+pub mod pages;
+pub mod person;
+pub mod session;
+
+use super::tenants::TenantId;
+use super::Server;
+use crate::accounts::Home;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use invite::Invitations;
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+/// The largest form taken.
+const MAX_FORM: usize = 16 * 1024;
+
+/// What a request to a person's page needs to know of the browser.
+struct Visit {
+    session: Option<String>,
+    tenant: Option<TenantId>,
+}
+
+/// Answer `req` if its path is one of the people's pages; None leaves it to the MCP routes.
+pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Result<Response, Request> {
+    let Some(tenants) = server.opts.tenants.clone() else { return Err(req) };
+    let path = req.uri().path().to_string();
+    let method = req.method().clone();
+    let known = path == "/join" || path.starts_with("/join/") || path == "/signin" || path == "/signout" || path == "/me" || path.starts_with("/me/");
+    if !known {
+        return Err(req);
+    }
+    let visit = visit(server, &req);
+    let form = if method == Method::POST { Some(read_form(req).await) } else { None };
+    let ctx = Ctx { server, tenants: &tenants, visit, peer };
+    Ok(match (method, path.as_str(), form) {
+        (Method::GET, "/join", None) if server.opts.open_signup => ctx.join_page(None),
+        (Method::POST, "/join", Some(f)) if server.opts.open_signup => ctx.join(None, &f),
+        (Method::GET, p, None) if p.starts_with("/join/") => ctx.join_page(Some(&p[6..])),
+        (Method::POST, p, Some(f)) if p.starts_with("/join/") => ctx.join(Some(&p[6..]), &f),
+        (Method::GET, "/signin", None) => ctx.sign_in_page(None, StatusCode::OK),
+        (Method::POST, "/signin", Some(f)) => ctx.sign_in(&f),
+        (Method::POST, "/signout", Some(f)) => ctx.sign_out(&f),
+        (Method::GET, "/me", None) => ctx.me(None),
+        (Method::GET, "/me/delete", None) => ctx.signed_in(|_, csrf| ctx.html(StatusCode::OK, pages::confirm_delete(csrf), None)),
+        (Method::POST, "/me/delete", Some(f)) => ctx.delete(&f).await,
+        (Method::POST, p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
+        (Method::POST, p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
+        _ => StatusCode::NOT_FOUND.into_response(),
+    })
+}
+
+/// The session the browser's cookie names, if it is alive.
+fn visit(server: &Server, req: &Request) -> Visit {
+    let cookie = req
+        .headers()
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .flatten()
+        .find(|c| c.name() == session::COOKIE)
+        .map(|c| c.value().to_string());
+    match cookie.and_then(|id| server.people.get(&id).map(|t| (id, t))) {
+        Some((id, tenant)) => Visit { session: Some(id), tenant },
+        None => Visit { session: None, tenant: None },
+    }
+}
+
+/// A posted form's fields; none when it is not a form or is over [`MAX_FORM`] (its CSRF check fails).
+async fn read_form(req: Request) -> HashMap<String, String> {
+    use axum::extract::FromRequest;
+    let req = req.map(|b| Body::new(http_body_util::Limited::new(b, MAX_FORM)));
+    axum::Form::<HashMap<String, String>>::from_request(req, &()).await.map(|f| f.0).unwrap_or_default()
+}
+
+struct Ctx<'a> {
+    server: &'a Server,
+    tenants: &'a super::tenants::Tenants,
+    visit: Visit,
+    peer: IpAddr,
+}
+
+/// Where the Set-Cookie of a response comes from: a session to keep, or one to clear.
+enum Cookie {
+    Set(String),
+    Clear,
+}
+
+impl Ctx<'_> {
+    fn sessions(&self) -> &session::Sessions {
+        &self.server.people
+    }
+
+    /// This browser's session, made if it has none: its id, and whether it was just made.
+    fn session(&self) -> (String, bool) {
+        match &self.visit.session {
+            Some(s) => (s.clone(), false),
+            None => (self.sessions().start(None), true),
+        }
+    }
+
+    /// Whether a posted form carries this session's CSRF token.
+    fn csrf_ok(&self, form: &HashMap<String, String>) -> bool {
+        match (&self.visit.session, form.get("csrf")) {
+            (Some(s), Some(t)) => self.sessions().csrf_ok(s, t),
+            _ => false,
+        }
+    }
+
+    fn refused_form(&self) -> Response {
+        let text = "This form was not sent from this server's own page, or the page is too old (the server may have restarted). Go back, reload the page and send it again.";
+        self.html(StatusCode::FORBIDDEN, pages::message("Not sent", text), None)
+    }
+
+    fn connector(&self, id: &TenantId) -> String {
+        format!("{}{}", self.server.base_url, id.mcp_path())
+    }
+
+    fn join_page(&self, token: Option<&str>) -> Response {
+        let invitations = Invitations::of(self.tenants);
+        let expires = match token.map(|t| invitations.check(t)) {
+            Some(Err(e)) => return self.html(StatusCode::NOT_FOUND, pages::message("Invitation", &e.to_string()), None),
+            Some(Ok(at)) => at.strftime("%Y-%m-%d %H:%M UTC").to_string(),
+            None => "never (sign-up is open)".into(),
+        };
+        let (sid, made) = self.session();
+        let action = token.map_or("/join".to_string(), |t| format!("/join/{t}"));
+        self.html(StatusCode::OK, pages::join(&action, &self.sessions().csrf(&sid), &expires), made.then_some(Cookie::Set(sid)))
+    }
+
+    fn join(&self, token: Option<&str>, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        if let Some(t) = token {
+            if let Err(e) = Invitations::of(self.tenants).claim(t) {
+                return self.html(StatusCode::NOT_FOUND, pages::message("Invitation", &e.to_string()), None);
+            }
+        }
+        let made = self.tenants.add().and_then(|id| person::new_key(self.tenants, &id).map(|k| (id, k)));
+        let (id, key) = match made {
+            Ok(x) => x,
+            Err(e) => {
+                tracing::warn!("a tenant could not be made: {e}");
+                let text = "Your vitals could not be made on this server (its folder could not be written). The operator can see why in the server's log; the invitation is used, so ask for a new one.";
+                return self.html(StatusCode::INTERNAL_SERVER_ERROR, pages::message("Not made", text), None);
+            }
+        };
+        tracing::info!("a person made a tenant from {}", if token.is_some() { "an invitation" } else { "open sign-up" });
+        let sid = self.sessions().sign_in(self.visit.session.as_deref(), id.clone());
+        self.html(StatusCode::OK, pages::welcome(&self.connector(&id), key.expose()), Some(Cookie::Set(sid)))
+    }
+
+    fn sign_in_page(&self, error: Option<&str>, status: StatusCode) -> Response {
+        let (sid, made) = self.session();
+        self.html(status, pages::sign_in(&self.sessions().csrf(&sid), error), made.then_some(Cookie::Set(sid)))
+    }
+
+    fn sign_in(&self, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        if let Some(wait) = self.sessions().sign_in_wait(self.peer) {
+            let text = format!("Too many wrong keys from here. Try again in {} minutes.", wait.as_secs().div_ceil(60));
+            return self.sign_in_page(Some(&text), StatusCode::TOO_MANY_REQUESTS);
+        }
+        let key = form.get("key").map(|k| k.trim()).unwrap_or_default();
+        match person::tenant_of(self.tenants, key) {
+            Some(id) => {
+                let sid = self.sessions().sign_in(self.visit.session.as_deref(), id);
+                self.redirect("/me", Some(Cookie::Set(sid)))
+            }
+            None => {
+                self.sessions().failed(self.peer);
+                self.sign_in_page(Some("That key opens nothing here. Check it (it starts with vk-) and try again."), StatusCode::UNAUTHORIZED)
+            }
+        }
+    }
+
+    fn sign_out(&self, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        if let Some(s) = &self.visit.session {
+            self.sessions().end(s);
+        }
+        self.redirect("/signin", Some(Cookie::Clear))
+    }
+
+    /// `page(tenant, csrf)` for a signed-in browser; the sign-in page for any other.
+    fn signed_in(&self, page: impl FnOnce(&TenantId, &str) -> Response) -> Response {
+        match (&self.visit.session, &self.visit.tenant) {
+            (Some(s), Some(t)) if self.tenants.home(t).is_some() => page(t, &self.sessions().csrf(s)),
+            _ => self.redirect("/signin", None),
+        }
+    }
+
+    fn rows(&self, id: &TenantId) -> Vec<pages::Row> {
+        let home = Home::Tenant(self.tenants.dir.join(id.as_str()));
+        let store = home.store().ok();
+        crate::providers::all_in(&home)
+            .iter()
+            .map(|p| p.spec())
+            .map(|s| pages::Row {
+                name: s.name,
+                display: s.display,
+                connected: store.as_ref().is_some_and(|st| st.load(s.name).ok().flatten().is_some()),
+                here: s.connection.oauth().is_some(),
+            })
+            .collect()
+    }
+
+    fn me(&self, flash: Option<&str>) -> Response {
+        self.signed_in(|t, csrf| self.html(StatusCode::OK, pages::me(&self.connector(t), &self.rows(t), csrf, flash), None))
+    }
+
+    fn connect(&self, provider: &str, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some(t) = self.visit.tenant.clone() else { return self.redirect("/signin", None) };
+        let Some(site) = self.server.tenant(&t) else { return self.redirect("/signin", None) };
+        let Some(spec) = crate::providers::all_in(&Home::Local).iter().map(|p| p.spec()).find(|s| s.name == provider) else {
+            return StatusCode::NOT_FOUND.into_response();
+        };
+        match site.links.start(spec) {
+            Ok(link) => self.redirect(&link.url, None),
+            Err(e) => self.me(Some(&e.to_string())),
+        }
+    }
+
+    async fn disconnect(&self, provider: &str, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
+        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let Some(spec) = crate::providers::all_in(&home).iter().map(|p| p.spec()).find(|s| s.name == provider) else {
+            return StatusCode::NOT_FOUND.into_response();
+        };
+        let said = match crate::accounts::forget::forget_in(spec, &home).await {
+            Ok(f) => f.message,
+            Err(e) => format!("{}: not disconnected ({e})", spec.display),
+        };
+        self.server.drop_tenant(&t);
+        self.me(Some(&said))
+    }
+
+    async fn delete(&self, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
+        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let mut said = vec![];
+        for p in crate::providers::all_in(&home) {
+            let connected = home.store().ok().and_then(|s| s.load(p.spec().name).ok().flatten()).is_some();
+            if connected {
+                said.push(match crate::accounts::forget::forget_in(p.spec(), &home).await {
+                    Ok(f) => f.message,
+                    Err(e) => format!("{}: could not be revoked ({e}); its login was deleted with the rest", p.spec().display),
+                });
+            }
+        }
+        self.sessions().end_all(&t);
+        self.server.drop_tenant(&t);
+        if let Err(e) = self.tenants.remove(t.as_str()) {
+            tracing::warn!("a tenant's folder could not be removed: {e}");
+            let text = "Your accounts were disconnected and your sign-in key deleted, but the rest of your folder could not be removed. The operator can see why in the server's log.";
+            return self.html(StatusCode::INTERNAL_SERVER_ERROR, pages::message("Not all deleted", text), Some(Cookie::Clear));
+        }
+        tracing::info!("a person deleted their tenant");
+        self.html(StatusCode::OK, pages::deleted(&said), Some(Cookie::Clear))
+    }
+}
+
+/// The headers every page carries: no caching, no framing, no script, no referrer.
+fn secure(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
+    let h = resp.headers_mut();
+    let csp = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    let secure = if https { "; Secure" } else { "" };
+    let value = match cookie {
+        Some(Cookie::Set(id)) => format!("{}={id}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", session::COOKIE, session::MAX_AGE.as_secs()),
+        Some(Cookie::Clear) => format!("{}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}", session::COOKIE),
+        None => return,
+    };
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        h.insert(header::SET_COOKIE, v);
+    }
+}
+
+impl Ctx<'_> {
+    fn html(&self, status: StatusCode, body: String, cookie: Option<Cookie>) -> Response {
+        let mut r = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], Body::from(body)).into_response();
+        secure(&mut r, cookie, self.https());
+        r
+    }
+
+    fn redirect(&self, to: &str, cookie: Option<Cookie>) -> Response {
+        let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+        secure(&mut r, cookie, self.https());
+        r
+    }
+
+    /// Whether people reach this server over https (then its cookie is Secure).
+    fn https(&self) -> bool {
+        self.server.opts.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
+    }
+}

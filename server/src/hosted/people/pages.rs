@@ -1,0 +1,170 @@
+//! The pages a person reads, as HTML (maud escapes every value). No script anywhere: every action
+//! is a form, so the pages work without JavaScript, and the CSP forbids scripts outright. Laid out
+//! for a phone first.
+use maud::{html, Markup, PreEscaped, DOCTYPE};
+
+const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;background:#fafaf8;color:#1b1b1b}\
+main{max-width:36rem;margin:0 auto;padding:1rem}h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}\
+code,.secret{font-family:ui-monospace,monospace;word-break:break-all}.secret{display:block;background:#fff;border:1px solid #ccc;\
+border-radius:6px;padding:.6rem;margin:.4rem 0}button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid #888;\
+background:#fff;cursor:pointer}button.danger{border-color:#b3261e;color:#b3261e}.row{display:flex;justify-content:space-between;\
+align-items:center;gap:.5rem;border-bottom:1px solid #ddd;padding:.5rem 0}.note{color:#555;font-size:.9rem}\
+.flash{background:#eef6ee;border-radius:6px;padding:.6rem}.error{background:#fdeceb;border-radius:6px;padding:.6rem}\
+input[type=password],input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.45rem;margin:.3rem 0}\
+@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#eee}.secret,button{background:#262626;color:#eee}\
+.flash{background:#1f3321}.error{background:#3a1e1c}.note{color:#aaa}}";
+
+/// A whole page.
+pub fn page(title: &str, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="referrer" content="no-referrer";
+                title { (title) " · vitals" }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main { (body) } }
+        }
+    }
+    .into_string()
+}
+
+/// What vitals reads and keeps, said before anyone makes a tenant.
+pub fn privacy() -> Markup {
+    html! {
+        h2 { "What vitals reads and keeps" }
+        ul {
+            li { "It reads your own data from the wearable accounts you connect here (Oura, Withings, Polar, Garmin), only when your AI assistant asks a question, and only to answer it." }
+            li { "It keeps no health data on disk: answers are computed in memory, and what the providers sent is cached there (within a size limit) until the server restarts. Nothing you measured is ever written to a file." }
+            li { "It keeps your logins to those accounts (their tokens), in a folder of yours on this server that only the server can read, and the fingerprint of your sign-in key; never the key itself." }
+            li { "It writes nothing to your accounts. You can disconnect an account or delete everything here at any time; the operator of this server can too." }
+            li { "Whoever holds your connector URL can read your data through it: give it only to your own assistant." }
+        }
+    }
+}
+
+/// A form of one button (and its CSRF token) that posts to `action`.
+pub fn button(action: &str, csrf: &str, label: &str, danger: bool) -> Markup {
+    html! {
+        form method="post" action=(action) {
+            input type="hidden" name="csrf" value=(csrf);
+            button type="submit" class=[danger.then_some("danger")] { (label) }
+        }
+    }
+}
+
+/// The invitation's page: the privacy text, then one button that makes the tenant.
+pub fn join(action: &str, csrf: &str, expires: &str) -> String {
+    page(
+        "Join",
+        html! {
+            h1 { "Your own vitals" }
+            p { "You were invited to connect your wearables to your AI assistant through this server. This invitation can be used once; it expires on " (expires) "." }
+            (privacy())
+            (button(action, csrf, "Make my vitals", false))
+        },
+    )
+}
+
+/// After the tenant was made: the sign-in key, shown this once, and the connector URL.
+pub fn welcome(connector: &str, key: &str) -> String {
+    page(
+        "Welcome",
+        html! {
+            h1 { "Your vitals is ready" }
+            h2 { "Your sign-in key" }
+            p { "Keep it in your password manager: it is shown only now, and it is how you come back to this page (to connect an account, or to delete everything). Nobody can show it to you again." }
+            code.secret data-key { (key) }
+            h2 { "Your connector URL" }
+            p { "Add it to your assistant as a custom connector (in Claude: Settings, Connectors, Add custom connector). It is your key to your data: give it to no one." }
+            code.secret data-connector { (connector) }
+            p { a href="/me" { "Connect your accounts →" } }
+        },
+    )
+}
+
+pub fn sign_in(csrf: &str, error: Option<&str>) -> String {
+    page(
+        "Sign in",
+        html! {
+            h1 { "Sign in to your vitals" }
+            @if let Some(e) = error { p.error role="alert" { (e) } }
+            form method="post" action="/signin" {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="key" { "Your sign-in key (it starts with vk-)" }
+                input #key type="password" name="key" autocomplete="current-password" required;
+                button type="submit" { "Sign in" }
+            }
+            p.note { "No key? Ask the operator of this server for a new invitation." }
+        },
+    )
+}
+
+/// One provider as the person's page shows it.
+pub struct Row {
+    pub name: &'static str,
+    pub display: &'static str,
+    pub connected: bool,
+    /// Whether this page can connect it (an OAuth login by redirect).
+    pub here: bool,
+}
+
+pub fn me(connector: &str, rows: &[Row], csrf: &str, flash: Option<&str>) -> String {
+    page(
+        "Your vitals",
+        html! {
+            h1 { "Your vitals" }
+            @if let Some(f) = flash { p.flash role="status" { (f) } }
+            h2 { "Your connector URL" }
+            code.secret data-connector { (connector) }
+            h2 { "Your accounts" }
+            @for r in rows {
+                div.row data-provider=(r.name) data-connected=(r.connected) {
+                    span { b { (r.display) } " " span.note { @if r.connected { "connected" } @else { "not connected" } } }
+                    @if r.connected {
+                        (button(&format!("/me/disconnect/{}", r.name), csrf, "Disconnect", false))
+                    } @else if r.here {
+                        (button(&format!("/me/connect/{}", r.name), csrf, "Connect", false))
+                    } @else {
+                        span.note { "not from this page yet" }
+                    }
+                }
+            }
+            p.note { "Garmin's key and Garmin Connect's login are not typed into this page yet: connect them with vitals on your own computer, then ask the operator to import that folder." }
+            h2 { "Leave" }
+            (button("/signout", csrf, "Sign out", false))
+            p { a href="/me/delete" { "Delete my vitals…" } }
+        },
+    )
+}
+
+pub fn confirm_delete(csrf: &str) -> String {
+    page(
+        "Delete",
+        html! {
+            h1 { "Delete your vitals?" }
+            p { "Every connected account is disconnected (revoked at the provider where it allows), your logins and sign-in key are deleted, and your connector URL stops working at once. This cannot be undone." }
+            (button("/me/delete", csrf, "Delete everything", true))
+            p { a href="/me" { "Keep it" } }
+        },
+    )
+}
+
+pub fn deleted(said: &[String]) -> String {
+    page(
+        "Deleted",
+        html! {
+            h1 { "Deleted" }
+            p { "Your vitals is gone from this server: your logins, your sign-in key, your connector URL." }
+            @if !said.is_empty() { ul { @for s in said { li { (s) } } } }
+        },
+    )
+}
+
+/// A page that only says something (a refusal, an expired invitation).
+pub fn message(title: &str, text: &str) -> String {
+    page(title, html! { h1 { (title) } p { (text) } })
+}

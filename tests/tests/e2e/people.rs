@@ -1,0 +1,236 @@
+//! A person on a hosted server's pages, without its operator (issue 40): an invitation makes their
+//! tenant and shows their sign-in key once; their page connects an OAuth provider through the
+//! server's own callback, disconnects it, signs out and in again, and deletes everything. Every
+//! form is refused without its session's CSRF token, failed sign-ins are limited, every page
+//! refuses framing and scripts, and no key, invitation or token reaches the server's log.
+use super::common::*;
+use super::http::{client, command, folder, tenant};
+use reqwest::header::HeaderMap;
+use std::time::Duration;
+
+/// A browser without JavaScript: follows nothing by itself, keeps its one cookie.
+struct Person {
+    http: reqwest::Client,
+    base: String,
+    cookie: Option<String>,
+}
+
+struct Page {
+    status: u16,
+    headers: HeaderMap,
+    body: String,
+}
+
+impl Page {
+    /// The CSRF token of the page's first form.
+    fn csrf(&self) -> String {
+        let at = self.body.find("name=\"csrf\" value=\"").unwrap_or_else(|| panic!("a form: {}", self.body)) + 19;
+        self.body[at..].split('"').next().unwrap().to_string()
+    }
+    fn location(&self) -> String {
+        self.headers["location"].to_str().unwrap().to_string()
+    }
+    /// The text inside the first element carrying `attr`.
+    fn inside(&self, attr: &str) -> String {
+        let at = self.body.find(attr).unwrap_or_else(|| panic!("{attr} in {}", self.body));
+        let from = at + self.body[at..].find('>').unwrap() + 1;
+        self.body[from..from + self.body[from..].find('<').unwrap()].to_string()
+    }
+}
+
+impl Person {
+    fn new(base: &str) -> Person {
+        Person { http: no_redirects(), base: base.into(), cookie: None }
+    }
+
+    async fn send(&mut self, r: reqwest::RequestBuilder) -> Page {
+        let r = match &self.cookie {
+            Some(c) => r.header("cookie", format!("vitals_session={c}")),
+            None => r,
+        };
+        let resp = r.send().await.unwrap();
+        let headers = resp.headers().clone();
+        if let Some(set) = headers.get("set-cookie").and_then(|v| v.to_str().ok()) {
+            let value = set.split(';').next().unwrap().trim_start_matches("vitals_session=").to_string();
+            self.cookie = (!value.is_empty()).then_some(value);
+        }
+        Page { status: resp.status().as_u16(), headers, body: resp.text().await.unwrap() }
+    }
+
+    async fn get(&mut self, path: &str) -> Page {
+        let r = self.http.get(format!("{}{path}", self.base));
+        self.send(r).await
+    }
+
+    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+        let r = self.http.post(format!("{}{path}", self.base)).form(form);
+        self.send(r).await
+    }
+}
+
+/// Every page's headers: no framing, no script, never cached, no referrer.
+fn guarded(p: &Page) {
+    let csp = p.headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp}");
+    assert_eq!(p.headers["x-frame-options"], "DENY");
+    assert_eq!(p.headers["cache-control"], "no-store");
+    assert_eq!(p.headers["referrer-policy"], "no-referrer");
+    assert!(!p.body.contains("<script"), "no script in a page");
+}
+
+#[tokio::test]
+async fn a_person_joins_connects_and_leaves_without_the_operator() {
+    let fx = login::Fixture::new("people").await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let public = format!("http://127.0.0.1:{port}");
+    let tenants = folder("people-tenants");
+    let env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let log = fx.dir.join("serve.log");
+    let mut cmd = command(&fx.twin, &fx.dir, &env);
+    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
+        .stderr(std::fs::File::create(&log).unwrap())
+        .kill_on_drop(true);
+    let _child = cmd.spawn().unwrap();
+    for _ in 0..400 {
+        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let said = std::fs::read_to_string(&log).unwrap();
+    assert!(said.contains(&format!("people sign in at {public}/signin")), "{said}");
+
+    // Sign-up is closed: only an invitation lets someone in.
+    let mut stranger = Person::new(&public);
+    assert_eq!(stranger.get("/join").await.status, 404);
+    let link = tenant(&fx.twin, &tenants, &["invite", "--days", "1", "--public-url", &public]).await.unwrap();
+    let path = link.strip_prefix(&public).unwrap().to_string();
+    let token = path.trim_start_matches("/join/").to_string();
+    assert!(stranger.get("/join/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA").await.body.contains("never existed"));
+
+    // The invitation: what vitals reads and keeps, then one button.
+    let mut me = Person::new(&public);
+    let join = me.get(&path).await;
+    assert_eq!(join.status, 200, "{}", join.body);
+    guarded(&join);
+    assert!(join.body.contains("keeps no health data"), "the privacy text comes first: {}", join.body);
+    let set = join.headers["set-cookie"].to_str().unwrap();
+    assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax") && !set.contains("Secure"), "Secure only behind https: {set}");
+    // A form without this session's token is refused, whoever sends it.
+    assert_eq!(me.post(&path, &[]).await.status, 403);
+    let other = stranger.get(&path).await.csrf();
+    assert_eq!(me.post(&path, &[("csrf", &other)]).await.status, 403, "another session's token");
+    assert!(tenants_in(&tenants).is_empty(), "nothing made by a refused form");
+    let welcome = me.post(&path, &[("csrf", &join.csrf())]).await;
+    assert_eq!(welcome.status, 200, "{}", welcome.body);
+    guarded(&welcome);
+    let key = welcome.inside("data-key");
+    let connector = welcome.inside("data-connector");
+    let ids = tenants_in(&tenants);
+    assert_eq!(ids.len(), 1);
+    let id = ids[0].clone();
+    assert_eq!(connector, format!("{public}/u/{id}/mcp"));
+    assert!(key.starts_with("vk-"));
+    // Used once: nobody else gets in with it.
+    let again = stranger.get(&path).await;
+    assert_eq!(again.status, 404);
+    assert!(again.body.contains("used already"), "{}", again.body);
+
+    // The connector URL is theirs: their assistant reads through it.
+    let s = client(&connector, None).await;
+    s.ok("vitals_check", serde_json::json!({})).await;
+
+    // Their page: connect Oura through the server's own callback, then disconnect it.
+    let page = me.get("/me").await;
+    guarded(&page);
+    assert!(page.body.contains("data-provider=\"oura\" data-connected=\"false\""), "{}", page.body);
+    fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = format!("{public}/u/{id}/callback/oura");
+    assert_eq!(me.post("/me/connect/oura", &[("csrf", "x")]).await.status, 403);
+    let go = me.post("/me/connect/oura", &[("csrf", &page.csrf())]).await;
+    assert_eq!(go.status, 303, "{}", go.body);
+    let (status, landed) = login::open_in_browser(&go.location()).await;
+    assert_eq!(status, 200, "{landed}");
+    assert!(landed.contains("is connected") && landed.contains("href=\"/me\""), "{landed}");
+    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap().is_some(), "saved in the tenant's folder");
+    let page = me.get("/me").await;
+    assert!(page.body.contains("data-provider=\"oura\" data-connected=\"true\""), "{}", page.body);
+    let gone = me.post("/me/disconnect/oura", &[("csrf", &page.csrf())]).await;
+    assert_eq!(gone.status, 200);
+    assert!(gone.body.contains("data-provider=\"oura\" data-connected=\"false\""), "{}", gone.body);
+    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap().is_none());
+
+    // Out and back in with the key; the old session opens nothing.
+    let old = me.cookie.clone();
+    assert_eq!(me.post("/signout", &[("csrf", &gone.csrf())]).await.location(), "/signin");
+    me.cookie = old;
+    assert_eq!(me.get("/me").await.location(), "/signin", "a signed-out session is gone");
+    let form = me.get("/signin").await;
+    guarded(&form);
+    let before = me.cookie.clone();
+    let back = me.post("/signin", &[("csrf", &form.csrf()), ("key", &key)]).await;
+    assert_eq!((back.status, back.location()), (303, "/me".to_string()));
+    assert_ne!(me.cookie, before, "signing in makes a new session");
+
+    // Delete: asked once, then gone, and said.
+    let ask = me.get("/me/delete").await;
+    assert!(ask.body.contains("cannot be undone"));
+    let done = me.post("/me/delete", &[("csrf", &ask.csrf())]).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains("gone from this server"));
+    assert!(tenants_in(&tenants).is_empty(), "the folder is gone");
+    assert_eq!(no_redirects().post(&connector).send().await.unwrap().status(), 404, "the connector URL stops at once");
+    assert_eq!(me.get("/me").await.location(), "/signin");
+
+    // The key opens nothing now; wrong keys are limited per address.
+    let mut guesser = Person::new(&public);
+    let mut last = 0;
+    for _ in 0..session_limit() + 1 {
+        let f = guesser.get("/signin").await;
+        last = guesser.post("/signin", &[("csrf", &f.csrf()), ("key", &key)]).await.status;
+        if last == 429 {
+            break;
+        }
+        assert_eq!(last, 401);
+    }
+    assert_eq!(last, 429, "refused for a while after {} wrong keys", session_limit());
+
+    // An expired invitation says when it expired, and lets no one in.
+    let link = tenant(&fx.twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();
+    let token2 = link.rsplit('/').next().unwrap().to_string();
+    let past = jiff::Timestamp::now() - jiff::SignedDuration::from_secs(60);
+    std::fs::write(tenants.join(".invitations").join(vitals::hosted::people::invite::digest(&token2)), past.as_second().to_string()).unwrap();
+    let expired = stranger.get(&format!("/join/{token2}")).await;
+    assert!(expired.status == 404 && expired.body.contains("expired on"), "{}", expired.body);
+
+    // Nothing secret reached the log.
+    let said = std::fs::read_to_string(&log).unwrap();
+    for secret in [key.as_str(), token.as_str(), token2.as_str(), id.as_str()] {
+        assert!(!said.contains(secret), "the log carries a secret: {said}");
+    }
+    assert!(said.contains("a person made a tenant") && said.contains("a person deleted their tenant"), "{said}");
+}
+
+#[tokio::test]
+async fn open_sign_up_is_a_choice_of_the_operator() {
+    let twin = twin().await;
+    let tenants = folder("people-open");
+    let h = super::http::hosted(&twin, &folder("people-open-cfg"), &["--tenants", tenants.to_str().unwrap(), "--open-signup"], &[]).await;
+    let mut p = Person::new(&h.base);
+    let join = p.get("/join").await;
+    assert_eq!(join.status, 200);
+    assert!(join.body.contains("sign-up is open"));
+    let welcome = p.post("/join", &[("csrf", &join.csrf())]).await;
+    assert_eq!(welcome.status, 200);
+    assert_eq!(tenants_in(&tenants).len(), 1);
+    let e = super::http::hosted_err(&twin, &folder("people-open-bad"), &["--open-signup"]).await;
+    assert!(e.contains("--open-signup") && e.contains("--tenants"), "{e}");
+}
+
+fn session_limit() -> usize {
+    vitals::hosted::people::session::FAILS_PER_ADDRESS
+}
+
+fn tenants_in(dir: &std::path::Path) -> Vec<String> {
+    vitals::hosted::tenants::Tenants { dir: dir.to_path_buf() }.list().unwrap().iter().map(|t| t.as_str().to_string()).collect()
+}
