@@ -101,6 +101,10 @@ struct ServeArgs {
     /// with an invitation from `vitals-mcp tenant invite`).
     #[arg(long)]
     open_signup: bool,
+    /// With --tenants: `oauth` also lets each person's assistant in at <public URL>/mcp with OAuth
+    /// (MCP authorization: the person allows it on their page); `url` (default) only by secret URL.
+    #[arg(long, value_name = "url|oauth")]
+    auth: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -179,6 +183,13 @@ async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
         public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
         tenants: Tenants::from(a.tenants),
         open_signup: a.open_signup,
+        oauth: match a.auth.as_deref() {
+            None | Some("url") => false,
+            Some("oauth") => true,
+            Some(other) => {
+                return Err(format!("`--auth` {other:?}: send url (the secret URL is the key, the default) or oauth (MCP authorization at <public URL>/mcp)"))
+            }
+        },
         limits,
     };
     serve(opts, stop_signal()).await?;

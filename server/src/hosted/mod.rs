@@ -5,6 +5,7 @@
 //! `--bearer-file` names one. SIGTERM lets the calls under way finish before sessions close.
 pub mod guard;
 pub mod mount;
+pub mod oauth;
 pub mod people;
 pub mod tenants;
 
@@ -52,6 +53,8 @@ pub struct ServeOptions {
     pub tenants: Option<Tenants>,
     /// With `tenants`: anyone may make a tenant at `/join`, not only a holder of an invitation.
     pub open_signup: bool,
+    /// With `tenants`: MCP authorization (OAuth 2.1) at `/mcp`, beside the secret paths.
+    pub oauth: bool,
     pub limits: Limits,
 }
 
@@ -91,6 +94,8 @@ struct Server {
     people: people::session::Sessions,
     /// The address people and clients reach this server at, without a trailing `/`.
     base_url: String,
+    /// The authorization server, with `--auth oauth`.
+    auth: Option<oauth::Auth>,
 }
 
 impl Server {
@@ -162,10 +167,24 @@ fn not_found() -> Response {
 }
 
 async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request) -> Response {
+    let req = match &server.auth {
+        Some(auth) => match oauth::handle(&server, auth, req, peer.ip()).await {
+            Ok(answer) => return answer,
+            Err(req) => req,
+        },
+        None => req,
+    };
     let req = match people::handle(&server, req, peer.ip()).await {
         Ok(page) => return page,
         Err(req) => req,
     };
+    if let (Some(auth), "/mcp") = (&server.auth, req.uri().path()) {
+        return match oauth::tenant_of_request(&server, auth, &req).map(|t| server.tenant(&t)) {
+            Ok(Some(site)) => mcp(&server, &site, req).await,
+            Ok(None) => oauth::challenge(&server, Some("the token's person is gone")),
+            Err(refused) => *refused,
+        };
+    }
     let Some((site, route)) = server.route(req.uri().path()) else {
         return not_found();
     };
@@ -177,21 +196,25 @@ async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectI
                     return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
                 }
             }
-            let counted = req.method() == "POST";
-            let done = counted.then(|| InFlight::enter(&server.in_flight));
-            let resp = site.mcp.handle(req).await;
-            // The answer streams after `handle` returns: the call is under way until its body ends,
-            // so the guard rides in the body (in a closure that passes each frame through) and is
-            // dropped with it.
-            resp.map(|b| match done {
-                Some(d) => Body::new(http_body_util::BodyExt::map_frame(b, move |f| {
-                    let _ = &d;
-                    f
-                })),
-                None => Body::new(b),
-            })
+            mcp(&server, &site, req).await
         }
     }
+}
+
+/// A request for a site's MCP endpoint, counted while its answer streams (SIGTERM waits for it).
+async fn mcp(server: &Server, site: &Site, req: Request) -> Response {
+    let counted = req.method() == "POST";
+    let done = counted.then(|| InFlight::enter(&server.in_flight));
+    let resp = site.mcp.handle(req).await;
+    // The answer streams after `handle` returns: the call is under way until its body ends, so
+    // the guard rides in the body (in a closure that passes each frame through) and is dropped with it.
+    resp.map(|b| match done {
+        Some(d) => Body::new(http_body_util::BodyExt::map_frame(b, move |f| {
+            let _ = &d;
+            f
+        })),
+        None => Body::new(b),
+    })
 }
 
 /// One call under way, until dropped.
@@ -302,8 +325,16 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         rmcp,
         in_flight: Arc::new(AtomicUsize::new(0)),
         people: Default::default(),
+        auth: None,
         base_url: shown,
     };
+    if server.opts.oauth {
+        let Some(t) = &server.opts.tenants else {
+            return Err("--auth oauth lets each person's assistant in with a token for their own tenant: it needs --tenants DIR".into());
+        };
+        let loopback = server.opts.public_url.as_ref().is_none_or(|u| matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")));
+        server.auth = Some(oauth::Auth::in_tenants(t, loopback));
+    }
     if let Some(m) = &server.mount {
         server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
     }

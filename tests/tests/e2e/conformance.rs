@@ -93,7 +93,7 @@ fn every_server_scenario_of_the_suite_is_run_or_said_not_to_apply() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_conformance_suite_passes_at_a_secret_path_and_at_a_tenant() {
+async fn the_conformance_suite_passes_at_a_secret_path_and_at_a_tenant_with_and_without_oauth() {
     let tools = npm_tools();
     let twin = twin().await;
     let one = hosted(&twin, &folder("conformance-one"), &[], &[]).await;
@@ -101,7 +101,10 @@ async fn the_conformance_suite_passes_at_a_secret_path_and_at_a_tenant() {
     let id = vitals::hosted::tenants::Tenants { dir: tenants.clone() }.add().unwrap();
     let many = hosted(&twin, &folder("conformance-host"), &["--tenants", tenants.to_str().unwrap()], &[]).await;
     let tenant_url = format!("{}{}", many.base, id.mcp_path());
-    for url in [one.url.clone(), tenant_url] {
+    // A server that also lets assistants in with OAuth keeps serving the secret paths as before.
+    let with_oauth = hosted(&twin, &folder("conformance-oauth"), &["--tenants", tenants.to_str().unwrap(), "--auth", "oauth"], &[]).await;
+    let oauth_tenant_url = format!("{}{}", with_oauth.base, id.mcp_path());
+    for url in [one.url.clone(), tenant_url, oauth_tenant_url] {
         for scenario in APPLIES {
             let tools = tools.clone();
             let u = url.clone();

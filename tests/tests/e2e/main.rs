@@ -23,6 +23,7 @@ mod invariants;
 mod load;
 mod matrix;
 mod mcpb;
+mod oauth;
 mod oura;
 mod people;
 mod polar;

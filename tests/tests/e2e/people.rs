@@ -9,29 +9,29 @@ use reqwest::header::HeaderMap;
 use std::time::Duration;
 
 /// A browser without JavaScript: follows nothing by itself, keeps its one cookie.
-struct Person {
+pub struct Person {
     http: reqwest::Client,
     base: String,
-    cookie: Option<String>,
+    pub cookie: Option<String>,
 }
 
-struct Page {
-    status: u16,
-    headers: HeaderMap,
-    body: String,
+pub struct Page {
+    pub status: u16,
+    pub headers: HeaderMap,
+    pub body: String,
 }
 
 impl Page {
     /// The CSRF token of the page's first form.
-    fn csrf(&self) -> String {
+    pub fn csrf(&self) -> String {
         let at = self.body.find("name=\"csrf\" value=\"").unwrap_or_else(|| panic!("a form: {}", self.body)) + 19;
         self.body[at..].split('"').next().unwrap().to_string()
     }
-    fn location(&self) -> String {
+    pub fn location(&self) -> String {
         self.headers["location"].to_str().unwrap().to_string()
     }
     /// The text inside the first element carrying `attr`.
-    fn inside(&self, attr: &str) -> String {
+    pub fn inside(&self, attr: &str) -> String {
         let at = self.body.find(attr).unwrap_or_else(|| panic!("{attr} in {}", self.body));
         let from = at + self.body[at..].find('>').unwrap() + 1;
         self.body[from..from + self.body[from..].find('<').unwrap()].to_string()
@@ -39,7 +39,7 @@ impl Page {
 }
 
 impl Person {
-    fn new(base: &str) -> Person {
+    pub fn new(base: &str) -> Person {
         Person { http: no_redirects(), base: base.into(), cookie: None }
     }
 
@@ -57,19 +57,19 @@ impl Person {
         Page { status: resp.status().as_u16(), headers, body: resp.text().await.unwrap() }
     }
 
-    async fn get(&mut self, path: &str) -> Page {
+    pub async fn get(&mut self, path: &str) -> Page {
         let r = self.http.get(format!("{}{path}", self.base));
         self.send(r).await
     }
 
-    async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
+    pub async fn post(&mut self, path: &str, form: &[(&str, &str)]) -> Page {
         let r = self.http.post(format!("{}{path}", self.base)).form(form);
         self.send(r).await
     }
 }
 
 /// Every page's headers: no framing, no script, never cached, no referrer.
-fn guarded(p: &Page) {
+pub fn guarded(p: &Page) {
     let csp = p.headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("frame-ancestors 'none'") && csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp}");
     assert_eq!(p.headers["x-frame-options"], "DENY");
@@ -231,6 +231,6 @@ fn session_limit() -> usize {
     vitals::hosted::people::session::FAILS_PER_ADDRESS
 }
 
-fn tenants_in(dir: &std::path::Path) -> Vec<String> {
+pub fn tenants_in(dir: &std::path::Path) -> Vec<String> {
     vitals::hosted::tenants::Tenants { dir: dir.to_path_buf() }.list().unwrap().iter().map(|t| t.as_str().to_string()).collect()
 }

@@ -57,6 +57,7 @@ pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Resul
         (Method::POST, "/me/delete", Some(f)) => ctx.delete(&f).await,
         (Method::POST, p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
         (Method::POST, p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
+        (Method::POST, "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
         _ => StatusCode::NOT_FOUND.into_response(),
     })
 }
@@ -79,7 +80,7 @@ fn visit(server: &Server, req: &Request) -> Visit {
 }
 
 /// A posted form's fields; none when it is not a form or is over [`MAX_FORM`] (its CSRF check fails).
-async fn read_form(req: Request) -> HashMap<String, String> {
+pub(super) async fn read_form(req: Request) -> HashMap<String, String> {
     use axum::extract::FromRequest;
     let req = req.map(|b| Body::new(http_body_util::Limited::new(b, MAX_FORM)));
     axum::Form::<HashMap<String, String>>::from_request(req, &()).await.map(|f| f.0).unwrap_or_default()
@@ -223,7 +224,16 @@ impl Ctx<'_> {
     }
 
     fn me(&self, flash: Option<&str>) -> Response {
-        self.signed_in(|t, csrf| self.html(StatusCode::OK, pages::me(&self.connector(t), &self.rows(t), csrf, flash), None))
+        // The Connect buttons end at each provider's login page.
+        let logins: Vec<String> = crate::providers::all_in(&Home::Local)
+            .iter()
+            .filter_map(|p| p.spec().connection.oauth())
+            .filter_map(|o| origin_of(&crate::accounts::oauth::env_or(o.authorize_env, o.authorize_url)))
+            .collect();
+        self.signed_in(|t, csrf| {
+            let clients = self.server.auth.as_ref().map(|a| a.grants.of(t)).unwrap_or_default();
+            self.html_posting_to(StatusCode::OK, pages::me(&self.connector(t), &self.rows(t), &clients, csrf, flash), None, &logins)
+        })
     }
 
     fn connect(&self, provider: &str, form: &HashMap<String, String>) -> Response {
@@ -258,6 +268,20 @@ impl Ctx<'_> {
         self.me(Some(&said))
     }
 
+    fn revoke_client(&self, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let (Some(t), Some(auth), Some(client)) = (self.visit.tenant.clone(), self.server.auth.as_ref(), form.get("client_id")) else {
+            return self.redirect("/signin", None);
+        };
+        let said = match auth.grants.revoke_client(&t, Some(client)) {
+            Ok(()) => "Revoked: that assistant's tokens open nothing from now on.".to_string(),
+            Err(e) => format!("Not revoked ({e})."),
+        };
+        self.me(Some(&said))
+    }
+
     async fn delete(&self, form: &HashMap<String, String>) -> Response {
         if !self.csrf_ok(form) {
             return self.refused_form();
@@ -275,6 +299,11 @@ impl Ctx<'_> {
             }
         }
         self.sessions().end_all(&t);
+        if let Some(auth) = &self.server.auth {
+            if let Err(e) = auth.grants.revoke_client(&t, None) {
+                said.push(format!("The assistants you let in could not be revoked ({e}); their tokens open nothing once your folder is gone."));
+            }
+        }
         self.server.drop_tenant(&t);
         if let Err(e) = self.tenants.remove(t.as_str()) {
             tracing::warn!("a tenant's folder could not be removed: {e}");
@@ -286,15 +315,35 @@ impl Ctx<'_> {
     }
 }
 
-/// The headers every page carries: no caching, no framing, no script, no referrer.
-fn secure(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
+/// The headers every page carries: no caching, no framing, no script, no referrer. Forms post to
+/// this server, or to `also` (a form whose answer redirects elsewhere: browsers check the CSP's
+/// `form-action` against where the redirect goes).
+pub(super) fn secure_headers_for(resp: &mut Response, also: &[String]) {
     let h = resp.headers_mut();
-    let csp = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp));
+    let csp = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'{}; frame-ancestors 'none'; base-uri 'none'",
+        also.iter().map(|o| format!(" {o}")).collect::<String>()
+    );
+    if let Ok(v) = HeaderValue::from_str(&csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
     h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+}
+
+pub(super) fn secure_headers(resp: &mut Response) {
+    secure_headers_for(resp, &[]);
+}
+
+/// The origin of a URL (`https://host[:port]`), for a CSP source.
+pub(super) fn origin_of(u: &str) -> Option<String> {
+    let u = url::Url::parse(u).ok()?;
+    Some(u.origin().ascii_serialization()).filter(|o| o != "null")
+}
+
+fn set_cookie(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
     let secure = if https { "; Secure" } else { "" };
     let value = match cookie {
         Some(Cookie::Set(id)) => format!("{}={id}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{secure}", session::COOKIE, session::MAX_AGE.as_secs()),
@@ -302,25 +351,51 @@ fn secure(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
         None => return,
     };
     if let Ok(v) = HeaderValue::from_str(&value) {
-        h.insert(header::SET_COOKIE, v);
+        resp.headers_mut().insert(header::SET_COOKIE, v);
     }
+}
+
+/// Whether people reach `server` over https (then its cookie is Secure).
+fn https(server: &Server) -> bool {
+    server.opts.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
+}
+
+/// The live session a request's cookie names, and its tenant (for the authorization page).
+pub(super) fn session_of(server: &Server, req: &Request) -> Option<(String, Option<TenantId>)> {
+    let v = visit(server, req);
+    v.session.map(|s| (s, v.tenant))
+}
+
+/// That session, or a new one: its id, tenant, and whether it was just made (its cookie to set).
+pub(super) fn session_or_new(server: &Server, s: Option<(String, Option<TenantId>)>) -> (String, Option<TenantId>, bool) {
+    match s {
+        Some((id, t)) => (id, t, false),
+        None => (server.people.start(None), None, true),
+    }
+}
+
+/// Set a new session's cookie on a page of another module (the authorization page).
+pub(super) fn set_session(resp: &mut Response, made: Option<String>, server: &Server) {
+    set_cookie(resp, made.map(Cookie::Set), https(server));
 }
 
 impl Ctx<'_> {
     fn html(&self, status: StatusCode, body: String, cookie: Option<Cookie>) -> Response {
+        self.html_posting_to(status, body, cookie, &[])
+    }
+
+    /// A page whose forms may end at `also` (a provider's login page, after our redirect).
+    fn html_posting_to(&self, status: StatusCode, body: String, cookie: Option<Cookie>, also: &[String]) -> Response {
         let mut r = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], Body::from(body)).into_response();
-        secure(&mut r, cookie, self.https());
+        secure_headers_for(&mut r, also);
+        set_cookie(&mut r, cookie, https(self.server));
         r
     }
 
     fn redirect(&self, to: &str, cookie: Option<Cookie>) -> Response {
         let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
-        secure(&mut r, cookie, self.https());
+        secure_headers(&mut r);
+        set_cookie(&mut r, cookie, https(self.server));
         r
-    }
-
-    /// Whether people reach this server over https (then its cookie is Secure).
-    fn https(&self) -> bool {
-        self.server.opts.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
     }
 }

@@ -112,7 +112,7 @@ pub struct Row {
     pub here: bool,
 }
 
-pub fn me(connector: &str, rows: &[Row], csrf: &str, flash: Option<&str>) -> String {
+pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants::Grant], csrf: &str, flash: Option<&str>) -> String {
     page(
         "Your vitals",
         html! {
@@ -134,9 +134,48 @@ pub fn me(connector: &str, rows: &[Row], csrf: &str, flash: Option<&str>) -> Str
                 }
             }
             p.note { "Garmin's key and Garmin Connect's login are not typed into this page yet: connect them with vitals on your own computer, then ask the operator to import that folder." }
+            @if !clients.is_empty() {
+                h2 { "Assistants you let in" }
+                @for c in clients {
+                    div.row data-client=(c.client_id) {
+                        span { b { (c.client_name) } }
+                        form method="post" action="/me/revoke-client" {
+                            input type="hidden" name="csrf" value=(csrf);
+                            input type="hidden" name="client_id" value=(c.client_id);
+                            button type="submit" { "Revoke" }
+                        }
+                    }
+                }
+            }
             h2 { "Leave" }
             (button("/signout", csrf, "Sign out", false))
             p { a href="/me/delete" { "Delete my vitals…" } }
+        },
+    )
+}
+
+/// The authorization page: which client asks, where it sends the answer, Allow or Deny; the
+/// sign-in key too when the browser is not signed in.
+pub fn consent(client: &str, host: &str, fields: &[(String, String)], csrf: &str, need_key: bool, error: Option<&str>) -> String {
+    page(
+        "Let an assistant in",
+        html! {
+            h1 { "Let " (client) " read your vitals?" }
+            @if let Some(e) = error { p.error role="alert" { (e) } }
+            p { (client) " asks to read your wearable data through this server (nothing is ever written to your accounts). Your answer goes back to " code { (host) } "." }
+            p.note { "You can revoke it on your page at any time." }
+            form method="post" action="/oauth/authorize" {
+                input type="hidden" name="csrf" value=(csrf);
+                @for (k, v) in fields { input type="hidden" name=(k) value=(v); }
+                @if need_key {
+                    label for="key" { "Your sign-in key (it starts with vk-)" }
+                    input #key type="password" name="key" autocomplete="current-password";
+                    p.note { "No key? Only a person with an invitation from this server's operator has one." }
+                }
+                button type="submit" name="decision" value="allow" { "Allow" }
+                " "
+                button type="submit" name="decision" value="deny" { "Deny" }
+            }
         },
     )
 }
