@@ -232,7 +232,7 @@ pub async fn save_key(state: tauri::State<'_, AppState>, provider: String, key: 
 #[tauri::command]
 pub async fn session_login(state: tauri::State<'_, AppState>, provider: String, email: String, password: String) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
-    let form = SessionForm { email: email.trim().to_string(), password: Secret::new(password), code: None };
+    let form = SessionForm { email: email.trim().to_string(), password: Secret::new(password), code: None, waiting_as: None };
     submit(&state, p, form).await
 }
 

@@ -263,6 +263,9 @@ pub struct SessionForm {
     pub password: Secret,
     /// The one-time code, once the provider has asked for one.
     pub code: Option<Secret>,
+    /// Whose login this is on a server of several people (a tenant's id): a login waiting for its
+    /// code is found again only by the same person. None on a person's own machine.
+    pub waiting_as: Option<String>,
 }
 
 /// Where a session login stands after one submission.

@@ -111,6 +111,11 @@ pub async fn setup(p: &ProviderSpec, store: &TokenStore) -> Result<(), String> {
 /// A key the user pasted: exchanged once now (so a refused key is said at once, and never saved),
 /// then saved with its token. `key_days`: the key's own lifetime, when the user gave it.
 pub async fn save_key(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str) -> Result<Connected, String> {
+    save_key_in(p, key, key_days, source, &super::Home::Local).await
+}
+
+/// As [`save_key`], into `home`'s store (a hosted tenant's own folder).
+pub async fn save_key_in(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str, home: &super::Home) -> Result<Connected, String> {
     let spec = p.connection.api_key().ok_or_else(|| format!("{} does not connect with a key", p.display))?;
     if key.is_empty() {
         return Err(format!("The key is empty. {}", spec.create_help));
@@ -123,7 +128,7 @@ pub async fn save_key(p: &'static ProviderSpec, key: Secret, key_days: Option<u3
     t.key = Some(key);
     t.key_expires_at = key_days.map(|d| jiff::Timestamp::now().as_second() + i64::from(d) * 86_400);
     t.source = Some(source.to_string());
-    save_new(p, t).await
+    save_new_in(p, t, home).await
 }
 
 /// Where a session login stands after one submission.
@@ -135,8 +140,14 @@ pub enum Submitted {
 
 /// One submission of a session login. The form (the password) is never stored.
 pub async fn submit(p: &'static ProviderSpec, form: SessionForm, source: &str) -> Result<Submitted, String> {
+    submit_in(p, form, source, &super::Home::Local).await
+}
+
+/// As [`submit`], saved into `home`'s store. A form with the one-time code needs no password: the
+/// login waiting for it holds Garmin's session, not the password.
+pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str, home: &super::Home) -> Result<Submitted, String> {
     let login = p.connection.session().and_then(|s| s.login).ok_or_else(|| format!("{} has no login this server offers", p.display))?;
-    if form.email.trim().is_empty() || form.password.is_empty() {
+    if form.email.trim().is_empty() || (form.password.is_empty() && form.code.is_none()) {
         return Err("Both the email and the password are needed.".into());
     }
     match login(form).await? {
@@ -144,7 +155,7 @@ pub async fn submit(p: &'static ProviderSpec, form: SessionForm, source: &str) -
         SessionStep::Done(grant) => {
             let mut t = Tokens::from_grant(grant);
             t.source = Some(source.to_string());
-            save_new(p, t).await.map(Submitted::Connected)
+            save_new_in(p, t, home).await.map(Submitted::Connected)
         }
     }
 }

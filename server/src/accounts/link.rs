@@ -103,6 +103,14 @@ impl Link {
         let id = oauth2::CsrfToken::new_random().secret().clone();
         if let Some(base) = &place.hosted {
             let Connection::OAuth(_) = p.connection else {
+                // A server of several people has their own pages, where a key or a password is typed.
+                if let Some((origin, _)) = base.split_once("/u/") {
+                    return Err(LinkError::NoPage(format!(
+                        "{} is not connected from the chat: its key or password is typed into your own page on this server, never into \
+                         the chat. Open {origin}/me (sign in with your key, vk-…) and choose Connect beside {}.",
+                        p.display, p.display
+                    )));
+                }
                 return Err(LinkError::NoPage(format!(
                     "On this hosted server, {} cannot be connected from the chat: its login is typed into a page that only the server's own \
                      machine can open. Connect it with vitals on your own computer, then ask the server's operator to bring that \

@@ -66,7 +66,7 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
                     (email, secret("Password (it is not shown, and never stored): ")?)
                 }
             };
-            let mut form = SessionForm { email, password, code: None };
+            let mut form = SessionForm { email, password, code: None, waiting_as: None };
             loop {
                 match submit(p, form.clone(), SOURCE).await? {
                     Submitted::Connected(c) => return Ok(c),

@@ -1,7 +1,8 @@
 //! Our own page on loopback, for the connections whose secret the user types (a pasted key; a
 //! session's email, password and one-time code), so it is typed there and never into the chat.
 //! 127.0.0.1 only, one random path, open for [`CALLBACK_WAIT`]; a refused entry shows the form
-//! again with why. A password waiting for its one-time code is held in this listener's memory only.
+//! again with why. A login waiting for its one-time code holds the email, never the password: the
+//! provider's own session (in memory) is what the code completes.
 use super::browser::{escape, html, outcome_page, CALLBACK_WAIT};
 use super::grant::Connected;
 use super::grant::{save_key, submit, Submitted};
@@ -100,12 +101,12 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                     waiting.code = Some(Secret::new(get("code")));
                     waiting
                 }
-                _ => SessionForm { email: get("email"), password: Secret::new(f.get("password").cloned().unwrap_or_default()), code: None },
+                _ => SessionForm { email: get("email"), password: Secret::new(f.get("password").cloned().unwrap_or_default()), code: None, waiting_as: None },
             };
             match submit(p, form.clone(), SOURCE).await {
                 Ok(Submitted::Connected(c)) => Ok(Posted::Done(c)),
                 Ok(Submitted::NeedsCode(words)) => {
-                    *held = Some(form);
+                    *held = Some(SessionForm { password: Secret::default(), ..form });
                     Ok(Posted::Code(words))
                 }
                 Err(e) => Err(e),

@@ -68,6 +68,33 @@ impl Person {
     }
 }
 
+/// `serve --http` on a port of its own with `--tenants` and a loopback `--public-url`: the public
+/// URL, the log, and the child (killed when dropped).
+pub async fn serve_people(
+    twin: &Twin,
+    config: &std::path::Path,
+    tenants: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (String, std::path::PathBuf, tokio::process::Child) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let public = format!("http://127.0.0.1:{port}");
+    let log = config.join("serve.log");
+    let mut cmd = command(twin, config, env);
+    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
+        .args(args)
+        .stderr(std::fs::File::create(&log).unwrap())
+        .kill_on_drop(true);
+    let child = cmd.spawn().unwrap();
+    for _ in 0..400 {
+        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (public, log, child)
+}
+
 /// Every page's headers: no framing, no script, never cached, no referrer.
 pub fn guarded(p: &Page) {
     let csp = p.headers["content-security-policy"].to_str().unwrap();
@@ -233,4 +260,88 @@ fn session_limit() -> usize {
 
 pub fn tenants_in(dir: &std::path::Path) -> Vec<String> {
     vitals::hosted::tenants::Tenants { dir: dir.to_path_buf() }.list().unwrap().iter().map(|t| t.as_str().to_string()).collect()
+}
+
+/// Garmin's Personal API key pasted into the person's page, and a Garmin Connect login with its
+/// one-time code, against the twins: saved in the tenant's folder; the password goes to Garmin in
+/// the one request and is never in the server's memory past it (the code completes Garmin's own
+/// session), nor in the log, a page or a file; a wrong key or password is said on the page.
+#[tokio::test]
+async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_code() {
+    use vitals_twin::garmin_connect::{GarminConnect, CODE, EMAIL, PASSWORD};
+    let twin = twin().await;
+    twin.garmin_connect(|g| g.mfa = Some("email"));
+    let tenants = folder("people-garmin");
+    let cfg = folder("people-garmin-cfg");
+    let mut env: Vec<(String, String)> = GarminConnect::env(&twin.base_url()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
+    env.push(("VITALS_GARMIN_BASE_URL".into(), twin.base_url()));
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (public, log, _child) = serve_people(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
+    let mut me = Person::new(&public);
+    let join = me.get("/join").await;
+    me.post("/join", &[("csrf", &join.csrf())]).await;
+    let id = tenants_in(&tenants)[0].clone();
+    let page = me.get("/me").await;
+    assert!(page.body.contains("href=\"/me/key/garmin\"") && page.body.contains("href=\"/me/login/garmin-connect\""), "{}", page.body);
+
+    // From the chat, a key or a password is not asked for: the answer points at the page.
+    let s = client(&format!("{public}/u/{id}/mcp"), None).await;
+    let said = text(&s.call_raw("vitals_connect", serde_json::json!({"provider": "garmin"})).await);
+    assert!(said.contains(&format!("{public}/me")) && said.contains("never into the chat"), "{said}");
+
+    // The key: a wrong one is said and saves nothing; the right one connects.
+    let form = me.get("/me/key/garmin").await;
+    guarded(&form);
+    assert!(form.body.contains("name=\"key\""));
+    let wrong = me.post("/me/key/garmin", &[("csrf", &form.csrf()), ("key", "not-a-key-at-all"), ("days", "")]).await;
+    assert_eq!(wrong.status, 400, "{}", wrong.body);
+    assert!(wrong.body.contains("refused the key") && wrong.body.contains("nothing was saved"), "{}", wrong.body);
+    let ok = me.post("/me/key/garmin", &[("csrf", &form.csrf()), ("key", vitals_twin::garmin::KEY), ("days", "90")]).await;
+    assert!(ok.body.contains("Garmin is connected") && ok.body.contains("data-provider=\"garmin\" data-connected=\"true\""), "{}", ok.body);
+    let saved = vitals::accounts::TokenStore::file(tenants.join(&id)).load("garmin").unwrap().expect("saved in the tenant's folder");
+    assert_eq!(saved.source.as_deref(), Some("vitals' hosted page"));
+
+    // Garmin Connect: the consent text first, then the password, then the code Garmin sent.
+    let form = me.get("/me/login/garmin-connect").await;
+    guarded(&form);
+    assert!(form.body.contains("never stored, logged or kept"), "{}", form.body);
+    let refused = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", "not-the-password")]).await;
+    assert!(refused.body.contains("did not accept that email and password"), "{}", refused.body);
+    let asked = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", PASSWORD)]).await;
+    assert!(asked.body.contains("one-time code") && asked.body.contains("name=\"code\"") && !asked.body.contains("name=\"password\""), "{}", asked.body);
+    // Another person cannot finish this login with the code: it waits for this one alone.
+    let mut other = Person::new(&public);
+    let j = other.get("/join").await;
+    other.post("/join", &[("csrf", &j.csrf())]).await;
+    let f = other.get("/me/login/garmin-connect").await;
+    let stolen = other.post("/me/login/garmin-connect", &[("csrf", &f.csrf()), ("code", CODE)]).await;
+    assert!(stolen.body.contains("No login is waiting for a code here"), "{}", stolen.body);
+    let done = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("code", CODE)]).await;
+    assert!(done.body.contains("is connected") && done.body.contains("data-provider=\"garmin-connect\" data-connected=\"true\""), "{}", done.body);
+    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("garmin-connect").unwrap().is_some());
+
+    // The password and the code are nowhere: not in the log, not in any file of the tenants folder.
+    let log = std::fs::read_to_string(&log).unwrap();
+    for secret in [PASSWORD, CODE, vitals_twin::garmin::KEY] {
+        assert!(!log.contains(secret), "the log carries {secret}");
+        for f in walk(&tenants) {
+            let body = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
+            assert!(!body.contains(secret) || secret == vitals_twin::garmin::KEY, "{} carries a password or code", f.display());
+        }
+    }
+    twin.garmin_connect(|g| g.mfa = None);
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![];
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
 }

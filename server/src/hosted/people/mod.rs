@@ -15,6 +15,9 @@ pub mod session;
 use super::tenants::TenantId;
 use super::Server;
 use crate::accounts::Home;
+use crate::catalog::ProviderSpec;
+use crate::connection::{Connection, SessionForm};
+use crate::secret::Secret;
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, Method, StatusCode};
@@ -25,6 +28,8 @@ use std::net::IpAddr;
 
 /// The largest form taken.
 const MAX_FORM: usize = 16 * 1024;
+/// Where a login saved from these pages was typed (shown by `vitals_check`).
+const SOURCE: &str = "vitals' hosted page";
 
 /// What a request to a person's page needs to know of the browser.
 struct Visit {
@@ -58,6 +63,10 @@ pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Resul
         (Method::POST, p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
         (Method::POST, p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
         (Method::POST, "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
+        (Method::GET, p, None) if p.starts_with("/me/key/") => ctx.key_page(&p[8..], None),
+        (Method::POST, p, Some(f)) if p.starts_with("/me/key/") => ctx.key(&p[8..], &f).await,
+        (Method::GET, p, None) if p.starts_with("/me/login/") => ctx.login_page(&p[10..], None, None),
+        (Method::POST, p, Some(f)) if p.starts_with("/me/login/") => ctx.login(&p[10..], &f).await,
         _ => StatusCode::NOT_FOUND.into_response(),
     })
 }
@@ -218,7 +227,12 @@ impl Ctx<'_> {
                 name: s.name,
                 display: s.display,
                 connected: store.as_ref().is_some_and(|st| st.load(s.name).ok().flatten().is_some()),
-                here: s.connection.oauth().is_some(),
+                how: match &s.connection {
+                    Connection::OAuth(_) => pages::How::Redirect,
+                    Connection::ApiKey(_) => pages::How::Key,
+                    Connection::Session(x) if x.login.is_some() => pages::How::Login,
+                    _ => pages::How::Elsewhere,
+                },
             })
             .collect()
     }
@@ -266,6 +280,90 @@ impl Ctx<'_> {
         };
         self.server.drop_tenant(&t);
         self.me(Some(&said))
+    }
+
+    /// A signed-in person's tenant, its home, and the provider `name` connected the way `how` says.
+    fn provider(&self, name: &str, how: pages::How) -> Option<(TenantId, Home, &'static ProviderSpec)> {
+        let t = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some())?;
+        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let spec = self.rows(&t).into_iter().find(|r| r.name == name && r.how == how)?;
+        let spec = crate::providers::all_in(&home).iter().map(|p| p.spec()).find(|s| s.name == spec.name)?;
+        Some((t, home, spec))
+    }
+
+    fn key_page(&self, name: &str, error: Option<&str>) -> Response {
+        let Some((_, _, spec)) = self.provider(name, pages::How::Key) else { return self.redirect("/me", None) };
+        let help = spec.connection.api_key().map(|k| k.create_help).unwrap_or_default();
+        let csrf = self.visit.session.as_deref().map(|s| self.sessions().csrf(s)).unwrap_or_default();
+        let status = if error.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+        self.html(status, pages::key_form(spec.display, spec.name, help, &csrf, error), None)
+    }
+
+    async fn key(&self, name: &str, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some((t, home, spec)) = self.provider(name, pages::How::Key) else { return self.redirect("/me", None) };
+        let days = match form.get("days").map(|d| d.trim()).unwrap_or("") {
+            "" => None,
+            d => match d.parse::<u32>() {
+                Ok(n) => Some(n),
+                Err(_) => return self.key_page(name, Some(&format!("`days` must be a whole number of days; got {d:?}"))),
+            },
+        };
+        let key = Secret::new(form.get("key").map(|k| k.trim()).unwrap_or_default());
+        match crate::accounts::grant::save_key_in(spec, key, days, SOURCE, &home).await {
+            Ok(_) => {
+                self.server.drop_tenant(&t);
+                self.me(Some(&format!("{} is connected.", spec.display)))
+            }
+            Err(e) => self.key_page(name, Some(&e)),
+        }
+    }
+
+    fn login_page(&self, name: &str, code: Option<&str>, error: Option<&str>) -> Response {
+        let Some((_, _, spec)) = self.provider(name, pages::How::Login) else { return self.redirect("/me", None) };
+        let caution = spec.connection.session().map(|s| s.caution).unwrap_or_default();
+        let csrf = self.visit.session.as_deref().map(|s| self.sessions().csrf(s)).unwrap_or_default();
+        let status = if error.is_some() { StatusCode::BAD_REQUEST } else { StatusCode::OK };
+        self.html(status, pages::login_form(spec.display, spec.name, caution, &csrf, code, error), None)
+    }
+
+    /// Email and password (dropped when this request ends), or the one-time code of the login this
+    /// session waits on: Garmin's session is what the code completes, not the password.
+    async fn login(&self, name: &str, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some((t, home, spec)) = self.provider(name, pages::How::Login) else { return self.redirect("/me", None) };
+        let sid = self.visit.session.clone().unwrap_or_default();
+        let waiting = self.sessions().waiting(&sid).filter(|(p, _)| p == spec.name);
+        let code = form.get("code").map(|c| c.trim()).filter(|c| !c.is_empty());
+        let submitted = match (code, &waiting) {
+            (Some(code), Some((_, email))) => {
+                SessionForm { email: email.clone(), password: Secret::default(), code: Some(Secret::new(code)), waiting_as: Some(t.as_str().to_string()) }
+            }
+            (Some(_), None) => return self.login_page(name, None, Some("No login is waiting for a code here (it may have taken too long). Sign in again.")),
+            (None, _) => SessionForm {
+                email: form.get("email").map(|e| e.trim().to_string()).unwrap_or_default(),
+                password: Secret::new(form.get("password").cloned().unwrap_or_default()),
+                code: None,
+                waiting_as: Some(t.as_str().to_string()),
+            },
+        };
+        let email = submitted.email.clone();
+        self.sessions().wait_for_code(&sid, None);
+        match crate::accounts::grant::submit_in(spec, submitted, SOURCE, &home).await {
+            Ok(crate::accounts::grant::Submitted::Connected(_)) => {
+                self.server.drop_tenant(&t);
+                self.me(Some(&format!("{} is connected.", spec.display)))
+            }
+            Ok(crate::accounts::grant::Submitted::NeedsCode(words)) => {
+                self.sessions().wait_for_code(&sid, Some((spec.name.to_string(), email)));
+                self.login_page(name, Some(&words), None)
+            }
+            Err(e) => self.login_page(name, None, Some(&e)),
+        }
     }
 
     fn revoke_client(&self, form: &HashMap<String, String>) -> Response {

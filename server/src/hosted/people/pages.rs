@@ -103,13 +103,25 @@ pub fn sign_in(csrf: &str, error: Option<&str>) -> String {
     )
 }
 
+/// How the person's page connects a provider.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// A button that sends the browser to the provider's login and back.
+    Redirect,
+    /// A page of ours where a key is pasted.
+    Key,
+    /// A page of ours where email, password and a one-time code are typed.
+    Login,
+    /// Not from this page (tokens imported by the operator).
+    Elsewhere,
+}
+
 /// One provider as the person's page shows it.
 pub struct Row {
     pub name: &'static str,
     pub display: &'static str,
     pub connected: bool,
-    /// Whether this page can connect it (an OAuth login by redirect).
-    pub here: bool,
+    pub how: How,
 }
 
 pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants::Grant], csrf: &str, flash: Option<&str>) -> String {
@@ -126,14 +138,16 @@ pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants
                     span { b { (r.display) } " " span.note { @if r.connected { "connected" } @else { "not connected" } } }
                     @if r.connected {
                         (button(&format!("/me/disconnect/{}", r.name), csrf, "Disconnect", false))
-                    } @else if r.here {
-                        (button(&format!("/me/connect/{}", r.name), csrf, "Connect", false))
                     } @else {
-                        span.note { "not from this page yet" }
+                        @match r.how {
+                            How::Redirect => (button(&format!("/me/connect/{}", r.name), csrf, "Connect", false)),
+                            How::Key => a href=(format!("/me/key/{}", r.name)) { "Connect" },
+                            How::Login => a href=(format!("/me/login/{}", r.name)) { "Connect" },
+                            How::Elsewhere => span.note { "ask the operator" },
+                        }
                     }
                 }
             }
-            p.note { "Garmin's key and Garmin Connect's login are not typed into this page yet: connect them with vitals on your own computer, then ask the operator to import that folder." }
             @if !clients.is_empty() {
                 h2 { "Assistants you let in" }
                 @for c in clients {
@@ -176,6 +190,54 @@ pub fn consent(client: &str, host: &str, fields: &[(String, String)], csrf: &str
                 " "
                 button type="submit" name="decision" value="deny" { "Deny" }
             }
+        },
+    )
+}
+
+/// Paste a provider's key.
+pub fn key_form(display: &str, name: &str, help: &str, csrf: &str, error: Option<&str>) -> String {
+    page(
+        &format!("Connect {display}"),
+        html! {
+            h1 { "Connect " (display) }
+            @if let Some(e) = error { p.error role="alert" { (e) } }
+            p { "Paste your " (display) " key. It is checked with " (display) " and kept in your folder on this server, never shown again. " (help) }
+            form method="post" action=(format!("/me/key/{name}")) {
+                input type="hidden" name="csrf" value=(csrf);
+                label for="key" { "Key" }
+                input #key type="password" name="key" autocomplete="off" required;
+                label for="days" { "It expires in (as you chose when you made it; optional)" }
+                select #days name="days" { option value="" { "not said" } option { "30" } option { "90" } option { "180" } option value="365" { "365 (1 year)" } }
+                p { button type="submit" { "Connect" } }
+            }
+            p { a href="/me" { "Back" } }
+        },
+    )
+}
+
+/// Sign in to a provider with email and password, or (`code`) type the one-time code it sent.
+pub fn login_form(display: &str, name: &str, caution: &str, csrf: &str, code: Option<&str>, error: Option<&str>) -> String {
+    page(
+        &format!("Connect {display}"),
+        html! {
+            h1 { "Connect " (display) }
+            @if let Some(e) = error { p.error role="alert" { (e) } }
+            form method="post" action=(format!("/me/login/{name}")) {
+                input type="hidden" name="csrf" value=(csrf);
+                @if let Some(words) = code {
+                    p { (words) }
+                    label for="code" { "One-time code" }
+                    input #code type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required;
+                } @else {
+                    p { "Sign in with your " (display) " account. Your password goes straight to " (display) " in this one request and is then dropped: it is never stored, logged or kept while " (display) " sends you a code. " (caution) }
+                    label for="email" { "Email" }
+                    input #email type="text" name="email" autocomplete="username" required;
+                    label for="password" { "Password" }
+                    input #password type="password" name="password" autocomplete="current-password" required;
+                }
+                p { button type="submit" { "Connect" } }
+            }
+            p { a href="/me" { "Back" } }
         },
     )
 }

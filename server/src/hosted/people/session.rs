@@ -27,6 +27,8 @@ struct Session {
     tenant: Option<TenantId>,
     made: Instant,
     used: Instant,
+    /// A provider login waiting for its one-time code: the provider and the email (never the password).
+    waiting: Option<(String, String)>,
 }
 
 pub struct Sessions {
@@ -54,7 +56,7 @@ impl Sessions {
             let oldest = map.iter().min_by_key(|(_, s)| s.used).map(|(k, _)| k.clone());
             oldest.map(|k| map.remove(&k));
         }
-        map.insert(id.clone(), Session { tenant, made: now, used: now });
+        map.insert(id.clone(), Session { tenant, made: now, used: now, waiting: None });
         id
     }
 
@@ -77,6 +79,18 @@ impl Sessions {
             self.end(o);
         }
         self.start(Some(tenant))
+    }
+
+    /// Hold (or with None, let go) the login session `id` is waiting on a code for.
+    pub fn wait_for_code(&self, id: &str, waiting: Option<(String, String)>) {
+        if let Some(s) = self.map.lock().expect("sessions lock").get_mut(id) {
+            s.waiting = waiting;
+        }
+    }
+
+    /// The provider and email of the login session `id` waits on a code for.
+    pub fn waiting(&self, id: &str) -> Option<(String, String)> {
+        self.map.lock().expect("sessions lock").get(id).and_then(|s| s.waiting.clone())
     }
 
     pub fn end(&self, id: &str) {

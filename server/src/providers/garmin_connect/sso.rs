@@ -217,8 +217,9 @@ pub fn flows() -> Vec<Box<dyn Flow>> {
 type Waiting = HashMap<String, (Pending, usize, Instant)>;
 static WAITING: std::sync::Mutex<Option<Waiting>> = std::sync::Mutex::new(None);
 
-fn key(email: &str) -> String {
-    email.trim().to_ascii_lowercase()
+/// A waiting login's key: whose it is (on a server of several people) and the email.
+fn key(form: &SessionForm) -> String {
+    format!("{}\n{}", form.waiting_as.as_deref().unwrap_or(""), form.email.trim().to_ascii_lowercase())
 }
 
 /// One submission of the login (`SessionSpec.login`).
@@ -230,7 +231,7 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
             Failure::Blocked { why, wait } => backoff::refuse(&why, wait),
         };
         if let Some(code) = &form.code {
-            let waiting = WAITING.lock().expect("waiting lock").get_or_insert_with(HashMap::new).remove(&key(&form.email));
+            let waiting = WAITING.lock().expect("waiting lock").get_or_insert_with(HashMap::new).remove(&key(&form));
             let Some((pending, i, _)) = waiting.filter(|(_, _, at)| at.elapsed() < CODE_WAIT) else {
                 return Err("No Garmin login is waiting for a code (it took longer than 10 minutes, or this is another process). Start the login again.".into());
             };
@@ -257,7 +258,7 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
                     let mut w = WAITING.lock().expect("waiting lock");
                     let map = w.get_or_insert_with(HashMap::new);
                     map.retain(|_, (_, _, at)| at.elapsed() < CODE_WAIT);
-                    map.insert(key(&form.email), (pending, i, Instant::now()));
+                    map.insert(key(&form), (pending, i, Instant::now()));
                     return Ok(SessionStep::NeedsCode(words));
                 }
                 Err(Failure::Broken(w)) => {
