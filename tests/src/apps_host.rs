@@ -81,8 +81,14 @@ pub struct Browser {
 }
 
 impl Browser {
-    /// A session of headless Chromium with its profile in `profile`.
+    /// A session of headless Chromium with its profile in `profile`, for the views: the host page
+    /// and `vitals-mcp` are two loopback origins, so web security is off (the server checks Origin).
     pub async fn start(profile: &Path) -> Browser {
+        Self::start_with(profile, (760, 1400), false).await
+    }
+
+    /// A session of a `window` (width, height) size, with the browser's web security on or off.
+    pub async fn start_with(profile: &Path, window: (u32, u32), web_security: bool) -> Browser {
         let need = "this test needs Debian's chromium and chromium-driver (setup.sh installs them)";
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let driver = Driver(
@@ -95,12 +101,12 @@ impl Browser {
         );
         let base = format!("http://127.0.0.1:{port}");
         let http = reqwest::Client::new();
-        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
-            "binary": "/usr/bin/chromium",
-            // The host page and vitals-mcp are two loopback origins; the server checks Origin itself.
-            "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-web-security", "--window-size=760,1400",
-                     format!("--user-data-dir={}", profile.display())]
-        }}}});
+        let mut args = vec!["--headless=new".to_string(), "--no-sandbox".into(), "--disable-gpu".into(), format!("--window-size={},{}", window.0, window.1)];
+        if !web_security {
+            args.push("--disable-web-security".into());
+        }
+        args.push(format!("--user-data-dir={}", profile.display()));
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": { "binary": "/usr/bin/chromium", "args": args }}}});
         for _ in 0..100 {
             if let Ok(r) = http.post(format!("{base}/session")).json(&caps).send().await {
                 let v: Value = r.json().await.unwrap();
@@ -149,6 +155,42 @@ impl Browser {
         }
         let v = self.run(VIEW_FACTS, json!([0])).await;
         panic!("the view never drew (wanted {after_calls} calls): host at {}, calls {}, lines {}, text {}", v["stage"], v["calls"], v["lines"], v["text"]);
+    }
+
+    /// The element `css` matches first (WebDriver's reference to it).
+    async fn element(&self, css: &str) -> Value {
+        self.cmd(reqwest::Method::POST, "/element", json!({"using": "css selector", "value": css})).await
+    }
+
+    fn element_id(e: &Value) -> String {
+        e["element-6066-11e4-a52e-4f735466cecf"].as_str().expect("an element reference").to_string()
+    }
+
+    /// Click the element `css` matches (a button submits its form; a link navigates).
+    pub async fn click(&self, css: &str) {
+        let id = Self::element_id(&self.element(css).await);
+        self.cmd(reqwest::Method::POST, &format!("/element/{id}/click"), json!({})).await;
+    }
+
+    /// Type `text` into the field `css` matches.
+    pub async fn type_into(&self, css: &str, text: &str) {
+        let id = Self::element_id(&self.element(css).await);
+        self.cmd(reqwest::Method::POST, &format!("/element/{id}/value"), json!({ "text": text })).await;
+    }
+
+    /// The text of the element `css` matches.
+    pub async fn text_of(&self, css: &str) -> String {
+        let id = Self::element_id(&self.element(css).await);
+        self.cmd(reqwest::Method::GET, &format!("/element/{id}/text"), Value::Null).await.as_str().unwrap_or_default().to_string()
+    }
+
+    /// The current page's address and its HTML as the browser holds it.
+    pub async fn url(&self) -> String {
+        self.cmd(reqwest::Method::GET, "/url", Value::Null).await.as_str().unwrap_or_default().to_string()
+    }
+
+    pub async fn source(&self) -> String {
+        self.cmd(reqwest::Method::GET, "/source", Value::Null).await.as_str().unwrap_or_default().to_string()
     }
 
     /// `script` run in the document of the frame reached through each iframe matched by `path` in

@@ -26,6 +26,7 @@ mod mcpb;
 mod oauth;
 mod oura;
 mod people;
+mod people_browser;
 mod polar;
 mod python;
 mod speed_size;

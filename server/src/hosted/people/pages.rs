@@ -6,12 +6,12 @@ use maud::{html, Markup, PreEscaped, DOCTYPE};
 const STYLE: &str = "body{font:16px/1.5 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;background:#fafaf8;color:#1b1b1b}\
 main{max-width:36rem;margin:0 auto;padding:1rem}h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:1.6rem}\
 code,.secret{font-family:ui-monospace,monospace;word-break:break-all}.secret{display:block;background:#fff;border:1px solid #ccc;\
-border-radius:6px;padding:.6rem;margin:.4rem 0}button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid #888;\
-background:#fff;cursor:pointer}button.danger{border-color:#b3261e;color:#b3261e}.row{display:flex;justify-content:space-between;\
+border-radius:6px;padding:.6rem;margin:.4rem 0}button,a.button{font:inherit;padding:.45rem 1rem;border-radius:6px;border:1px solid #888;\
+background:#fff;color:inherit;cursor:pointer;text-decoration:none;display:inline-block}button.danger{border-color:#b3261e;color:#b3261e}.row{display:flex;justify-content:space-between;\
 align-items:center;gap:.5rem;border-bottom:1px solid #ddd;padding:.5rem 0}.note{color:#555;font-size:.9rem}\
 .flash{background:#eef6ee;border-radius:6px;padding:.6rem}.error{background:#fdeceb;border-radius:6px;padding:.6rem}\
 input[type=password],input[type=text]{font:inherit;width:100%;box-sizing:border-box;padding:.45rem;margin:.3rem 0}\
-@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#eee}.secret,button{background:#262626;color:#eee}\
+@media (prefers-color-scheme:dark){body{background:#1b1b1b;color:#eee}.secret,button,a.button{background:#262626;color:#eee}\
 .flash{background:#1f3321}.error{background:#3a1e1c}.note{color:#aaa}}";
 
 /// A whole page.
@@ -141,8 +141,8 @@ pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants
                     } @else {
                         @match r.how {
                             How::Redirect => (button(&format!("/me/connect/{}", r.name), csrf, "Connect", false)),
-                            How::Key => a href=(format!("/me/key/{}", r.name)) { "Connect" },
-                            How::Login => a href=(format!("/me/login/{}", r.name)) { "Connect" },
+                            How::Key => a.button href=(format!("/me/key/{}", r.name)) { "Connect" },
+                            How::Login => a.button href=(format!("/me/login/{}", r.name)) { "Connect" },
                             How::Elsewhere => span.note { "ask the operator" },
                         }
                     }
@@ -229,7 +229,8 @@ pub fn login_form(display: &str, name: &str, caution: &str, csrf: &str, code: Op
                     label for="code" { "One-time code" }
                     input #code type="text" name="code" inputmode="numeric" autocomplete="one-time-code" required;
                 } @else {
-                    p { "Sign in with your " (display) " account. Your password goes straight to " (display) " in this one request and is then dropped: it is never stored, logged or kept while " (display) " sends you a code. " (caution) }
+                    p { "Sign in with your account. The password is passed on in this one request and then dropped: it is never stored, logged or kept while a one-time code is sent to you." }
+                    p.note { (caution) }
                     label for="email" { "Email" }
                     input #email type="text" name="email" autocomplete="username" required;
                     label for="password" { "Password" }
