@@ -320,6 +320,13 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     assert!(done.body.contains("is connected") && done.body.contains("data-provider=\"garmin-connect\" data-connected=\"true\""), "{}", done.body);
     assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("garmin-connect").unwrap().is_some());
 
+    // Refused passwords count against the address, as wrong keys do: past the limit the page waits.
+    for _ in 0..session_limit() {
+        me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", "wrong-again")]).await;
+    }
+    let held = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", PASSWORD)]).await;
+    assert!(held.body.contains("Too many refused attempts"), "{}", held.body);
+
     // The password and the code are nowhere: not in the log, not in any file of the tenants folder.
     let log = std::fs::read_to_string(&log).unwrap();
     for secret in [PASSWORD, CODE, vitals_twin::garmin::KEY] {

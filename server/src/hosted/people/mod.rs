@@ -336,6 +336,10 @@ impl Ctx<'_> {
             return self.refused_form();
         }
         let Some((t, home, spec)) = self.provider(name, pages::How::Login) else { return self.redirect("/me", None) };
+        // Wrong passwords and codes count with wrong sign-in keys: past the limit, this waits too.
+        if let Some(wait) = self.sessions().sign_in_wait(self.peer) {
+            return self.login_page(name, None, Some(&format!("Too many refused attempts from here. Try again in {} minutes.", wait.as_secs().div_ceil(60))));
+        }
         let sid = self.visit.session.clone().unwrap_or_default();
         let waiting = self.sessions().waiting(&sid).filter(|(p, _)| p == spec.name);
         let code = form.get("code").map(|c| c.trim()).filter(|c| !c.is_empty());
@@ -362,7 +366,10 @@ impl Ctx<'_> {
                 self.sessions().wait_for_code(&sid, Some((spec.name.to_string(), email)));
                 self.login_page(name, Some(&words), None)
             }
-            Err(e) => self.login_page(name, None, Some(&e)),
+            Err(e) => {
+                self.sessions().failed(self.peer);
+                self.login_page(name, None, Some(&e))
+            }
         }
     }
 
