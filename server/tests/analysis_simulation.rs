@@ -168,6 +168,28 @@ fn relate_false_alarms_stay_near_five_percent() {
     );
 }
 
+/// Power: two metrics whose days share a common part, so their correlation is `r`, over 180 days.
+#[test]
+fn relate_finds_a_correlation_of_0_3_over_180_days() {
+    let mut rng = StdRng::seed_from_u64(2025);
+    let mut rows = vec![];
+    for rho in [0.0, 0.3] {
+        let r: f64 = 0.3;
+        let (mut hits, mut naive) = (0, 0);
+        for _ in 0..RUNS {
+            let (a, b, c) = (series(&mut rng, ar(rho), 180), series(&mut rng, ar(rho), 180), series(&mut rng, ar(rho), 180));
+            let mix = |own: &[f64]| own.iter().zip(&c).map(|(o, s)| (1.0 - r).sqrt() * (o - 50.0) + r.sqrt() * (s - 50.0) + 50.0).collect::<Vec<f64>>();
+            let (x, y) = (to_days(&mut rng, D0, &mix(&a), 0.0), to_days(&mut rng, D0, &mix(&b), 0.0));
+            hits += usize::from(relate::relate(&x, &y, 0).verdict == Verdict::OutsideNoise);
+            naive += usize::from(pearson_naive(&x, &y));
+        }
+        rows.push((format!("AR(1) ρ {rho}, correlation {r}"), rate(hits), rate(naive), 0.0));
+    }
+    table("vitals_relate: power (share of runs called outside_noise)", &rows);
+    // As for compare: the power promised is for days without autocorrelation; ρ 0.3 is printed.
+    assert!(rows[0].1 >= 0.80, "{}: power {:.1}% is under 80 %", rows[0].0, rows[0].1 * 100.0);
+}
+
 fn ols_naive(d: &Days) -> bool {
     let (Some((first, _)), n) = (d.first_key_value(), d.len() as f64) else { return false };
     let Some(line) = trend::fit(d, *first) else { return false };

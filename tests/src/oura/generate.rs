@@ -78,11 +78,12 @@ pub fn ring_battery_level(d: Date, tz: &TimeZone, salt: u64) -> Vec<Value> {
         .collect()
 }
 
-/// Document records that belong to local day `d` (sleep filed under the wake-up day).
-pub fn documents(collection: &str, d: Date, tz: &TimeZone, salt: u64) -> Vec<Value> {
+/// Document records that belong to local day `d` (sleep filed under the wake-up day); their daily
+/// scores moved by `shift` points (`ScoreShape`), kept within 1 to 100.
+pub fn documents(collection: &str, d: Date, tz: &TimeZone, salt: u64, shift: i64) -> Vec<Value> {
     let s = day_seed(d, salt);
     let id = |k: usize| format!("{collection}-{d}-{k}");
-    let score = 60 + s % 35;
+    let score = (60 + (s % 35) as i64 + shift).clamp(1, 100);
     match collection {
         "daily_activity" => {
             let t = at(d, tz, 4, 0);

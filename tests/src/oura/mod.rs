@@ -58,6 +58,28 @@ pub struct OuraConfig {
     pub page_order: Order,
     /// Heart-rate samples a day (±15): real rings record from a few hundred to well over a thousand.
     pub heartrate_per_day: u32,
+    /// A known change in every daily score, for tests whose verdict must be the one it makes.
+    pub score_shape: ScoreShape,
+}
+
+/// Every daily score (readiness, sleep, activity) from day `from` on moves by `step` points, plus
+/// `per_day` points for each day after `from`: a step for a compare, a slope for a trend. The
+/// default moves nothing.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScoreShape {
+    pub from: Option<Date>,
+    pub step: i64,
+    pub per_day: f64,
+}
+
+impl ScoreShape {
+    /// How much day `d`'s scores move.
+    pub fn at(&self, d: Date) -> i64 {
+        match self.from {
+            Some(f) if d >= f => self.step + (self.per_day * (d - f).get_days() as f64).round() as i64,
+            _ => 0,
+        }
+    }
 }
 
 /// A partial change to [`OuraConfig`], as `POST /_twin/oura` takes it.
@@ -75,6 +97,7 @@ pub struct OuraPatch {
     pub membership_lapsed: Option<bool>,
     pub revised_days: Option<Vec<Date>>,
     pub page_order: Option<Order>,
+    pub score_shape: Option<ScoreShape>,
 }
 
 impl OuraPatch {
@@ -90,7 +113,8 @@ impl OuraPatch {
             denied_collections,
             membership_lapsed,
             revised_days,
-            page_order
+            page_order,
+            score_shape
         );
         if self.now.is_some() {
             c.now = self.now;
@@ -115,6 +139,7 @@ impl Default for OuraConfig {
             revised_days: vec![],
             page_order: Order::OldestFirst,
             heartrate_per_day: 1225,
+            score_shape: ScoreShape::default(),
         }
     }
 }
@@ -143,19 +168,20 @@ pub struct Day {
 #[derive(Default)]
 pub struct DayCache(std::sync::Mutex<HashMap<DayKey, std::sync::Arc<Day>>>);
 
-/// Collection, day, salt, zone, heart-rate density.
-type DayKey = (String, Date, u64, String, u32);
+/// Collection, day, salt, zone, heart-rate density, score shift.
+type DayKey = (String, Date, u64, String, u32, i64);
 
 impl DayCache {
     fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Day> {
-        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz), cfg.heartrate_per_day);
+        let shift = cfg.score_shape.at(d);
+        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz), cfg.heartrate_per_day, shift);
         if let Some(v) = self.0.lock().unwrap().get(&key) {
             return v.clone();
         }
         let records = match collection {
             "heartrate" => generate::heartrate(d, &cfg.tz, salt, cfg.heartrate_per_day),
             "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt),
-            c => generate::documents(c, d, &cfg.tz, salt),
+            c => generate::documents(c, d, &cfg.tz, salt, shift),
         };
         let at = records.iter().map(|r| ts_of(r, EXISTS_FROM)).collect();
         let v = std::sync::Arc::new(Day { records, at });

@@ -1,6 +1,7 @@
 //! The analyses end to end on the twins (issue 24): a relation across two providers, a compare on
-//! sample data whose score never moves, a trend over a fetch that was cut (refused), and the
-//! parameter errors. The methods themselves are judged by `server/tests/analysis_simulation.rs`.
+//! sample data whose score never moves, a trend over a fetch that was cut (refused), each verdict
+//! on data built to give it (issue 41), and the parameter errors. The methods themselves are
+//! judged by `server/tests/analysis_simulation.rs`.
 use crate::common::*;
 use serde_json::{json, Value};
 
@@ -14,7 +15,6 @@ async fn weight_and_steps_of_two_providers_are_related_with_their_method_and_rul
     let (s, _withings) = all_providers(&twin, "relate", &[]).await;
     let (start, end) = (ds(ago(150)), ds(ago(1)));
     let r = s.ok("vitals_relate", json!({"x": "withings.measurements.weight_kg", "y": "oura.daily_activity.steps", "start": start, "end": end})).await;
-    assert!(["outside_noise", "within_noise", "cannot_tell"].contains(&verdict(&r)), "{r}");
     assert_eq!(r["synthetic"], false, "both providers are connected: {r}");
     assert!(r["pairs"].as_u64().unwrap() > 60, "150 days of daily weigh-ins and steps give pairs: {r}");
     assert!(r["first_pair"]["x_day"].as_str().unwrap() >= start.as_str());
@@ -34,7 +34,6 @@ async fn weight_and_steps_of_two_providers_are_related_with_their_method_and_rul
 
     // A trend and a compare over the same connected data answer with a verdict and the method.
     let t = s.ok("vitals_trend", json!({"metric": "withings.measurements.weight_kg", "start": start, "end": end})).await;
-    assert!(["rising", "falling", "flat_within_noise", "cannot_tell"].contains(&verdict(&t)), "{t}");
     assert!(t["method"]["name"].as_str().unwrap().contains("autocorrelation"));
     let c = s
         .ok(
@@ -163,4 +162,52 @@ async fn the_daily_view_of_sample_data_is_labelled_and_never_mixed_with_a_connec
     assert_eq!(v["providers"], json!(["oura"]));
     assert!(v["left_out"].to_string().contains("not mixed with your own"), "{}", v["left_out"]);
     oura.close().await;
+}
+
+/// Each verdict is the one the data was built to give, and the opposite where nothing was built:
+/// readiness stepped up by 25 points (about 2.5 of its daily deviations) is outside the noise,
+/// unstepped within it; a rise of 0.4 point a day over 90 days is rising, none is flat; readiness
+/// against sleep (the twin makes both scores of a day from the same seed) is related, readiness
+/// against Withings' weight (made apart) is not. Fixed dates: the twin's days, so the verdicts, are
+/// the same on every run.
+#[tokio::test]
+async fn each_verdict_is_the_one_the_data_was_built_to_give() {
+    use vitals_twin::oura::ScoreShape;
+    let day = |s: &str| s.parse::<jiff::civil::Date>().unwrap();
+    let compare =
+        json!({"metric": "oura.daily_readiness.score", "a_start": "2026-04-03", "a_end": "2026-04-30", "b_start": "2026-05-01", "b_end": "2026-05-28"});
+    let trend = json!({"metric": "oura.daily_readiness.score", "start": "2026-03-01", "end": "2026-05-29"});
+
+    let twin = twin().await;
+    let s = connect(&twin, false, &[]).await;
+    let c = s.ok("vitals_compare", compare.clone()).await;
+    assert_eq!(verdict(&c), "within_noise", "no step was made: {c}");
+    let t = s.ok("vitals_trend", trend.clone()).await;
+    assert_eq!(verdict(&t), "flat_within_noise", "no slope was made: {t}");
+    s.close().await;
+
+    let stepped =
+        twin_with(vitals_twin::oura::OuraConfig { score_shape: ScoreShape { from: Some(day("2026-05-01")), step: 25, per_day: 0.0 }, ..Default::default() })
+            .await;
+    let s = connect(&stepped, false, &[]).await;
+    let c = s.ok("vitals_compare", compare).await;
+    assert_eq!(verdict(&c), "outside_noise", "a step of 25 points: {c}");
+    assert!(c["difference"].as_f64().unwrap() > 15.0, "{c}");
+    s.close().await;
+
+    let sloped =
+        twin_with(vitals_twin::oura::OuraConfig { score_shape: ScoreShape { from: Some(day("2026-03-01")), step: -20, per_day: 0.4 }, ..Default::default() })
+            .await;
+    let s = connect(&sloped, false, &[]).await;
+    let t = s.ok("vitals_trend", trend).await;
+    assert_eq!(verdict(&t), "rising", "0.4 point a day: {t}");
+    s.close().await;
+
+    let (s, _withings) = all_providers(&twin, "verdicts", &[]).await;
+    let (start, end) = ("2026-01-01", "2026-05-31");
+    let r = s.ok("vitals_relate", json!({"x": "oura.daily_readiness.score", "y": "oura.daily_sleep.score", "start": start, "end": end})).await;
+    assert_eq!(verdict(&r), "outside_noise", "two scores of the same seed: {r}");
+    let r = s.ok("vitals_relate", json!({"x": "oura.daily_readiness.score", "y": "withings.measurements.weight_kg", "start": start, "end": end})).await;
+    assert_eq!(verdict(&r), "within_noise", "made apart: {r}");
+    s.close().await;
 }
