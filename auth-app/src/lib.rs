@@ -24,7 +24,7 @@ impl AppState {
 
 /// The app's commands and the server's providers on a builder (the real runtime, or the mock one in tests).
 pub fn configure<R: tauri::Runtime>(b: tauri::Builder<R>) -> tauri::Builder<R> {
-    configure_with(b, vitals::providers::all_from_env().iter().map(|p| p.spec()).collect())
+    configure_with(b, vitals::providers::specs().collect())
 }
 
 /// The same with these providers (a test's own, with every connection kind).

@@ -165,7 +165,7 @@ fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_
             })
         }
         TenantAction::Delete { id } => {
-            t.remove(&id)?;
+            vitals::hosted::people::person::remove_tenant(&t, &id)?;
             Ok(format!("Deleted tenant {id} and its saved logins; its URL answers 404 from now on."))
         }
     }
@@ -212,7 +212,7 @@ async fn stop_signal() {
 
 /// A provider that can be connected, by name.
 fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
-    let all: Vec<_> = vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect();
+    let all: Vec<_> = vitals::providers::specs().filter(|s| s.connection.connects()).collect();
     let names: Vec<&str> = all.iter().map(|s| s.name).collect();
     all.into_iter()
         .find(|s| s.name == name)
@@ -255,7 +255,7 @@ async fn run_command(c: Command, limits: Limits) -> Result<Done, String> {
         Command::Forget { provider } => {
             let targets: Vec<&'static vitals::catalog::ProviderSpec> = match provider {
                 Some(name) => vec![connectable(&name)?],
-                None => vitals::providers::all_from_env().iter().map(|p| p.spec()).filter(|s| s.connection.connects()).collect(),
+                None => vitals::providers::specs().filter(|s| s.connection.connects()).collect(),
             };
             let (mut lines, mut whole) = (Vec::new(), true);
             for p in targets {

@@ -282,9 +282,55 @@ pub fn report(src: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// The rooms of `server/src`, lowest first, and the top-level modules in each. A module may name
+/// modules of its own room and of rooms below it, never above: the layering ARCHITECTURE.md draws.
+pub const ROOMS: &[(&str, &[&str])] = &[
+    ("words", &["secret", "time", "env", "archive"]),
+    ("data", &["catalog", "connection", "http"]),
+    ("accounts", &["accounts"]),
+    ("providers", &["providers"]),
+    ("engine", &["engine"]),
+    ("analysis", &["analysis", "export"]),
+    ("mcp", &["mcp"]),
+    ("hosted", &["hosted"]),
+];
+
+fn room(m: &Module) -> Option<usize> {
+    let top = m.first()?;
+    ROOMS.iter().position(|(_, mods)| mods.contains(&top.as_str()))
+}
+
+/// Each edge from a room to one above it, in words; and each top-level module in no room.
+pub fn upward(src: &Path) -> Result<Vec<String>, String> {
+    let edges = graph(src)?;
+    let mut out = vec![];
+    for (a, to) in &edges {
+        let Some(ra) = room(a) else {
+            if !a.is_empty() {
+                out.push(format!("{} is in no room of ROOMS", name(a)));
+            }
+            continue;
+        };
+        for b in to {
+            if let Some(rb) = room(b).filter(|rb| *rb > ra) {
+                out.push(format!("{} ({}) → {} ({})", name(a), ROOMS[ra].0, name(b), ROOMS[rb].0));
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn no_room_of_the_server_names_a_room_above_it() {
+        let found = upward(&crate::root().join("server/src")).unwrap();
+        assert!(found.is_empty(), "modules of server/src name a room above their own:\n{}", found.join("\n"));
+    }
 
     fn write(root: &Path, files: &[(&str, &str)]) {
         let _ = std::fs::remove_dir_all(root);

@@ -57,7 +57,8 @@ enum Cmd {
         #[arg(long, conflicts_with_all = ["key", "cert"])]
         unsigned: bool,
     },
-    /// Fail when modules of server/src import each other in a circle (also run by `cargo test`).
+    /// Fail when modules of server/src import each other in a circle, or a room names one above it
+    /// (also run by `cargo test --workspace`).
     Cycles,
     /// Check a bundle: framing, zip trailer, signature, manifest, entry point, icon, modes.
     Verify {
@@ -110,11 +111,16 @@ async fn main() {
                 fail(e)
             }
         }
-        Cmd::Cycles => match cycles::report(&root().join("server/src")) {
-            Ok(found) if found.is_empty() => println!("server/src: no import circle"),
-            Ok(found) => fail(format!("modules of server/src import each other in a circle:\n{}", found.join("\n"))),
-            Err(e) => fail(e),
-        },
+        Cmd::Cycles => {
+            let src = root().join("server/src");
+            match (cycles::report(&src), cycles::upward(&src)) {
+                (Ok(c), Ok(u)) if c.is_empty() && u.is_empty() => println!("server/src: no import circle, and no room names a room above it"),
+                (Ok(c), Ok(u)) => {
+                    fail(format!("modules of server/src import each other in a circle:\n{}\nname a room above their own:\n{}", c.join("\n"), u.join("\n")))
+                }
+                (Err(e), _) | (_, Err(e)) => fail(e),
+            }
+        }
         Cmd::Verify { file, require_signature } => {
             let bytes = std::fs::read(&file).unwrap_or_else(|e| fail(format!("{}: {e}", file.display())));
             match bundle::verify::verify(&bytes) {

@@ -234,14 +234,13 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::providers::{garmin, oura, polar, withings};
 
     /// A source naming a column, collection or field that is not there would be a column that
     /// stays empty without a word: every one is checked against the catalogs.
     #[test]
     fn every_source_is_a_daily_field_of_its_provider_and_every_column_has_one() {
-        let specs = [&oura::catalog::OURA, &withings::catalog::WITHINGS, &polar::catalog::POLAR, &garmin::catalog::GARMIN];
-        for spec in specs {
+        let specs: Vec<_> = crate::providers::specs().collect();
+        for spec in &specs {
             for d in spec.daily_view {
                 assert!(column_names().contains(&d.column), "{}: no column {}", spec.name, d.column);
                 let c = spec.collection(d.collection).unwrap_or_else(|| panic!("{}: no collection {}", spec.name, d.collection));

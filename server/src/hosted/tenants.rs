@@ -119,8 +119,6 @@ impl Tenants {
         if self.home(&id).is_none() {
             return Err(format!("there is no tenant {} in {}", id.as_str(), self.dir.display()));
         }
-        // Its sign-in key opens nothing from now on either.
-        super::people::person::forget_key(self, &id);
         std::fs::remove_dir_all(&dir).map_err(|e| format!("{} could not be removed: {e}", dir.display()))
     }
 }

@@ -257,19 +257,50 @@ pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
     all_in(&crate::accounts::Home::Local)
 }
 
+/// One provider of the registry: its catalog, and how to make its adapter for a home.
+pub struct Registered {
+    pub spec: &'static ProviderSpec,
+    pub make: fn(&crate::accounts::Home) -> std::sync::Arc<dyn Provider>,
+}
+
+/// The registry: the one list of the providers this build knows, in the order they are shown.
+/// Everything else (the engine, the settings app, the people's pages, the docs' checks, the
+/// tests) iterates it; adding a provider is its folder and one line here.
+pub static REGISTRY: &[Registered] = &[
+    Registered { spec: &oura::catalog::OURA, make: |h| std::sync::Arc::new(oura::Oura::in_home(h)) },
+    Registered { spec: &withings::catalog::WITHINGS, make: |h| std::sync::Arc::new(withings::Withings::in_home(h)) },
+    Registered { spec: &polar::catalog::POLAR, make: |h| std::sync::Arc::new(polar::Polar::in_home(h)) },
+    Registered { spec: &garmin::catalog::GARMIN, make: |h| std::sync::Arc::new(garmin::Garmin::in_home(h)) },
+    Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(h)) },
+];
+
+/// Every provider's catalog, in the registry's order.
+pub fn specs() -> impl Iterator<Item = &'static ProviderSpec> {
+    REGISTRY.iter().map(|r| r.spec)
+}
+
+/// The catalog of the provider (connection) named `name`.
+pub fn spec(name: &str) -> Option<&'static ProviderSpec> {
+    specs().find(|s| s.name == name)
+}
+
 /// Every provider this build knows, reading `home`'s credentials.
 pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>> {
-    vec![
-        std::sync::Arc::new(oura::Oura::in_home(home)),
-        std::sync::Arc::new(withings::Withings::in_home(home)),
-        std::sync::Arc::new(polar::Polar::in_home(home)),
-        std::sync::Arc::new(garmin::Garmin::in_home(home)),
-        std::sync::Arc::new(garmin_connect::GarminConnect::in_home(home)),
-    ]
+    REGISTRY.iter().map(|r| (r.make)(home)).collect()
 }
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn each_adapter_is_made_from_its_own_catalog() {
+        let home = crate::accounts::Home::Tenant(std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/registry")));
+        for r in super::REGISTRY {
+            assert!(std::ptr::eq((r.make)(&home).spec(), r.spec), "{}: its adapter answers with another catalog", r.spec.name);
+        }
+        let names: std::collections::HashSet<&str> = super::specs().map(|s| s.name).collect();
+        assert_eq!(names.len(), super::REGISTRY.len(), "a name twice in the registry");
+    }
+
     #[test]
     fn no_two_connections_of_a_namespace_name_the_same_collection() {
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/namespaces"));

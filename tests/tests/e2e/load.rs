@@ -27,6 +27,16 @@ const MIX: [(&str, i64); 10] = [
     ("garmin.sleep", 5),
 ];
 
+/// Every provider of the registry is in the mix, but those the fault matrix says it cannot reach.
+#[test]
+fn every_provider_of_the_registry_is_in_the_mix() {
+    for spec in vitals::providers::specs().filter(|s| s.connection.connects()) {
+        let skipped = super::matrix::NO_COLUMN.iter().any(|(p, _)| *p == spec.name);
+        let mixed = MIX.iter().any(|(c, _)| c.split_once('.').is_some_and(|(ns, _)| ns == spec.namespace));
+        assert!(mixed || skipped, "{}: no query of it in the load mix", spec.name);
+    }
+}
+
 /// The server child of this test process (the one `all_providers` spawned last).
 fn server_pid() -> Option<u32> {
     let me = std::process::id();

@@ -37,6 +37,22 @@ const COLUMNS: [Column; 4] = [
     Column { provider: "garmin", display: "Garmin", collection: "garmin.heartrate", days: 5, resolution: Some("1h") },
 ];
 
+/// The connections of the registry the matrix has no column for, and why. A provider added to the
+/// registry fails [`every_provider_of_the_registry_has_a_column_or_a_reason`] until it has one.
+pub const NO_COLUMN: &[(&str, &str)] = &[(
+    "garmin-connect",
+    "its twin is a separate login and API (tests/src/garmin_connect.rs); its 429s, refusals and login are tested in tests/tests/e2e/garmin_connect.rs",
+)];
+
+#[test]
+fn every_provider_of_the_registry_has_a_column_or_a_reason() {
+    for spec in vitals::providers::specs().filter(|s| s.connection.connects()) {
+        let column = COLUMNS.iter().any(|c| c.provider == spec.name && c.display == spec.display);
+        let reason = NO_COLUMN.iter().any(|(p, _)| *p == spec.name);
+        assert!(column != reason, "{}: a column of the fault matrix, or a reason in NO_COLUMN (one of them)", spec.name);
+    }
+}
+
 /// The first data request a fault hits: the first one answers, so a fault lands mid-query.
 const AT: usize = 2;
 /// "Every request from then on."

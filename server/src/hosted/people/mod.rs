@@ -220,9 +220,7 @@ impl Ctx<'_> {
     fn rows(&self, id: &TenantId) -> Vec<pages::Row> {
         let home = Home::Tenant(self.tenants.dir.join(id.as_str()));
         let store = home.store().ok();
-        crate::providers::all_in(&home)
-            .iter()
-            .map(|p| p.spec())
+        crate::providers::specs()
             .map(|s| pages::Row {
                 name: s.name,
                 display: s.display,
@@ -239,9 +237,8 @@ impl Ctx<'_> {
 
     fn me(&self, flash: Option<&str>) -> Response {
         // The Connect buttons end at each provider's login page.
-        let logins: Vec<String> = crate::providers::all_in(&Home::Local)
-            .iter()
-            .filter_map(|p| p.spec().connection.oauth())
+        let logins: Vec<String> = crate::providers::specs()
+            .filter_map(|s| s.connection.oauth())
             .filter_map(|o| origin_of(&crate::accounts::oauth::env_or(o.authorize_env, o.authorize_url)))
             .collect();
         self.signed_in(|t, csrf| {
@@ -256,7 +253,7 @@ impl Ctx<'_> {
         }
         let Some(t) = self.visit.tenant.clone() else { return self.redirect("/signin", None) };
         let Some(site) = self.server.tenant(&t) else { return self.redirect("/signin", None) };
-        let Some(spec) = crate::providers::all_in(&Home::Local).iter().map(|p| p.spec()).find(|s| s.name == provider) else {
+        let Some(spec) = crate::providers::spec(provider) else {
             return StatusCode::NOT_FOUND.into_response();
         };
         match site.links.start(spec) {
@@ -271,7 +268,7 @@ impl Ctx<'_> {
         }
         let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
         let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
-        let Some(spec) = crate::providers::all_in(&home).iter().map(|p| p.spec()).find(|s| s.name == provider) else {
+        let Some(spec) = crate::providers::spec(provider) else {
             return StatusCode::NOT_FOUND.into_response();
         };
         let said = match crate::accounts::forget::forget_in(spec, &home).await {
@@ -286,8 +283,8 @@ impl Ctx<'_> {
     fn provider(&self, name: &str, how: pages::How) -> Option<(TenantId, Home, &'static ProviderSpec)> {
         let t = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some())?;
         let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
-        let spec = self.rows(&t).into_iter().find(|r| r.name == name && r.how == how)?;
-        let spec = crate::providers::all_in(&home).iter().map(|p| p.spec()).find(|s| s.name == spec.name)?;
+        let row = self.rows(&t).into_iter().find(|r| r.name == name && r.how == how)?;
+        let spec = crate::providers::spec(row.name)?;
         Some((t, home, spec))
     }
 
@@ -394,12 +391,12 @@ impl Ctx<'_> {
         let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
         let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
         let mut said = vec![];
-        for p in crate::providers::all_in(&home) {
-            let connected = home.store().ok().and_then(|s| s.load(p.spec().name).ok().flatten()).is_some();
+        for spec in crate::providers::specs() {
+            let connected = home.store().ok().and_then(|s| s.load(spec.name).ok().flatten()).is_some();
             if connected {
-                said.push(match crate::accounts::forget::forget_in(p.spec(), &home).await {
+                said.push(match crate::accounts::forget::forget_in(spec, &home).await {
                     Ok(f) => f.message,
-                    Err(e) => format!("{}: could not be revoked ({e}); its login was deleted with the rest", p.spec().display),
+                    Err(e) => format!("{}: could not be revoked ({e}); its login was deleted with the rest", spec.display),
                 });
             }
         }
@@ -410,7 +407,7 @@ impl Ctx<'_> {
             }
         }
         self.server.drop_tenant(&t);
-        if let Err(e) = self.tenants.remove(t.as_str()) {
+        if let Err(e) = person::remove_tenant(self.tenants, t.as_str()) {
             tracing::warn!("a tenant's folder could not be removed: {e}");
             let text = "Your accounts were disconnected and your sign-in key deleted, but the rest of your folder could not be removed. The operator can see why in the server's log.";
             return self.html(StatusCode::INTERNAL_SERVER_ERROR, pages::message("Not all deleted", text), Some(Cookie::Clear));

@@ -35,6 +35,15 @@ pub fn tenant_of(t: &Tenants, key: &str) -> Option<TenantId> {
     t.home(&id).map(|_| id)
 }
 
+/// Remove a tenant (`vitals-mcp tenant delete`, or the person from their page): its sign-in key
+/// first, so it opens nothing, then its folder.
+pub fn remove_tenant(t: &Tenants, id: &str) -> Result<(), String> {
+    if let Some(tid) = TenantId::parse(id) {
+        forget_key(t, &tid);
+    }
+    t.remove(id)
+}
+
 /// Remove tenant `id`'s key (before its folder goes, or when it gets a new one).
 pub fn forget_key(t: &Tenants, id: &TenantId) {
     if let Ok(hash) = std::fs::read_to_string(t.dir.join(id.as_str()).join(OWN)) {
@@ -64,7 +73,7 @@ mod tests {
         assert_eq!(tenant_of(&t, again.expose()), Some(id.clone()));
         let stored = std::fs::read_to_string(t.dir.join(id.as_str()).join(OWN)).unwrap();
         assert!(!stored.contains(again.expose()), "only the hash is kept");
-        t.remove(id.as_str()).unwrap();
+        remove_tenant(&t, id.as_str()).unwrap();
         assert_eq!(tenant_of(&t, again.expose()), None);
         assert_eq!(std::fs::read_dir(keys(&t)).unwrap().count(), 0);
     }
