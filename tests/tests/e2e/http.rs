@@ -58,6 +58,33 @@ pub async fn hosted(twin: &Twin, config: &Path, args: &[&str], env: &[(&str, &st
     panic!("vitals-mcp serve never said where it serves: {}", std::fs::read_to_string(&stderr).unwrap_or_default());
 }
 
+/// `serve --http` on a port of its own with `--tenants` and a loopback `--public-url`: the public
+/// URL, the log, and the child (killed when dropped).
+pub async fn serve_tenants(
+    twin: &Twin,
+    config: &std::path::Path,
+    tenants: &std::path::Path,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (String, std::path::PathBuf, tokio::process::Child) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let public = format!("http://127.0.0.1:{port}");
+    let log = config.join("serve.log");
+    let mut cmd = command(twin, config, env);
+    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
+        .args(args)
+        .stderr(std::fs::File::create(&log).unwrap())
+        .kill_on_drop(true);
+    let child = cmd.spawn().unwrap();
+    for _ in 0..400 {
+        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (public, log, child)
+}
+
 /// `serve --http` with `args`, expected to refuse to start: what it said.
 pub async fn hosted_err(twin: &Twin, config: &Path, args: &[&str]) -> String {
     let o = command(twin, config, &[]).args(["serve", "--http", "127.0.0.1:0"]).args(args).output().await.unwrap();
@@ -327,26 +354,13 @@ async fn tenants_are_apart_and_a_deleted_one_is_gone_at_once() {
 #[tokio::test]
 async fn a_tenant_logs_in_through_the_servers_own_callback() {
     let fx = login::Fixture::new("hosted").await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let public = format!("http://127.0.0.1:{port}");
     let tenants = folder("login-tenants");
     let id = tenant(&fx.twin, &tenants, &["add"]).await.unwrap().split('/').nth(4).unwrap().to_string();
-    let redirect = format!("{public}/u/{id}/callback/oura");
-    fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
     let env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let mut cmd = command(&fx.twin, &fx.dir, &env);
-    let log = fx.dir.join("serve.log");
-    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
-        .stderr(std::fs::File::create(&log).unwrap())
-        .kill_on_drop(true);
-    let _child = cmd.spawn().unwrap();
-    for _ in 0..400 {
-        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (public, _log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
+    let redirect = format!("{public}/u/{id}/callback/oura");
+    fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
     let s = client(&format!("{public}/u/{id}/mcp"), None).await;
     let check = s.ok("vitals_check", json!({})).await;
     let oura = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap().clone();

@@ -6,11 +6,10 @@
 //! verifier, redirect URI or resource, a code twice, a token in the query string, a token after
 //! its grant was revoked from the person's page or the person deleted everything.
 use super::common::*;
-use super::http::{client, command, folder, tenant};
+use super::http::{client, folder, serve_tenants, tenant};
 use super::people::{guarded, tenants_in, Person};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::time::Duration;
 
 /// A PKCE pair: the verifier and its S256 challenge.
 fn pkce(seed: &str) -> (String, String) {
@@ -128,22 +127,8 @@ async fn metadata_document(redirect: &str) -> String {
 #[tokio::test]
 async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
     let twin = twin().await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let public = format!("http://127.0.0.1:{port}");
     let tenants = folder("oauth-tenants");
-    let cfg = folder("oauth-cfg");
-    let log = cfg.join("serve.log");
-    let mut cmd = command(&twin, &cfg, &[]);
-    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public, "--auth", "oauth"])
-        .stderr(std::fs::File::create(&log).unwrap())
-        .kill_on_drop(true);
-    let _child = cmd.spawn().unwrap();
-    for _ in 0..400 {
-        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (public, log, _child) = serve_tenants(&twin, &folder("oauth-cfg"), &tenants, &[], &["--auth", "oauth"]).await;
     // A person onboards with an invitation (their page is the authorization page).
     let link = tenant(&twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();
     let mut me = Person::new(&public);
@@ -249,6 +234,25 @@ async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
         assert_eq!(mcp_status(&public, Some(access3), "").await.0, 401);
     }
 
+    // Two people, one resource: each token opens its own person's tenant and never the other's
+    // (the URL names no tenant; the token does).
+    let link = tenant(&twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();
+    let mut other = Person::new(&public);
+    let path_b = link.strip_prefix(&public).unwrap().to_string();
+    let join_b = other.get(&path_b).await;
+    other.post(&path_b, &[("csrf", &join_b.csrf())]).await;
+    let id_b = tenants_in(&tenants).into_iter().find(|t| *t != id).unwrap();
+    let (verifier, challenge) = pkce("two");
+    let mut opened = vec![];
+    for (who, tenant_id) in [(&mut me, &id), (&mut other, &id_b)] {
+        let code = dcr.code(who, &challenge).await;
+        let (_, t) = dcr.exchange(&code, &verifier).await;
+        let session = client(&format!("{public}/mcp"), Some(t["access_token"].as_str().unwrap())).await;
+        let said = session.ok("vitals_check", json!({})).await.to_string();
+        opened.push((said.contains(&format!("/u/{tenant_id}/")), said.contains(&format!("/u/{}/", if tenant_id == &id { &id_b } else { &id }))));
+    }
+    assert_eq!(opened, vec![(true, false), (true, false)], "each token opens its own tenant alone");
+
     // Refused before a code: a redirect URI not registered (a page, never a redirect), plain PKCE,
     // another resource (back to the client with the error).
     let (_, challenge) = pkce("b");
@@ -276,7 +280,7 @@ async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
     form.extend([("decision".to_string(), "allow".to_string()), ("key".to_string(), "vk-guess".to_string())]);
     let pairs: Vec<(&str, &str)> = form.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     assert_eq!(stranger.post("/oauth/authorize", &pairs).await.status, 401);
-    assert_eq!(tenants_in(&tenants).len(), 1);
+    assert_eq!(tenants_in(&tenants).len(), 2, "the two people, no stranger");
 
     // The key typed on the consent page works too (a new phone, no session yet).
     let mut phone = Person::new(&public);

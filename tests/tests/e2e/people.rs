@@ -4,9 +4,8 @@
 //! form is refused without its session's CSRF token, failed sign-ins are limited, every page
 //! refuses framing and scripts, and no key, invitation or token reaches the server's log.
 use super::common::*;
-use super::http::{client, command, folder, tenant};
+use super::http::{client, folder, serve_tenants, tenant};
 use reqwest::header::HeaderMap;
-use std::time::Duration;
 
 /// A browser without JavaScript: follows nothing by itself, keeps its one cookie.
 pub struct Person {
@@ -68,33 +67,6 @@ impl Person {
     }
 }
 
-/// `serve --http` on a port of its own with `--tenants` and a loopback `--public-url`: the public
-/// URL, the log, and the child (killed when dropped).
-pub async fn serve_people(
-    twin: &Twin,
-    config: &std::path::Path,
-    tenants: &std::path::Path,
-    env: &[(&str, &str)],
-    args: &[&str],
-) -> (String, std::path::PathBuf, tokio::process::Child) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let public = format!("http://127.0.0.1:{port}");
-    let log = config.join("serve.log");
-    let mut cmd = command(twin, config, env);
-    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
-        .args(args)
-        .stderr(std::fs::File::create(&log).unwrap())
-        .kill_on_drop(true);
-    let child = cmd.spawn().unwrap();
-    for _ in 0..400 {
-        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    (public, log, child)
-}
-
 /// Every page's headers: no framing, no script, never cached, no referrer.
 pub fn guarded(p: &Page) {
     let csp = p.headers["content-security-policy"].to_str().unwrap();
@@ -108,23 +80,10 @@ pub fn guarded(p: &Page) {
 #[tokio::test]
 async fn a_person_joins_connects_and_leaves_without_the_operator() {
     let fx = login::Fixture::new("people").await;
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let public = format!("http://127.0.0.1:{port}");
     let tenants = folder("people-tenants");
     let env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let log = fx.dir.join("serve.log");
-    let mut cmd = command(&fx.twin, &fx.dir, &env);
-    cmd.args(["serve", "--http", &format!("127.0.0.1:{port}"), "--tenants", tenants.to_str().unwrap(), "--public-url", &public])
-        .stderr(std::fs::File::create(&log).unwrap())
-        .kill_on_drop(true);
-    let _child = cmd.spawn().unwrap();
-    for _ in 0..400 {
-        if std::fs::read_to_string(&log).unwrap_or_default().contains("serving") {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let (public, log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
     let said = std::fs::read_to_string(&log).unwrap();
     assert!(said.contains(&format!("people sign in at {public}/signin")), "{said}");
 
@@ -276,7 +235,7 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     let mut env: Vec<(String, String)> = GarminConnect::env(&twin.base_url()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
     env.push(("VITALS_GARMIN_BASE_URL".into(), twin.base_url()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let (public, log, _child) = serve_people(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
+    let (public, log, _child) = serve_tenants(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
     let mut me = Person::new(&public);
     let join = me.get("/join").await;
     me.post("/join", &[("csrf", &join.csrf())]).await;
@@ -331,7 +290,7 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     let log = std::fs::read_to_string(&log).unwrap();
     for secret in [PASSWORD, CODE, vitals_twin::garmin::KEY] {
         assert!(!log.contains(secret), "the log carries {secret}");
-        for f in walk(&tenants) {
+        for f in every_file(&tenants) {
             let body = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
             assert!(!body.contains(secret) || secret == vitals_twin::garmin::KEY, "{} carries a password or code", f.display());
         }
@@ -340,12 +299,12 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
 }
 
 /// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+pub fn every_file(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     let mut out = vec![];
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         let p = e.path();
         if p.is_dir() {
-            out.extend(walk(&p));
+            out.extend(every_file(&p));
         } else {
             out.push(p);
         }

@@ -5,8 +5,9 @@
 //! in to Garmin Connect with a one-time code; each page is screenshotted for README. The password
 //! and the code are then searched for in the server's log, every page seen and every file written.
 use super::common::*;
+use super::http::serve_tenants;
 use super::http::{folder, tenant};
-use super::people::{serve_people, tenants_in};
+use super::people::{every_file, tenants_in};
 use std::time::Duration;
 use vitals_twin::apps_host::Browser;
 use vitals_twin::garmin_connect::{GarminConnect, CODE, EMAIL, PASSWORD};
@@ -44,7 +45,7 @@ async fn a_person_onboards_in_a_real_browser_on_a_phone() {
     env.extend(GarminConnect::env(&base).into_iter().map(|(k, v)| (k.to_string(), v)));
     env.push(("VITALS_GARMIN_BASE_URL".into(), base.clone()));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-    let (public, log, _child) = serve_people(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
+    let (public, log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
     let link = tenant(&fx.twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();
     let b = Browser::start_with(&scratch().join(format!("chromium-people-{}", std::process::id())), (390, 844), true).await;
     let mut seen = vec![];
@@ -108,17 +109,4 @@ async fn a_person_onboards_in_a_real_browser_on_a_phone() {
     }
     assert!(!said.contains(&key), "the log carries the sign-in key");
     fx.twin.garmin_connect(|g| g.mfa = None);
-}
-
-fn every_file(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = vec![];
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            out.extend(every_file(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
