@@ -1,8 +1,9 @@
 //! Our own page on loopback, for the connections whose secret the user types (a pasted key; a
 //! session's email, password and one-time code), so it is typed there and never into the chat.
 //! 127.0.0.1 only, one random path, open for [`CALLBACK_WAIT`]; a refused entry shows the form
-//! again with why. A login waiting for its one-time code holds the email, never the password: the
-//! provider's own session (in memory) is what the code completes.
+//! again with why. A login waiting for its one-time code is held in this listener's memory only (a
+//! provider's login may take the password again with the code; Garmin's completes its own session
+//! with the code alone, which is what the hosted people's page relies on).
 use super::browser::{escape, html, outcome_page, CALLBACK_WAIT};
 use super::grant::Connected;
 use super::grant::{save_key, submit, Submitted};
@@ -106,7 +107,7 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
             match submit(p, form.clone(), SOURCE).await {
                 Ok(Submitted::Connected(c)) => Ok(Posted::Done(c)),
                 Ok(Submitted::NeedsCode(words)) => {
-                    *held = Some(SessionForm { password: Secret::default(), ..form });
+                    *held = Some(form);
                     Ok(Posted::Code(words))
                 }
                 Err(e) => Err(e),
