@@ -236,6 +236,19 @@ pub async fn revoke(url: &str, param: &str, token: &Secret) -> Result<u16, HttpE
     Ok(resp.status().as_u16())
 }
 
+/// A client's metadata document (MCP authorization's Client ID Metadata Document): a GET, no
+/// redirect followed, at most `max` bytes, within `timeout`. The status and the body.
+pub async fn client_document(url: &str, max: usize, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
+    let c = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
+    let resp = c.get(url).send().await.map_err(|e| e.to_string())?;
+    let status = resp.status().as_u16();
+    let body = resp.bytes().await.map_err(|e| e.to_string())?;
+    if body.len() > max {
+        return Err(format!("it is over {max} bytes"));
+    }
+    Ok((status, body.to_vec()))
+}
+
 /// The one route of Polar's registration (reference polar §2.3), relative to its API base.
 pub const POLAR_REGISTRATION: &str = "/v3/users";
 

@@ -98,14 +98,11 @@ impl Clients {
         if !allowed || u.path() == "/" || u.fragment().is_some() {
             return Err(format!("client_id {url:?}: a metadata document's URL must be https with a path (no fragment)"));
         }
-        let http = reqwest::Client::builder().timeout(FETCH_TIMEOUT).redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
-        let resp = http.get(u.clone()).send().await.map_err(|e| format!("client_id {url:?}: its metadata document could not be read ({e})"))?;
-        if !resp.status().is_success() {
-            return Err(format!("client_id {url:?}: its metadata document answered HTTP {}", resp.status().as_u16()));
-        }
-        let body = resp.bytes().await.map_err(|e| format!("client_id {url:?}: {e}"))?;
-        if body.len() > MAX_DOCUMENT {
-            return Err(format!("client_id {url:?}: its metadata document is over {MAX_DOCUMENT} bytes"));
+        let (status, body) = crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT)
+            .await
+            .map_err(|e| format!("client_id {url:?}: its metadata document could not be read ({e})"))?;
+        if !(200..300).contains(&status) {
+            return Err(format!("client_id {url:?}: its metadata document answered HTTP {status}"));
         }
         let v: Value = serde_json::from_slice(&body).map_err(|_| format!("client_id {url:?}: its metadata document is not JSON"))?;
         if v["client_id"].as_str() != Some(url) {

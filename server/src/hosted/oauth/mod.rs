@@ -20,7 +20,7 @@ use super::tenants::TenantId;
 use super::Server;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use std::collections::HashMap;
@@ -84,27 +84,28 @@ pub(super) fn tenant_of_request(server: &Server, auth: &Auth, req: &Request) -> 
 /// Answer the authorization routes; any other request back to the caller.
 pub(super) async fn handle(server: &Server, auth: &Auth, req: Request, peer: IpAddr) -> Result<Response, Request> {
     let path = req.uri().path().to_string();
-    let method = req.method().clone();
-    Ok(match (method, path.as_str()) {
-        (Method::GET, "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp") => json_ok(json!({
+    // Incoming requests' methods, as text (this crate names no HTTP method type: see http.rs).
+    let method = req.method().as_str().to_string();
+    Ok(match (method.as_str(), path.as_str()) {
+        ("GET", "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp") => json_ok(json!({
             "resource": resource(server), "authorization_servers": [server.base_url], "bearer_methods_supported": ["header"],
             "scopes_supported": [SCOPE], "resource_name": "vitals",
         })),
-        (Method::GET, "/.well-known/oauth-authorization-server") => json_ok(server_metadata(server)),
-        (Method::POST, "/oauth/register") => register(auth, req).await,
-        (Method::GET, "/oauth/authorize") => {
+        ("GET", "/.well-known/oauth-authorization-server") => json_ok(server_metadata(server)),
+        ("POST", "/oauth/register") => register(auth, req).await,
+        ("GET", "/oauth/authorize") => {
             let q: HashMap<String, String> = url::form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
             let session = super::people::session_of(server, &req);
             drop(req);
             authorize(server, auth, session, q).await
         }
-        (Method::POST, "/oauth/authorize") => {
+        ("POST", "/oauth/authorize") => {
             let cookie = super::people::session_of(server, &req);
             let form = super::people::read_form(req).await;
             authorize_post(server, auth, cookie, form, peer).await
         }
-        (Method::POST, "/oauth/token") => token(server, auth, super::people::read_form(req).await).await,
-        (Method::POST, "/oauth/revoke") => {
+        ("POST", "/oauth/token") => token(server, auth, super::people::read_form(req).await).await,
+        ("POST", "/oauth/revoke") => {
             let form = super::people::read_form(req).await;
             if let Some(t) = form.get("token") {
                 let _ = auth.grants.revoke_token(t);

@@ -20,7 +20,7 @@ use crate::connection::{Connection, SessionForm};
 use crate::secret::Secret;
 use axum::body::Body;
 use axum::extract::Request;
-use axum::http::{header, HeaderValue, Method, StatusCode};
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use invite::Invitations;
 use std::collections::HashMap;
@@ -41,32 +41,33 @@ struct Visit {
 pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Result<Response, Request> {
     let Some(tenants) = server.opts.tenants.clone() else { return Err(req) };
     let path = req.uri().path().to_string();
-    let method = req.method().clone();
+    // Incoming requests' methods, as text (this crate names no HTTP method type: see http.rs).
+    let method = req.method().as_str().to_string();
     let known = path == "/join" || path.starts_with("/join/") || path == "/signin" || path == "/signout" || path == "/me" || path.starts_with("/me/");
     if !known {
         return Err(req);
     }
     let visit = visit(server, &req);
-    let form = if method == Method::POST { Some(read_form(req).await) } else { None };
+    let form = if method == "POST" { Some(read_form(req).await) } else { None };
     let ctx = Ctx { server, tenants: &tenants, visit, peer };
-    Ok(match (method, path.as_str(), form) {
-        (Method::GET, "/join", None) if server.opts.open_signup => ctx.join_page(None),
-        (Method::POST, "/join", Some(f)) if server.opts.open_signup => ctx.join(None, &f),
-        (Method::GET, p, None) if p.starts_with("/join/") => ctx.join_page(Some(&p[6..])),
-        (Method::POST, p, Some(f)) if p.starts_with("/join/") => ctx.join(Some(&p[6..]), &f),
-        (Method::GET, "/signin", None) => ctx.sign_in_page(None, StatusCode::OK),
-        (Method::POST, "/signin", Some(f)) => ctx.sign_in(&f),
-        (Method::POST, "/signout", Some(f)) => ctx.sign_out(&f),
-        (Method::GET, "/me", None) => ctx.me(None),
-        (Method::GET, "/me/delete", None) => ctx.signed_in(|_, csrf| ctx.html(StatusCode::OK, pages::confirm_delete(csrf), None)),
-        (Method::POST, "/me/delete", Some(f)) => ctx.delete(&f).await,
-        (Method::POST, p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
-        (Method::POST, p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
-        (Method::POST, "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
-        (Method::GET, p, None) if p.starts_with("/me/key/") => ctx.key_page(&p[8..], None),
-        (Method::POST, p, Some(f)) if p.starts_with("/me/key/") => ctx.key(&p[8..], &f).await,
-        (Method::GET, p, None) if p.starts_with("/me/login/") => ctx.login_page(&p[10..], None, None),
-        (Method::POST, p, Some(f)) if p.starts_with("/me/login/") => ctx.login(&p[10..], &f).await,
+    Ok(match (method.as_str(), path.as_str(), form) {
+        ("GET", "/join", None) if server.opts.open_signup => ctx.join_page(None),
+        ("POST", "/join", Some(f)) if server.opts.open_signup => ctx.join(None, &f),
+        ("GET", p, None) if p.starts_with("/join/") => ctx.join_page(Some(&p[6..])),
+        ("POST", p, Some(f)) if p.starts_with("/join/") => ctx.join(Some(&p[6..]), &f),
+        ("GET", "/signin", None) => ctx.sign_in_page(None, StatusCode::OK),
+        ("POST", "/signin", Some(f)) => ctx.sign_in(&f),
+        ("POST", "/signout", Some(f)) => ctx.sign_out(&f),
+        ("GET", "/me", None) => ctx.me(None),
+        ("GET", "/me/delete", None) => ctx.signed_in(|_, csrf| ctx.html(StatusCode::OK, pages::confirm_delete(csrf), None)),
+        ("POST", "/me/delete", Some(f)) => ctx.delete_everything(&f).await,
+        ("POST", p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
+        ("POST", p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
+        ("POST", "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
+        ("GET", p, None) if p.starts_with("/me/key/") => ctx.key_page(&p[8..], None),
+        ("POST", p, Some(f)) if p.starts_with("/me/key/") => ctx.key(&p[8..], &f).await,
+        ("GET", p, None) if p.starts_with("/me/login/") => ctx.login_page(&p[10..], None, None),
+        ("POST", p, Some(f)) if p.starts_with("/me/login/") => ctx.login(&p[10..], &f).await,
         _ => StatusCode::NOT_FOUND.into_response(),
     })
 }
@@ -384,7 +385,7 @@ impl Ctx<'_> {
         self.me(Some(&said))
     }
 
-    async fn delete(&self, form: &HashMap<String, String>) -> Response {
+    async fn delete_everything(&self, form: &HashMap<String, String>) -> Response {
         if !self.csrf_ok(form) {
             return self.refused_form();
         }
