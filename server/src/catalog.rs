@@ -482,7 +482,7 @@ pub static DAILY_COLUMNS: &[DailyColumn] = &[
     DailyColumn {
         name: "sleep_total_min",
         unit: "min",
-        why: "the device worn overnight first (a ring, then a watch): it measures the sleeper, where a mat under the mattress can count a partner",
+        why: "the device worn overnight first (a ring, then a watch or a strap): it measures the sleeper, where a mat under the mattress can count a partner",
     },
     DailyColumn { name: "sleep_efficiency_pct", unit: "%", why: "the device worn overnight first, then a mat under the mattress" },
     DailyColumn {
@@ -493,7 +493,7 @@ pub static DAILY_COLUMNS: &[DailyColumn] = &[
     DailyColumn {
         name: "resting_hr_bpm",
         unit: "bpm",
-        why: "a watch's all-day resting heart rate first, then a ring's lowest heart rate of the night (what its app shows as resting)",
+        why: "a watch's all-day resting heart rate first, then a ring's lowest heart rate of the night (what its app shows as resting) or a strap's resting heart rate of the night",
     },
     DailyColumn {
         name: "hrv_ms",

@@ -7,6 +7,7 @@ pub mod kinds;
 pub mod oura;
 pub mod polar;
 pub mod traffic;
+pub mod whoop;
 pub mod wire;
 pub mod withings;
 
@@ -78,6 +79,8 @@ pub struct State {
     pub garmin: Mutex<garmin::Garmin>,
     /// Garmin Connect's private API: its SSO, DI token endpoint and data routes.
     pub garmin_connect: Mutex<garmin_connect::GarminConnect>,
+    /// WHOOP: configuration, OAuth server, rate counters (mounted under its own prefix).
+    pub whoop: Mutex<whoop::Whoop>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -116,6 +119,14 @@ impl Twin {
     pub fn garmin_connect<T>(&self, f: impl FnOnce(&mut garmin_connect::GarminConnect) -> T) -> T {
         f(&mut self.state.garmin_connect.lock().unwrap())
     }
+    pub fn whoop<T>(&self, f: impl FnOnce(&mut whoop::Whoop) -> T) -> T {
+        f(&mut self.state.whoop.lock().unwrap())
+    }
+    /// The base URL of a twin of [`TWINS`] (its prefix below this twin's address).
+    pub fn mounted(&self, provider: &str) -> String {
+        let t = TWINS.iter().find(|t| t.provider == provider).unwrap_or_else(|| panic!("no twin of {provider} is mounted"));
+        format!("{}{}", self.base_url(), t.prefix)
+    }
     pub fn polar(&self, f: impl FnOnce(&mut polar::Polar)) {
         f(&mut self.state.polar.lock().unwrap());
     }
@@ -140,6 +151,20 @@ impl Twin {
     }
 }
 
+/// A provider's twin mounted under a prefix of its own: its routes, and which of them the wire's
+/// faults count as data or token requests. A new provider's twin is one line here and collides
+/// with no other's routes. (The first four twins predate it and still share the root; see
+/// ARCHITECTURE.md.)
+pub struct Mounted {
+    pub provider: &'static str,
+    pub prefix: &'static str,
+    pub routes: fn() -> Router<Arc<State>>,
+    pub wire_route: fn(&str) -> Option<wire::Route>,
+}
+
+/// The registry of mounted twins.
+pub static TWINS: &[Mounted] = &[Mounted { provider: "whoop", prefix: whoop::PREFIX, routes: whoop::routes, wire_route: whoop::wire_route }];
+
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
     let state = Arc::new(State {
@@ -150,13 +175,18 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         polar: Default::default(),
         garmin: Default::default(),
         garmin_connect: Default::default(),
+        whoop: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
         wire: Default::default(),
         log: Mutex::new(vec![]),
         traffic: Default::default(),
     });
-    let app = Router::new()
+    let mut app = Router::new();
+    for t in TWINS {
+        app = app.nest(t.prefix, (t.routes)());
+    }
+    let app = app
         .route("/_twin/faults", get(get_faults).post(set_faults))
         .route("/_twin/requests", get(get_requests))
         .route("/_twin/reset", post(reset))

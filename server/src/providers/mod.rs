@@ -6,6 +6,7 @@ pub mod garmin_connect;
 pub mod oura;
 pub mod polar;
 pub mod series;
+pub mod whoop;
 pub mod withings;
 
 pub use crate::catalog::FileFormat;
@@ -272,6 +273,7 @@ pub static REGISTRY: &[Registered] = &[
     Registered { spec: &polar::catalog::POLAR, make: |h| std::sync::Arc::new(polar::Polar::in_home(h)) },
     Registered { spec: &garmin::catalog::GARMIN, make: |h| std::sync::Arc::new(garmin::Garmin::in_home(h)) },
     Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(h)) },
+    Registered { spec: &whoop::catalog::WHOOP, make: |h| std::sync::Arc::new(whoop::Whoop::in_home(h)) },
 ];
 
 /// Every provider's catalog, in the registry's order.

@@ -133,7 +133,9 @@ impl Wire {
 
 /// Which route a path is: the twin's own controls and the login pages are neither.
 fn route(path: &str) -> Option<Route> {
-    if path.starts_with("/_twin") || path.contains("authoriz") {
+    if let Some((t, rest)) = crate::TWINS.iter().find_map(|t| path.strip_prefix(t.prefix).map(|rest| (t, rest))) {
+        (t.wire_route)(rest)
+    } else if path.starts_with("/_twin") || path.contains("authoriz") {
         None
     } else if ["/oauth", "/v2/oauth2", vitals::http::GARMIN_KEY_EXCHANGE].iter().any(|p| path.starts_with(p)) {
         Some(Route::Token)

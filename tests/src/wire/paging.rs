@@ -1,6 +1,7 @@
 //! Faults that follow a provider's pagination: a token handed back again, an empty page with a
-//! token that leads to the real one. Only Oura (`next_token` in the query and the body) and
-//! Withings (`offset` in the form, `more`/`offset` in the body) page with tokens; Polar's and
+//! token that leads to the real one. Only Oura (`next_token` in the query and the body),
+//! Withings (`offset` in the form, `more`/`offset` in the body) and WHOOP (`nextToken` in the
+//! query, `next_token` in the body, absent on the last page) page with tokens; Polar's and
 //! Garmin's reads are one request per range, so these faults do not apply to them.
 use axum::body::Body;
 use axum::extract::Request;
@@ -13,6 +14,8 @@ pub enum Pager {
     Oura,
     /// `offset=` in the form, `body.more` and `body.offset` in the answer.
     Withings,
+    /// `?nextToken=` on the request, `next_token` in the answer (left out on the last page).
+    Whoop,
 }
 
 /// What a paged request asked for.
@@ -35,6 +38,11 @@ impl Pager {
             Some(Pager::Oura)
         } else if ["/measure", "/v2/measure", "/v2/sleep"].contains(&path) {
             Some(Pager::Withings)
+        } else if ["cycle", "recovery", "activity/sleep", "activity/workout"]
+            .iter()
+            .any(|r| path.ends_with(&format!("{}/developer/v2/{r}", crate::whoop::PREFIX)))
+        {
+            Some(Pager::Whoop)
         } else {
             None
         }
@@ -44,12 +52,13 @@ impl Pager {
         match self {
             Pager::Oura => "next_token",
             Pager::Withings => "offset",
+            Pager::Whoop => "nextToken",
         }
     }
 
     fn empty_token(self) -> &'static str {
         match self {
-            Pager::Oura => EMPTY_OURA,
+            Pager::Oura | Pager::Whoop => EMPTY_OURA,
             Pager::Withings => EMPTY_WITHINGS,
         }
     }
@@ -58,7 +67,7 @@ impl Pager {
     pub async fn read(self, req: Request) -> (Request, Asked) {
         let (mut parts, body) = req.into_parts();
         let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
-        let in_query = self == Pager::Oura;
+        let in_query = self != Pager::Withings;
         let raw = if in_query { parts.uri.query().unwrap_or_default().to_string() } else { String::from_utf8_lossy(&bytes).into_owned() };
         let mut pairs: Vec<(String, String)> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
         let token = pairs.iter().find(|(k, _)| k == self.param()).map(|(_, v)| v.clone());
@@ -85,6 +94,13 @@ impl Pager {
     pub fn set_next(self, answer: &mut Value, token: Option<&str>) {
         match self {
             Pager::Oura => answer["next_token"] = token.map_or(Value::Null, |t| json!(t)),
+            Pager::Whoop => match (token, answer.as_object_mut()) {
+                (Some(t), _) => answer["next_token"] = json!(t),
+                (None, Some(o)) => {
+                    o.remove("next_token");
+                }
+                (None, None) => {}
+            },
             Pager::Withings => {
                 let n: i64 = token.and_then(|t| t.parse().ok()).unwrap_or(0);
                 answer["body"]["more"] = json!(i32::from(token.is_some()));

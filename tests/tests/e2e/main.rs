@@ -34,5 +34,6 @@ mod stdio;
 mod store_race;
 mod terminal_login;
 mod twin;
+mod whoop;
 mod withings;
 mod withings_login;

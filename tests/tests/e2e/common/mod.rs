@@ -288,8 +288,20 @@ pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
     out
 }
 
-/// One server reading all four providers from `twin`: Oura with the personal token, Withings and
-/// Polar with logins the twin issued (in one config folder), Garmin with its API key. Returns the
+/// What points a server at the twin's WHOOP (its API, token endpoint, authorize page and app).
+pub fn whoop_env(twin: &Twin) -> Vec<(String, String)> {
+    let w = twin.mounted("whoop");
+    vec![
+        ("VITALS_WHOOP_BASE_URL".into(), format!("{w}/developer")),
+        ("VITALS_WHOOP_TOKEN_URL".into(), format!("{w}/oauth/oauth2/token")),
+        ("VITALS_WHOOP_AUTHORIZE_URL".into(), format!("{w}/oauth/oauth2/auth")),
+        ("VITALS_WHOOP_CLIENT_ID".into(), vitals_twin::whoop::CLIENT_ID.into()),
+        ("VITALS_WHOOP_CLIENT_SECRET".into(), vitals_twin::whoop::CLIENT_SECRET.into()),
+    ]
+}
+
+/// One server reading every provider from `twin`: Oura with the personal token, Withings and
+/// Polar and WHOOP with logins the twin issued (in one config folder), Garmin with its API key. Returns the
 /// session and the Withings login (its tokens, for secret sweeps).
 pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, WithingsLogin) {
     all_providers_as(twin, tag, extra, ()).await
@@ -300,8 +312,11 @@ pub async fn all_providers_as<H: rmcp::ClientHandler>(twin: &Twin, tag: &str, ex
     let withings = WithingsLogin::new(twin, tag);
     let polar = twin.state.polar.lock().unwrap().stored_login(&format!("polar-login-{tag}"));
     vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
+    let whoop = twin.whoop(|w| w.stored_login(&format!("whoop-login-{tag}")));
+    vitals::accounts::TokenStore::file(&withings.dir).save("whoop", &whoop).unwrap();
     let b = twin.base_url();
     let mut env: Vec<(String, String)> = withings.env.clone();
+    env.extend(whoop_env(twin));
     env.extend([
         ("VITALS_POLAR_BASE_URL".into(), b.clone()),
         ("VITALS_POLAR_TOKEN_URL".into(), format!("{b}/v2/oauth2/token")),
