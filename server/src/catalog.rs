@@ -445,6 +445,26 @@ pub struct ProviderSpec {
     /// Whether a 429 is waited out and asked again (within the query's wait budget). Garmin
     /// Connect's are not: the answer is cut there and says so (reference garmin/README.md §3).
     pub retries_429: bool,
+    /// The requests other than a GET this provider requires in order to read, besides the token
+    /// endpoints and the revoke its OAuth declares (`OAuthSpec.token_urls`, `Revoke::Endpoint`):
+    /// `http.rs` sends a non-GET only to a route declared here or there ([`ProviderSpec::non_gets`]).
+    pub non_get: &'static [NonGet],
+}
+
+/// A request other than a GET that a provider requires in order to read (a registration, a
+/// sign-in, a key exchange, a read that is a form POST), and why: the only kind `http.rs` sends
+/// besides GETs, and only to a URL whose path ends with `route`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NonGet {
+    pub method: &'static str,
+    pub route: &'static str,
+    pub why: &'static str,
+}
+
+impl NonGet {
+    pub const fn post(route: &'static str, why: &'static str) -> NonGet {
+        NonGet { method: "POST", route, why }
+    }
 }
 
 /// One normalised column of `vitals_daily`: what it holds, in which unit, and why one provider's
@@ -553,4 +573,24 @@ impl ProviderSpec {
     pub fn collection(&self, name: &str) -> Option<&'static CollectionSpec> {
         self.collections.iter().find(|c| c.name == name)
     }
+
+    /// Every non-GET request this provider may send, declared: its own [`NonGet`]s, its OAuth
+    /// token endpoints (RFC 6749: a POST) and its revoke endpoint, each as (method, route, why).
+    pub fn non_gets(&self) -> Vec<(String, String, String)> {
+        let mut out: Vec<(String, String, String)> = self.non_get.iter().map(|n| (n.method.into(), n.route.into(), n.why.into())).collect();
+        if let Some(o) = self.connection.oauth() {
+            for (url, _) in o.token_urls {
+                out.push(("POST".into(), path_of(url), "the OAuth token endpoint: exchanging a code and refreshing a token are POSTs".into()));
+            }
+            if let crate::connection::Revoke::Endpoint { url, .. } = o.revoke {
+                out.push(("POST".into(), path_of(url), "ending vitals' own grant when the user disconnects".into()));
+            }
+        }
+        out
+    }
+}
+
+/// The path of a URL (`https://host/a/b?q` → `/a/b`).
+pub fn path_of(url: &str) -> String {
+    url::Url::parse(url).map(|u| u.path().to_string()).unwrap_or_default()
 }

@@ -1,9 +1,10 @@
-//! The only way out of this crate to a provider. Data is read with GET, or with a form POST
-//! whose `action` is one of Withings' read actions ([`READ_ACTIONS`]) and nothing else: read-only
-//! is a property of this type, and `tests/tests/e2e/invariants.rs` keeps it so. The other POSTs
-//! are named functions: token requests, the revoke of our own grant, Polar's registration,
-//! Garmin's key exchange, and Garmin Connect's sign-in (to [`GARMIN_SSO_POSTS`] only), DI token
-//! endpoint and OAuth1 exchange.
+//! The only way out of this crate to a provider. Data is read with GET. A request of any other
+//! method leaves only to a route its provider's catalog declares ([`NonGet`], and the token and
+//! revoke endpoints of its OAuth), checked by [`allowed`] before the request is built: Withings'
+//! form reads (whose `action` must also be one of [`READ_ACTIONS`]), token requests, the revoke
+//! of our own grant, Polar's registration, Garmin's key exchange, and Garmin Connect's sign-in,
+//! DI token endpoint and OAuth1 exchange. `tests/tests/e2e/invariants.rs` keeps it so.
+use crate::catalog::NonGet;
 use crate::secret::Secret;
 use std::time::Duration;
 
@@ -101,19 +102,45 @@ pub const READ_ACTIONS: &[&str] = &["getmeas", "getactivity", "getworkouts", "ge
 pub enum HttpError {
     #[error("refused to send a POST whose action {0:?} is not a read (vitals only reads)")]
     NotARead(String),
+    #[error("refused to send a {0} to {1}: no provider's catalog declares it (vitals only reads)")]
+    Undeclared(&'static str, String),
     #[error("the request timed out")]
     Timeout,
     #[error("the connection failed: {0}")]
     Connect(String),
 }
 
+/// Whether a POST to `url` is declared: its path ends with one of `routes` (the provider's base
+/// may sit below a prefix, as the twin's do). Checked before any non-GET request is built.
+pub fn allowed<'a>(routes: impl IntoIterator<Item = &'a str>, url: &str) -> Result<(), HttpError> {
+    let path = crate::catalog::path_of(url);
+    if !path.is_empty() && routes.into_iter().any(|r| !r.is_empty() && path.ends_with(r)) {
+        Ok(())
+    } else {
+        Err(HttpError::Undeclared("POST", if path.is_empty() { url.chars().take(80).collect() } else { path }))
+    }
+}
+
+/// The POST routes of a catalog's declarations.
+fn posts(declared: &[NonGet]) -> impl Iterator<Item = &str> {
+    declared.iter().filter(|d| d.method == "POST").map(|d| d.route)
+}
+
 #[derive(Clone)]
 pub struct Http {
     client: reqwest::Client,
+    /// The non-GET requests of the provider this client reads for (Withings' form reads).
+    declared: &'static [NonGet],
 }
 
 impl Http {
+    /// A client for reads that are all GETs.
     pub fn new() -> Http {
+        Http::declaring(&[])
+    }
+
+    /// A client for a provider whose catalog declares `declared`.
+    pub fn declaring(declared: &'static [NonGet]) -> Http {
         let timeout = std::env::var("VITALS_HTTP_TIMEOUT_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
         let client = reqwest::Client::builder()
             .user_agent(crate::USER_AGENT)
@@ -123,7 +150,7 @@ impl Http {
             .pool_idle_timeout(Duration::from_secs(90))
             .build()
             .expect("a TLS client with default settings builds");
-        Http { client }
+        Http { client, declared }
     }
 
     /// Send one read with a bearer token: GET `url?params`, or a form POST of `params` when the
@@ -133,6 +160,7 @@ impl Http {
         let builder = match req.method {
             ReadMethod::Get => self.client.get(&req.url).query(&req.params),
             ReadMethod::FormPost => {
+                allowed(posts(self.declared), &req.url)?;
                 let action = req.param("action").unwrap_or_default();
                 if !READ_ACTIONS.contains(&action) {
                     return Err(HttpError::NotARead(action.to_string()));
@@ -215,10 +243,9 @@ impl Http {
     }
 }
 
-/// The client the `oauth2` crate uses at token endpoints: the one place a POST leaves this crate,
-/// because exchanging a code and refreshing a token are POSTs by definition. No redirects are
-/// followed (a token request must not be bounced elsewhere), and our User-Agent is sent.
-pub fn token_client() -> reqwest::Client {
+/// The client of token and sign-in requests. No redirects are followed (a token request must not
+/// be bounced elsewhere), and our User-Agent is sent.
+fn token_client() -> reqwest::Client {
     reqwest::Client::builder()
         .user_agent(crate::USER_AGENT)
         .redirect(reqwest::redirect::Policy::none())
@@ -228,10 +255,21 @@ pub fn token_client() -> reqwest::Client {
         .expect("a TLS client with default settings builds")
 }
 
-/// End a grant at a provider's revoke endpoint: `POST url?<param>=<token>`. The second and last
-/// place a POST leaves this crate: revoking our own access is no write to the user's data, and the
-/// user asked for it (`vitals-mcp forget`). Returns the HTTP status.
-pub async fn revoke(url: &str, param: &str, token: &Secret) -> Result<u16, HttpError> {
+/// Send a token request the `oauth2` crate built (exchanging a code, refreshing a token: POSTs by
+/// definition), to one of the token endpoints the provider's OAuth declares (`declared`: their
+/// default URLs, whose paths the request's must end with).
+pub async fn token_post(req: oauth2::HttpRequest, declared: &[&str]) -> Result<oauth2::HttpResponse, oauth2::HttpClientError<reqwest::Error>> {
+    let url = req.uri().to_string();
+    let routes: Vec<String> = declared.iter().map(|u| crate::catalog::path_of(u)).collect();
+    allowed(routes.iter().map(String::as_str), &url).map_err(|e| oauth2::HttpClientError::Other(e.to_string()))?;
+    oauth2::AsyncHttpClient::call(&token_client(), req).await
+}
+
+/// End a grant at a provider's revoke endpoint: `POST url?<param>=<token>`, where `declared` is
+/// the endpoint its OAuth declares: revoking our own access is no write to the user's data, and
+/// the user asked for it (`vitals-mcp forget`). Returns the HTTP status.
+pub async fn revoke(url: &str, declared: &str, param: &str, token: &Secret) -> Result<u16, HttpError> {
+    allowed([crate::catalog::path_of(declared).as_str()], url)?;
     let resp = token_client().post(url).query(&[(param, token.expose())]).send().await.map_err(|e| classify(&e))?;
     Ok(resp.status().as_u16())
 }
@@ -249,30 +287,23 @@ pub async fn client_document(url: &str, max: usize, timeout: Duration) -> Result
     Ok((status, body.to_vec()))
 }
 
-/// The one route of Polar's registration (reference polar §2.3), relative to its API base.
-pub const POLAR_REGISTRATION: &str = "/v3/users";
-
-/// Register a Polar user with this app: `POST <base>/v3/users {"member-id": …}`. The third and
-/// last POST that leaves this crate: Polar refuses every read until it has succeeded once, and it
-/// writes nothing of the user's data. Exactly this route, nothing else. Returns the HTTP status.
-pub async fn register_polar_user(base: &str, bearer: &Secret, member_id: &str) -> Result<u16, HttpError> {
-    let url = format!("{}{POLAR_REGISTRATION}", base.trim_end_matches('/'));
+/// Register a Polar user with this app: `POST url {"member-id": …}`, to a route Polar's catalog
+/// declares: Polar refuses every read until it has succeeded once, and it writes nothing of the
+/// user's data. Returns the HTTP status.
+pub async fn register_polar_user(url: &str, declared: &[NonGet], bearer: &Secret, member_id: &str) -> Result<u16, HttpError> {
+    allowed(posts(declared), url)?;
     let body = serde_json::json!({ "member-id": member_id });
-    let resp =
-        token_client().post(&url).bearer_auth(bearer.expose()).header("accept", "application/json").json(&body).send().await.map_err(|e| classify(&e))?;
+    let resp = token_client().post(url).bearer_auth(bearer.expose()).header("accept", "application/json").json(&body).send().await.map_err(|e| classify(&e))?;
     Ok(resp.status().as_u16())
 }
 
-/// The one route of Garmin's key exchange (reference garmin/personal-api.md §2), relative to its host.
-pub const GARMIN_KEY_EXCHANGE: &str = "/personalapitoken-service/personal-api/personal-api-key/token";
-
-/// Exchange a Garmin Personal API key for a bearer token: `POST <base><GARMIN_KEY_EXCHANGE>` with
-/// `Authorization: ApiKey <key>` and no body. The fourth and last POST that leaves this crate: the
-/// exchange is how Garmin lets a key read at all, and it writes nothing. Returns status and body.
-pub async fn exchange_garmin_key(base: &str, key: &Secret) -> Result<(u16, Vec<u8>), HttpError> {
-    let url = format!("{}{GARMIN_KEY_EXCHANGE}", base.trim_end_matches('/'));
+/// Exchange a Garmin Personal API key for a bearer token: `POST url` with `Authorization: ApiKey
+/// <key>` and no body, to the route Garmin's catalog declares: the exchange is how Garmin lets a
+/// key read at all, and it writes nothing. Returns status and body.
+pub async fn exchange_garmin_key(url: &str, declared: &[NonGet], key: &Secret) -> Result<(u16, Vec<u8>), HttpError> {
+    allowed(posts(declared), url)?;
     let resp = token_client()
-        .post(&url)
+        .post(url)
         .header("authorization", format!("ApiKey {}", key.expose()))
         .header("accept", "application/json")
         .send()
@@ -281,11 +312,6 @@ pub async fn exchange_garmin_key(base: &str, key: &Secret) -> Result<(u16, Vec<u
     let status = resp.status().as_u16();
     Ok((status, resp.bytes().await.map_err(|e| classify(&e))?.to_vec()))
 }
-
-/// The paths of Garmin's SSO a login may POST to (its JSON login and one-time code, for the mobile
-/// and the portal variants; reference garmin/README.md §2.1). A sign-in changes nothing of the
-/// user's data; it is how Garmin Connect lets anyone read at all.
-pub const GARMIN_SSO_POSTS: &[&str] = &["/mobile/api/login", "/mobile/api/mfa/verifyCode", "/portal/api/login", "/portal/api/mfa/verifyCode"];
 
 /// What Garmin's SSO or token endpoint answered. The body is the caller's to read and never goes
 /// into an error (it can hold a ticket or a token).
@@ -321,19 +347,21 @@ impl SsoSession {
         login_reply(resp).await
     }
 
-    /// POST a login or a one-time code as JSON, to one of [`GARMIN_SSO_POSTS`] and nowhere else.
+    /// POST a login or a one-time code as JSON, to a sign-in route Garmin Connect's catalog
+    /// declares and nowhere else. A sign-in changes nothing of the user's data; it is how Garmin
+    /// Connect lets anyone read at all.
+    #[allow(clippy::too_many_arguments)]
     pub async fn garmin_sso_post(
         &self,
         sso: &str,
         path: &str,
+        declared: &[NonGet],
         query: &[(&str, &str)],
         referer: &str,
         body: &serde_json::Value,
     ) -> Result<LoginReply, HttpError> {
-        if !GARMIN_SSO_POSTS.contains(&path) {
-            return Err(HttpError::NotARead(format!("a POST to {path}")));
-        }
         let url = format!("{}{path}", sso.trim_end_matches('/'));
+        allowed(posts(declared), &url)?;
         let resp = self
             .client
             .post(&url)
@@ -351,8 +379,9 @@ impl SsoSession {
 
 /// Exchange a Garmin SSO ticket, or refresh a DI token, at the DI token endpoint (reference
 /// garmin/README.md §2.4): HTTP Basic `client_id:` with an empty secret, the form as given. A
-/// token request like any OAuth one: it reads nothing and writes nothing.
-pub async fn garmin_di_token(url: &str, client_id: &str, form: &[(&str, &str)]) -> Result<LoginReply, HttpError> {
+/// token request like any OAuth one: it reads nothing and writes nothing. Only to a declared route.
+pub async fn garmin_di_token(url: &str, declared: &[NonGet], client_id: &str, form: &[(&str, &str)]) -> Result<LoginReply, HttpError> {
+    allowed(posts(declared), url)?;
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
     let resp = token_client()
         .post(url)
@@ -378,13 +407,19 @@ pub async fn garmin_oauth1_get(url: &str, query: &[(&str, &str)], authorization:
 }
 
 /// Flow B's exchange of an OAuth1 token for an OAuth2 one (reference garmin/README.md §2.3): a
-/// signed form POST to the data host's exchange route and nowhere else. A token request: it reads
-/// nothing and writes nothing.
-pub async fn garmin_oauth1_exchange(base: &str, authorization: &str, user_agent: &str, form: &[(&str, &str)]) -> Result<LoginReply, HttpError> {
-    let url = format!("{}{GARMIN_OAUTH1_EXCHANGE}", base.trim_end_matches('/'));
+/// signed form POST to the exchange route the catalog declares and nowhere else. A token request:
+/// it reads nothing and writes nothing.
+pub async fn garmin_oauth1_exchange(
+    url: &str,
+    declared: &[NonGet],
+    authorization: &str,
+    user_agent: &str,
+    form: &[(&str, &str)],
+) -> Result<LoginReply, HttpError> {
+    allowed(posts(declared), url)?;
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(form).finish();
     let resp = token_client()
-        .post(&url)
+        .post(url)
         .header("authorization", authorization)
         .header("user-agent", user_agent)
         .header("content-type", "application/x-www-form-urlencoded")
@@ -394,9 +429,6 @@ pub async fn garmin_oauth1_exchange(base: &str, authorization: &str, user_agent:
         .map_err(|e| classify(&e))?;
     login_reply(resp).await
 }
-
-/// The one route of flow B's OAuth1 → OAuth2 exchange, relative to Garmin Connect's data host.
-pub const GARMIN_OAUTH1_EXCHANGE: &str = "/oauth-service/oauth/exchange/user/2.0";
 
 async fn login_reply(resp: reqwest::Response) -> Result<LoginReply, HttpError> {
     let status = resp.status().as_u16();
@@ -473,9 +505,41 @@ mod tests {
             params: vec![("action".into(), "deletemeas".into())],
             headers: &[],
         };
-        let e = Http::new().read(&req, &Secret::new("x")).await.err().expect("refused");
+        let withings = Http::declaring(crate::providers::withings::catalog::WITHINGS.non_get);
+        let e = withings.read(&req, &Secret::new("x")).await.err().expect("refused");
         assert!(matches!(&e, HttpError::NotARead(a) if a == "deletemeas"), "{e}");
-        let unnamed = Request { params: vec![], ..req };
-        assert!(matches!(Http::new().read(&unnamed, &Secret::new("x")).await, Err(HttpError::NotARead(_))));
+        let unnamed = Request { params: vec![], ..req.clone() };
+        assert!(matches!(withings.read(&unnamed, &Secret::new("x")).await, Err(HttpError::NotARead(_))));
+        // A read action, but from a client whose provider declares no POST, or to a route no catalog declares.
+        let read = Request { params: vec![("action".into(), "getmeas".into())], ..req };
+        assert!(matches!(Http::new().read(&read, &Secret::new("x")).await, Err(HttpError::Undeclared("POST", p)) if p == "/v2/measure"));
+        let elsewhere = Request { url: "http://127.0.0.1:9/v2/notify".into(), ..read };
+        assert!(matches!(withings.read(&elsewhere, &Secret::new("x")).await, Err(HttpError::Undeclared(..))));
+    }
+
+    #[tokio::test]
+    async fn every_other_post_goes_only_to_a_route_its_catalog_declares() {
+        use crate::providers::{garmin, garmin_connect, polar};
+        let (key, token) = (Secret::new("k"), Secret::new("t"));
+        // Each to an undeclared route: refused before a connection is tried (port 9 answers nothing).
+        let polar = polar::catalog::POLAR.non_get;
+        assert!(matches!(register_polar_user("http://127.0.0.1:9/v3/users/12/delete", polar, &token, "m").await, Err(HttpError::Undeclared(..))));
+        assert!(matches!(register_polar_user("http://127.0.0.1:9/v3/users", polar, &token, "m").await, Err(HttpError::Connect(_))));
+        let garmin = garmin::catalog::GARMIN.non_get;
+        assert!(matches!(exchange_garmin_key("http://127.0.0.1:9/wellness-api/rest/x", garmin, &key).await, Err(HttpError::Undeclared(..))));
+        let gc = garmin_connect::catalog::GARMIN_CONNECT.non_get;
+        let sso = SsoSession::new("ua");
+        assert!(matches!(
+            sso.garmin_sso_post("http://127.0.0.1:9", "/mobile/api/logout", gc, &[], "r", &serde_json::json!({})).await,
+            Err(HttpError::Undeclared(..))
+        ));
+        assert!(matches!(garmin_di_token("http://127.0.0.1:9/oauth/other", gc, "c", &[]).await, Err(HttpError::Undeclared(..))));
+        assert!(matches!(garmin_oauth1_exchange("http://127.0.0.1:9/userprofile-service/x", gc, "a", "ua", &[]).await, Err(HttpError::Undeclared(..))));
+        assert!(matches!(
+            revoke("http://127.0.0.1:9/oauth/other", "https://api.ouraring.com/oauth/revoke", "access_token", &token).await,
+            Err(HttpError::Undeclared(..))
+        ));
+        // A POST of a provider declaring none is refused whatever its route.
+        assert!(matches!(register_polar_user("http://127.0.0.1:9/v3/users", &[], &token, "m").await, Err(HttpError::Undeclared(..))));
     }
 }

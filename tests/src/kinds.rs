@@ -360,6 +360,7 @@ macro_rules! spec {
             in_flight: 8,
             daily_view: &[],
             retries_429: true,
+            non_get: &[],
             connection: $connection,
         }
     };

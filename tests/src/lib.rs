@@ -368,7 +368,7 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
         }
         b.body(Body::from(a.body)).unwrap()
     };
-    if uri.path() == vitals::http::GARMIN_KEY_EXCHANGE && m == Method::POST {
+    if uri.path() == vitals::providers::garmin::catalog::KEY_EXCHANGE && m == Method::POST {
         return reply(s.garmin.lock().unwrap().exchange(header("authorization").as_deref()));
     }
     if m != Method::GET {

@@ -94,6 +94,8 @@ pub struct Whoop {
     pub violations: Vec<String>,
     /// Data requests served: method, path and query.
     pub served: Vec<String>,
+    /// 429s sent because the per-minute budget was spent (not injected ones).
+    pub rate_limited: u32,
 }
 
 /// What a WHOOP route answers.
@@ -305,6 +307,9 @@ impl Whoop {
             self.arrivals.pop_front();
         }
         if self.cfg.faults.rate_limit_next > 0 || self.arrivals.len() >= self.cfg.per_minute {
+            if self.cfg.faults.rate_limit_next == 0 {
+                self.rate_limited += 1;
+            }
             self.cfg.faults.rate_limit_next = self.cfg.faults.rate_limit_next.saturating_sub(1);
             let mut headers = self.rate_headers();
             headers.retain(|(k, _)| *k != "x-ratelimit-remaining");

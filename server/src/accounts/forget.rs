@@ -41,22 +41,19 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
     let (revoked, complete) = match p.connection.revoke() {
         Revoke::Nothing => ("nothing was granted at the provider".to_string(), true),
         Revoke::InAccount(place) => (format!("{} has no revoke endpoint: end the app's access {place} if you want it gone there too", p.display), true),
-        Revoke::Endpoint { url, env, param } => {
-            let url = super::oauth::env_or(env, url);
-            match crate::http::revoke(&url, param, &tokens.access).await {
-                Ok(s) if (200..300).contains(&s) => (format!("access revoked at {} (HTTP {s})", p.display), true),
-                Ok(s) => (
-                    format!(
-                        "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
-                        p.display, p.display
-                    ),
-                    false,
+        Revoke::Endpoint { url, env, param } => match crate::http::revoke(&super::oauth::env_or(env, url), url, param, &tokens.access).await {
+            Ok(s) if (200..300).contains(&s) => (format!("access revoked at {} (HTTP {s})", p.display), true),
+            Ok(s) => (
+                format!(
+                    "{} refused the revoke (HTTP {s}; the token may have expired already): end the app's access in your {} account settings to be sure",
+                    p.display, p.display
                 ),
-                Err(e) => {
-                    (format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display), false)
-                }
+                false,
+            ),
+            Err(e) => {
+                (format!("the revoke request to {} failed ({e}): end the app's access in your {} account settings to be sure", p.display, p.display), false)
             }
-        }
+        },
     };
     store.remove(p.name).map_err(|e| e.to_string())?;
     let message = format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe());

@@ -214,15 +214,15 @@ type TokenFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<oau
 /// with the provider's extra form fields added on the way out and its reply dialect translated on
 /// the way in.
 fn token_http(spec: &OAuthSpec) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
-    let (params, reply) = (spec.token_params, spec.reply);
+    let (params, reply, declared) = (spec.token_params, spec.reply, spec.token_urls);
     move |mut req: oauth2::HttpRequest| {
         Box::pin(async move {
+            let declared: Vec<&str> = declared.iter().map(|(url, _)| *url).collect();
             for (k, v) in params {
                 let pair: String = url::form_urlencoded::Serializer::new(String::new()).append_pair(k, v).finish();
                 req.body_mut().extend_from_slice(format!("&{pair}").as_bytes());
             }
-            let client = crate::http::token_client();
-            let resp = oauth2::AsyncHttpClient::call(&client, req).await?;
+            let resp = crate::http::token_post(req, &declared).await?;
             let status = resp.status().as_u16();
             if status >= 500 || status == 429 {
                 // Not an answer about the token: the endpoint is down or busy (often an HTML page).

@@ -115,7 +115,14 @@ impl Source {
     pub fn new(provider: Arc<dyn Provider>, cap: usize) -> Source {
         let limiter = Limiter::new(provider.spec().rate_budget);
         let in_flight = flight::InFlight::new(provider.spec().in_flight, cap);
-        Source { provider, http: Http::new(), limiter, in_flight, densities: Default::default(), account: std::sync::Mutex::new(None) }
+        Source {
+            http: Http::declaring(provider.spec().non_get),
+            provider,
+            limiter,
+            in_flight,
+            densities: Default::default(),
+            account: std::sync::Mutex::new(None),
+        }
     }
 }
 

@@ -137,7 +137,7 @@ fn route(path: &str) -> Option<Route> {
         (t.wire_route)(rest)
     } else if path.starts_with("/_twin") || path.contains("authoriz") {
         None
-    } else if ["/oauth", "/v2/oauth2", vitals::http::GARMIN_KEY_EXCHANGE].iter().any(|p| path.starts_with(p)) {
+    } else if ["/oauth", "/v2/oauth2", vitals::providers::garmin::catalog::KEY_EXCHANGE].iter().any(|p| path.starts_with(p)) {
         Some(Route::Token)
     } else {
         Some(Route::Data)

@@ -109,6 +109,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     in_flight: 8,
     daily_view: &[],
     retries_429: true,
+    non_get: &[],
     connection: Connection::None,
 };
 

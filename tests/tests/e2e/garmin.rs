@@ -266,7 +266,7 @@ async fn export_takes_the_fit_out_of_garmins_zip() {
     let e = s.err("vitals_export", json!({"provider": "garmin", "id": "1", "format": "fit", "path": dir.join("y.fit").display().to_string()})).await;
     assert!(e.contains("no activity with that id"), "{e}");
     for r in twin.requests() {
-        assert!(r.method == "GET" || r.path == vitals::http::GARMIN_KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
+        assert!(r.method == "GET" || r.path == vitals::providers::garmin::catalog::KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
     }
     s.close().await;
 }

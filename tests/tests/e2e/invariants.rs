@@ -15,85 +15,74 @@ fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
     }
 }
 
-/// Read-only: the server crate builds GET requests, plus exactly the POSTs a provider needs to
-/// read: token requests (inside the `oauth2` crate, through `http::token_client`), the revoke that
-/// ends our own grant (`http::revoke`), Withings' form reads (`Http::read`), whose `action` must be
-/// one of [`vitals::http::READ_ACTIONS`], and Polar's registration (`http::register_polar_user`),
-/// to exactly [`vitals::http::POLAR_REGISTRATION`], Garmin's key exchange, and Garmin Connect's
-/// sign-in (to [`vitals::http::GARMIN_SSO_POSTS`] only) and token endpoint. No other file may name a
-/// method or a request builder.
+/// Read-only, as data: every request other than a GET that a provider may send is declared in its
+/// catalog (`ProviderSpec::non_gets`: its own `NonGet`s, its OAuth token endpoints and revoke), each
+/// with why; all are POSTs; none is a route data is read from with a GET.
 #[test]
-fn no_non_get_request_can_leave_the_server_crate() {
-    let mut files = vec![];
-    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"), &mut files);
-    assert!(files.len() > 5);
-    let forbidden = [".post(", ".put(", ".patch(", ".delete(", ".head(", ".request(", ".form(", "Method::", "reqwest::Request"];
-    for f in &files {
-        // `ReadMethod::` is our own enum of the two ways to read, not an HTTP method type.
-        let src = std::fs::read_to_string(f).unwrap().replace("ReadMethod::", "");
-        for pat in forbidden {
-            let allowed = if !f.ends_with("http.rs") {
-                0
-            } else {
-                match pat {
-                    ".post(" => 7,
-                    ".form(" => 1,
-                    _ => 0,
-                }
-            };
-            assert_eq!(src.matches(pat).count(), allowed, "{} contains {pat:?}: only reads may leave the crate (see http.rs)", f.display());
-        }
-        if f.ends_with("http.rs") {
-            let owners: Vec<&str> =
-                src.match_indices(".post(").map(|(i, _)| src[..i].rfind("pub async fn ").map(|j| &src[j..j + 22]).unwrap_or_default()).collect();
-            assert_eq!(
-                owners,
-                [
-                    "pub async fn read(&sel",
-                    "pub async fn revoke(ur",
-                    "pub async fn register_",
-                    "pub async fn exchange_",
-                    "pub async fn garmin_ss",
-                    "pub async fn garmin_di",
-                    "pub async fn garmin_oa"
-                ],
-                "the POSTs in http.rs are the guarded read, the revoke, Polar's registration, Garmin's key exchange, Garmin Connect's \
-                 sign-in, its token endpoint and its OAuth1 exchange"
-            );
-            let o1 = &src[src.find("pub async fn garmin_oauth1_exchange(").unwrap()..];
-            let o1 = &o1[..o1.find("\n}\n").unwrap()];
-            assert!(o1.contains("format!(\"{}{GARMIN_OAUTH1_EXCHANGE}\""), "the OAuth1 exchange goes to its one route and nowhere else");
-            let sso = &src[src.find("pub async fn garmin_sso_post(").unwrap()..];
-            let sso = &sso[..sso.find("\n    }\n").unwrap()];
-            assert!(
-                sso.find("GARMIN_SSO_POSTS.contains(&path)").expect("the sign-in POST checks its path") < sso.find(".post(").unwrap(),
-                "the sign-in's path is checked before the POST is built"
-            );
-            let reg = &src[src.find("pub async fn register_polar_user(").unwrap()..];
-            let reg = &reg[..reg.find("\n}\n").unwrap()];
-            assert!(reg.contains("format!(\"{}{POLAR_REGISTRATION}\""), "the registration POST goes to its one route and nowhere else");
-            let ex = &src[src.find("pub async fn exchange_garmin_key(").unwrap()..];
-            let ex = &ex[..ex.find("\n}\n").unwrap()];
-            assert!(ex.contains("format!(\"{}{GARMIN_KEY_EXCHANGE}\""), "the key exchange goes to its one route and nowhere else");
-            let read = &src[src.find("pub async fn read(").unwrap()..src.find("pub async fn read(").unwrap() + 900];
-            let guard = read.find("READ_ACTIONS.contains(&action)").expect("the form POST checks its action");
-            assert!(guard < read.find(".post(").unwrap(), "the action is checked before the POST is built");
-        } else {
-            assert!(!src.contains("reqwest::Client"), "{} builds its own HTTP client; use http::Http", f.display());
+fn every_non_get_request_is_declared_with_why_in_a_catalog() {
+    let mut table = vec![];
+    for spec in vitals::providers::specs() {
+        let gets: Vec<&str> = spec.collections.iter().map(|c| c.path).collect();
+        for (method, route, why) in spec.non_gets() {
+            assert_eq!(method, "POST", "{}: {method} {route}: vitals sends no other method", spec.name);
+            assert!(route.starts_with('/') && route.len() > 1, "{}: {route:?} is a route", spec.name);
+            assert!(why.split_whitespace().count() >= 5, "{}: {route} says why in words: {why:?}", spec.name);
+            // A provider that reads with POSTs (Withings) declares its read routes; nobody else
+            // may declare a route it reads data from.
+            let reads_by_post = gets.iter().any(|g| route.trim_start_matches('/') == *g);
+            assert!(!reads_by_post || why.contains("form POST"), "{}: {route} is a data route declared as a POST", spec.name);
+            table.push(format!("{} {method} {route}: {why}", spec.name));
         }
     }
-    assert_eq!(vitals::http::POLAR_REGISTRATION, "/v3/users");
-    assert_eq!(vitals::http::GARMIN_KEY_EXCHANGE, "/personalapitoken-service/personal-api/personal-api-key/token");
-    // Garmin Connect's login and one-time code, for its two SSO variants, and nothing else (reference garmin §2.1).
-    assert_eq!(vitals::http::GARMIN_OAUTH1_EXCHANGE, "/oauth-service/oauth/exchange/user/2.0");
-    assert_eq!(vitals::http::GARMIN_SSO_POSTS, ["/mobile/api/login", "/mobile/api/mfa/verifyCode", "/portal/api/login", "/portal/api/mfa/verifyCode"]);
-    // Withings' read services and nothing else (reference §1).
+    eprintln!("declared non-GET requests:\n{}", table.join("\n"));
+    assert!(table.len() >= 15, "{table:#?}");
+    // Withings' reads carry one of its read actions and nothing else (reference §1).
     assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
 }
 
+/// Read-only, in the source: no file of the server crate but `http.rs` names an HTTP method or a
+/// request builder, and in `http.rs` every function that builds a POST checks its URL against the
+/// declarations (`allowed`, or `token_post`'s own check) before it builds it.
+#[test]
+fn no_request_but_a_declared_one_can_leave_the_server_crate() {
+    let mut files = vec![];
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src"), &mut files);
+    assert!(files.len() > 5);
+    let builders = [".post(", ".put(", ".patch(", ".delete(", ".head(", ".request(", ".form(", "Method::", "reqwest::Request", "AsyncHttpClient::call"];
+    let mut posts = 0;
+    for f in &files {
+        // `ReadMethod::` is our own enum of the two ways to read, not an HTTP method type.
+        let src = std::fs::read_to_string(f).unwrap().replace("ReadMethod::", "");
+        if !f.ends_with("http.rs") {
+            for pat in builders {
+                assert!(!src.contains(pat), "{} contains {pat:?}: only http.rs sends requests", f.display());
+            }
+            assert!(!src.contains("reqwest::Client"), "{} builds its own HTTP client; use http::Http", f.display());
+            continue;
+        }
+        let code = &src[..src.find("#[cfg(test)]").unwrap_or(src.len())];
+        for pat in [".put(", ".patch(", ".delete(", ".head(", ".request(", "Method::", "reqwest::Request"] {
+            assert!(!code.contains(pat), "http.rs contains {pat:?}: vitals sends GETs and declared POSTs only");
+        }
+        // Each function, from its `fn` to the next one's.
+        let starts: Vec<usize> = code.match_indices("fn ").map(|(i, _)| i).collect();
+        for (n, at) in starts.iter().enumerate() {
+            let body = &code[*at..starts.get(n + 1).copied().unwrap_or(code.len())];
+            let name = body[3..].split(['(', '<']).next().unwrap_or("");
+            for pat in [".post(", "AsyncHttpClient::call", ".form("] {
+                let Some(built) = body.find(pat) else { continue };
+                posts += 1;
+                let checked = body.find("allowed(").is_some_and(|c| c < built);
+                assert!(checked, "http.rs: `{name}` builds a POST ({pat}) without checking its route against the declarations first");
+            }
+        }
+    }
+    assert!(posts >= 8, "the scan found the POSTs of http.rs ({posts})");
+}
+
 /// And at run time: every request the twin saw from full sessions (Oura with a token, Withings
-/// and Polar with a login) was a GET, a POST to a Withings service whose action is a read, or
-/// Polar's registration, with our User-Agent.
+/// and Polar with a login) was a GET or a POST to a route a catalog declares (a Withings service
+/// with a read action, Polar's registration), with our User-Agent.
 #[tokio::test(flavor = "multi_thread")]
 async fn every_request_is_a_read_with_our_user_agent() {
     let twin = twin().await;
@@ -121,14 +110,20 @@ async fn every_request_is_a_read_with_our_user_agent() {
     let reqs = twin.requests();
     assert!(reqs.iter().filter(|r| r.method == "POST").count() >= 7, "the Withings reads were seen");
     assert!(reqs.iter().filter(|r| r.path.starts_with("/v3/")).count() >= 8, "the Polar reads were seen");
+    let declared: Vec<(String, String)> = vitals::providers::specs().flat_map(|s| s.non_gets()).map(|(m, r, _)| (m, r)).collect();
     for r in reqs {
         let action: Option<String> = url::form_urlencoded::parse(r.query.as_bytes()).find(|(k, _)| k == "action").map(|(_, v)| v.to_string());
         match r.method.as_str() {
             "GET" => {}
-            // Polar's registration: the one POST to its API (run after a login, never a data write).
-            "POST" if r.path.starts_with("/v3/") => assert_eq!(r.path, vitals::http::POLAR_REGISTRATION, "{r:?}"),
-            "POST" => assert!(action.as_deref().is_some_and(|a| vitals::http::READ_ACTIONS.contains(&a)), "{r:?}"),
-            _ => panic!("{r:?}"),
+            // A declared route (Polar's registration, Withings' form reads), and a form read carries a read action.
+            m => {
+                assert!(declared.iter().any(|(dm, route)| dm == m && r.path.ends_with(route.as_str())), "an undeclared {m}: {r:?}");
+                if r.path.starts_with("/v3/") {
+                    assert_eq!(r.path, vitals::providers::polar::catalog::REGISTRATION, "{r:?}");
+                } else {
+                    assert!(action.as_deref().is_some_and(|a| vitals::http::READ_ACTIONS.contains(&a)), "{r:?}");
+                }
+            }
         }
         assert!(r.user_agent.as_deref().unwrap_or("").starts_with("vitals/"), "{r:?}");
     }

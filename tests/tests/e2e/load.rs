@@ -1,8 +1,8 @@
-//! Load (issue 22): 200 `vitals_query` calls at once, over all four providers and ranges from a day
+//! Load (issue 22): 200 `vitals_query` calls at once, over every provider and ranges from a day
 //! to a quarter, in one server process. Every answer is complete or says what it lacks, no call
 //! waits past its time budget (and a watchdog fails the test on a deadlock), no provider's budget
-//! is exceeded across the calls (the twin counts: Withings' 120 requests a minute, Garmin's
-//! requests in flight, which a 429 would mean were passed), and the server's peak memory
+//! is exceeded across the calls (the twin counts: Withings' 120 requests a minute, WHOOP's 100,
+//! Garmin's requests in flight, which a 429 would mean were passed), and the server's peak memory
 //! stays under [`PEAK_RSS_MB`] (a debug build; the release build is measured by `cargo xtask bench`).
 use crate::common;
 use common::*;
@@ -14,7 +14,7 @@ const PEAK_RSS_MB: u64 = 250;
 const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(240);
 
 /// The queries, by provider: collection and length in days.
-const MIX: [(&str, i64); 10] = [
+const MIX: [(&str, i64); 12] = [
     ("oura.heartrate", 2),
     ("oura.daily_sleep", 60),
     ("oura.daily_activity", 30),
@@ -25,6 +25,8 @@ const MIX: [(&str, i64); 10] = [
     ("polar.sleep", 7),
     ("garmin.daily_summary", 6),
     ("garmin.sleep", 5),
+    ("whoop.sleep", 10),
+    ("whoop.recovery", 14),
 ];
 
 /// Every provider of the registry is in the mix, but those the fault matrix says it cannot reach.
@@ -85,7 +87,8 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
     for (collection, r, _) in &answers {
         if r.is_error == Some(true) {
             let t = text(r);
-            let display = ["Oura", "Withings", "Polar", "Garmin"].into_iter().find(|d| collection.starts_with(&d.to_lowercase())).unwrap();
+            let ns = collection.split('.').next().unwrap_or_default();
+            let display = vitals::providers::specs().find(|s| s.namespace == ns).map(|s| s.display).unwrap();
             assert!(t.contains(display), "{collection}: a refusal that does not name {display}: {t}");
             refused += 1;
             continue;
@@ -114,10 +117,11 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
         let g = twin.state.garmin.lock().unwrap();
         (g.peak_in_flight, g.rate_limited)
     };
+    let whoop_429 = twin.whoop(|w| w.rate_limited);
     let log = s.close().await;
     eprintln!(
         "load: {CALLS} queries at once: {complete} complete, {said} cut and said, {refused} refused; server peak RSS {peak} MB; \
-         Withings over budget {over}; Garmin peak in flight {garmin_peak}, Garmin 429s {garmin_429}; cut by the time budget: {causes:?}; \
+         Withings over budget {over}; WHOOP 429s {whoop_429}; Garmin peak in flight {garmin_peak}, Garmin 429s {garmin_429}; cut by the time budget: {causes:?}; \
          slowest answer {slowest:?}"
     );
     assert_eq!(complete + said + refused, CALLS);
@@ -126,6 +130,7 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
     assert!(slowest < std::time::Duration::from_secs(60), "the slowest call took {slowest:?}");
     assert_eq!(garmin_429, 0, "Garmin was asked past its two requests in flight");
     assert_eq!(over, 0, "Withings' 120 requests a minute were exceeded {over} times");
+    assert_eq!(whoop_429, 0, "WHOOP's 100 requests a minute were exceeded {whoop_429} times");
     assert!(garmin_peak <= 2, "Garmin saw {garmin_peak} requests in flight");
     assert!(peak > 0 && peak <= PEAK_RSS_MB, "the server's peak RSS was {peak} MB (bound {PEAK_RSS_MB} MB)");
     assert!(!log.contains("panicked"), "the server panicked");

@@ -1,5 +1,5 @@
 //! The reliability matrix (issue 22): rows are faults on the wire, alone and in pairs; columns are
-//! the providers. One server reads all four providers from one twin with no memory cache, and
+//! the providers. One server reads every provider of the registry but Garmin Connect (`NO_COLUMN`) from one twin with no memory cache, and
 //! every cell is one query asked while the twin breaks the answers a row names. A cell passes
 //! when the answer is one of three things:
 //! - complete: exactly the records of the same query without faults (the twin's truth);
@@ -29,12 +29,15 @@ struct Column {
     resolution: Option<&'static str>,
 }
 
-const COLUMNS: [Column; 4] = [
+const COLUMNS: [Column; 5] = [
     Column { provider: "oura", display: "Oura", collection: "oura.heartrate", days: 4, resolution: Some("1h") },
     // 45 days of weigh-ins are 4 pages: more would spend Withings' 120 requests a minute on the matrix.
     Column { provider: "withings", display: "Withings", collection: "withings.measurements", days: 45, resolution: None },
     Column { provider: "polar", display: "Polar", collection: "polar.activity", days: 90, resolution: None },
     Column { provider: "garmin", display: "Garmin", collection: "garmin.heartrate", days: 5, resolution: Some("1h") },
+    // A week of nights in pages of 3 (the twin's cap): a listing of a few pages a window, within
+    // WHOOP's 100 requests a minute.
+    Column { provider: "whoop", display: "WHOOP", collection: "whoop.sleep", days: 7, resolution: None },
 ];
 
 /// The connections of the registry the matrix has no column for, and why. A provider added to the
@@ -76,12 +79,12 @@ fn every(_: &Column) -> Option<&'static str> {
     None
 }
 
-/// Only Oura and Withings page with tokens; Polar and Garmin read a range in one request.
+/// Oura, Withings and WHOOP page with tokens; Polar and Garmin read a range in one request.
 fn paged(c: &Column) -> Option<&'static str> {
     ["polar", "garmin"].contains(&c.provider).then_some("reads a range in one request: no page tokens")
 }
 
-/// Withings renews with a refresh token and Garmin exchanges its key again; the matrix's Oura
+/// Withings and WHOOP renew with a refresh token and Garmin exchanges its key again; the matrix's Oura
 /// login is a personal access token and Polar's tokens live for years: neither renews.
 fn renews(c: &Column) -> Option<&'static str> {
     match c.provider {
@@ -311,6 +314,8 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     // Pages of 400 heart-rate samples: each window of the Oura column is a listing of 3 pages,
     // so faults that follow a page token have a token to follow.
     twin.configure(|c| c.series_page_size = 400);
+    // Nights three a page, so WHOOP's column follows page tokens too.
+    twin.whoop(|w| w.cfg.page_cap = Some(3));
 
     // The truth: each column's query with no fault, complete.
     let mut truths = vec![];
@@ -390,7 +395,16 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     // The sweep: the server's log and every answer of the matrix.
     let answers = ANSWERS.lock().unwrap().clone();
     assert!(answers.len() > 100_000, "the sweep read the answers ({} characters)", answers.len());
-    for secret in [TOKEN, withings.access.as_str(), withings.refresh.as_str(), vitals_twin::garmin::KEY, vitals_twin::polar::CLIENT_SECRET] {
+    let whoop = twin.whoop(|w| w.secrets());
+    let fixed = [
+        TOKEN,
+        withings.access.as_str(),
+        withings.refresh.as_str(),
+        vitals_twin::garmin::KEY,
+        vitals_twin::polar::CLIENT_SECRET,
+        vitals_twin::whoop::CLIENT_SECRET,
+    ];
+    for secret in fixed.into_iter().chain(whoop.iter().map(String::as_str)) {
         assert!(!log.contains(secret), "a secret in the server's log");
         assert!(!answers.contains(secret), "a secret in an answer");
     }

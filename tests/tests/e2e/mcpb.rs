@@ -50,9 +50,13 @@ fn the_manifest_matches_the_workspace_and_the_server() {
         assert!(env.contains_key(k.env), "the extension passes {}", k.env);
     }
     assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
-    for k in
-        ["oura_client_id", "oura_client_secret", "withings_client_id", "withings_client_secret", "polar_client_id", "polar_client_secret", "garmin_api_key"]
-    {
+    // Every credential setting (what a provider's client id, secret or key comes from) is masked.
+    let credentials = vitals::providers::specs().flat_map(|s| {
+        let oauth = s.connection.oauth().map(|o| [o.app_env.client_id, o.app_env.client_secret]).into_iter().flatten();
+        oauth.chain(s.connection.api_key().map(|k| k.env))
+    });
+    for var in credentials {
+        let k = env[var].as_str().unwrap().trim_start_matches("${user_config.").trim_end_matches('}');
         assert_eq!(settings[k]["sensitive"], true, "{k} is masked and kept in the keychain");
         assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
     }

@@ -292,6 +292,20 @@ fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u6
     vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
 }
 
+/// A WHOOP login the twin issued, saved into the token file in `dir`, and the environment that
+/// points a server at the twin's WHOOP.
+fn save_whoop(dir: &Path, twin: &vitals_twin::Twin) -> Vec<(&'static str, &'static str)> {
+    let tokens = twin.whoop(|w| w.stored_login("bench"));
+    vitals::accounts::TokenStore::file(dir).save("whoop", &tokens).expect("the bench's token folder is writable");
+    let w = twin.mounted("whoop");
+    vec![
+        ("VITALS_WHOOP_BASE_URL", leak(format!("{w}/developer"))),
+        ("VITALS_WHOOP_TOKEN_URL", leak(format!("{w}/oauth/oauth2/token"))),
+        ("VITALS_WHOOP_CLIENT_ID", vitals_twin::whoop::CLIENT_ID),
+        ("VITALS_WHOOP_CLIENT_SECRET", vitals_twin::whoop::CLIENT_SECRET),
+    ]
+}
+
 /// A Polar login the twin issued, saved into the token file in `dir`.
 fn save_polar(dir: &Path, twin: &vitals_twin::Twin, latency_ms: u64) {
     let tokens = twin.state.polar.lock().unwrap().stored_login("bench");

@@ -2,8 +2,8 @@
 //! of the text it gets back (the tool list: each tool's name, description and input schema as
 //! compact JSON, which is what a host hands the model), complete or not, beside mcp-oura's figure
 //! for the same question where it has one. Measured on the twins with Oura connected (the other
-//! providers not), and with all four connected. Each figure is a size, not a time: one run each.
-use super::{leak, save_polar, save_withings, start, stop, McpOura, Server, Vitals};
+//! providers not), and with every provider connected. Each figure is a size, not a time: one run each.
+use super::{leak, save_polar, save_whoop, save_withings, start, stop, McpOura, Server, Vitals};
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use serde_json::{json, Value};
 use std::path::Path;
@@ -51,7 +51,7 @@ fn day(back: i64) -> String {
     t.checked_sub(jiff::Span::new().days(back)).unwrap_or(t).to_string()
 }
 
-fn questions(all_four: bool) -> Vec<Question> {
+fn questions(every: bool) -> Vec<Question> {
     let q = |collection: &str, start: String, end: String| json!({"collection": collection, "start": start, "end": end});
     let peer = |collection: &str, start: String, end: String| Call::Tool("oura_query", json!({"collection": collection, "start": start, "end": end}));
     let mut out = vec![
@@ -72,7 +72,7 @@ fn questions(all_four: bool) -> Vec<Question> {
             label: "how did I sleep this week",
             vitals: Call::Tool("vitals_today", json!({})),
             peer: Some(Call::Tool("oura_today", json!({}))),
-            target: Target::OfPeer(if all_four { 2.5 } else { 1.0 }),
+            target: Target::OfPeer(if every { 2.5 } else { 1.0 }),
         },
         Question {
             label: "should I train hard today",
@@ -111,7 +111,7 @@ fn questions(all_four: bool) -> Vec<Question> {
             target: Target::None,
         },
     ];
-    if all_four {
+    if every {
         out.push(Question {
             label: "my last five runs (Garmin)",
             vitals: Call::Tool("vitals_query", q("garmin.activities", day(29), day(0))),
@@ -193,13 +193,14 @@ fn verdict(t: Target, v: &Read, p: &Read, providers: usize) -> String {
 /// The section, printed as a table README takes whole.
 pub async fn run(root: &Path, server: &Path, twin: &vitals_twin::Twin, peer: Option<&McpOura>) {
     let base = twin.base_url();
-    for all_four in [false, true] {
-        let dir = super::fresh(root.join(if all_four { "target/bench/reads-all-four" } else { "target/bench/reads-oura" }));
+    for every in [false, true] {
+        let dir = super::fresh(root.join(if every { "target/bench/reads-every" } else { "target/bench/reads-oura" }));
         std::fs::create_dir_all(&dir).expect("the bench's config folder");
         let mut env = vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file")];
-        if all_four {
+        if every {
             save_withings(&dir, twin, 0);
             save_polar(&dir, twin, 0);
+            env.extend(save_whoop(&dir, twin));
             env.extend([
                 ("VITALS_WITHINGS_BASE_URL", leak(base.clone())),
                 ("VITALS_POLAR_BASE_URL", leak(base.clone())),
@@ -208,14 +209,14 @@ pub async fn run(root: &Path, server: &Path, twin: &vitals_twin::Twin, peer: Opt
             ]);
         }
         let vitals = Vitals(server.to_path_buf(), env);
-        let providers = if all_four { 4 } else { 1 };
+        let providers = if every { vitals::providers::specs().filter(|s| s.connection.session().is_none_or(|x| !x.explicit)).count() } else { 1 };
         println!(
             "\nwhat the model reads, {}: characters of the text a model gets (the tool list: name + description + input schema, compact JSON)\n",
-            if all_four { "all four providers connected" } else { "Oura connected, the other providers not" }
+            if every { "every provider connected (Oura, Withings, Polar, Garmin, WHOOP)" } else { "Oura connected, the other providers not" }
         );
         println!("| question | call | vitals | complete | mcp-oura 0.4.0 | vitals / peer | target |");
         println!("|---|---|---|---|---|---|---|");
-        for q in questions(all_four) {
+        for q in questions(every) {
             let v = ask(&vitals, &base, &q.vitals).await;
             let p = match (&q.peer, peer) {
                 (Some(call), Some(peer)) => ask(peer, &base, call).await,

@@ -18,8 +18,9 @@ const DEFAULT_LIFETIME_S: i64 = 24 * 3600;
 
 pub fn exchange(key: Secret) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
-        let (status, body) =
-            crate::http::exchange_garmin_key(&base(), &key).await.map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
+        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{}", base(), super::catalog::KEY_EXCHANGE), super::catalog::GARMIN.non_get, &key)
+            .await
+            .map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
         reply(status, &body, jiff::Timestamp::now().as_second())
     })
 }

@@ -160,6 +160,8 @@ pub static OURA: ProviderSpec = ProviderSpec {
         DailySource::same("readiness_score", "daily_readiness", "score", 1),
     ],
     retries_429: true,
+    // Its token endpoints and revoke are its OAuth's; every read is a GET.
+    non_get: &[],
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",

@@ -19,7 +19,10 @@ pub fn register(g: Grant) -> BoxFuture<'static, Result<(), String>> {
         }
         // A member id of ours that is stable per Polar user: registering again gives 409, not a second user.
         let member = format!("vitals-{user}");
-        let status = crate::http::register_polar_user(&base(), &g.access, &member).await.map_err(|e| e.to_string())?;
+        let status =
+            crate::http::register_polar_user(&format!("{}{}", base(), super::catalog::REGISTRATION), super::catalog::POLAR.non_get, &g.access, &member)
+                .await
+                .map_err(|e| e.to_string())?;
         match status {
             200 | 201 | 409 => Ok(()),
             403 => Err("Polar says the mandatory consents are not accepted yet. Open Polar Flow (flow.polar.com or the app), accept \

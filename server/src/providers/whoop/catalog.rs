@@ -119,6 +119,8 @@ pub static WHOOP: ProviderSpec = ProviderSpec {
         DailySource::same("hrv_ms", "recovery", "hrv_rmssd_milli", 1),
     ],
     retries_429: true,
+    // Its token endpoint is its OAuth's; every read is a GET (and `DELETE /v2/user/access` is never sent).
+    non_get: &[],
 };
 
 /// What every listing shares: days from the decoder, newest first, paged by `nextToken`.

@@ -15,10 +15,14 @@ fn offset(v: &Value) -> Offset {
     if s == "Z" {
         return Offset::UTC;
     }
-    let (sign, rest) = s.split_at(1);
-    let mut parts = rest.split(':').map(|p| p.parse::<i32>().unwrap_or(0));
+    let (negative, rest) = match (s.strip_prefix('-'), s.strip_prefix('+')) {
+        (Some(r), _) => (true, r),
+        (_, Some(r)) => (false, r),
+        _ => return Offset::UTC,
+    };
+    let mut parts = rest.split(':').map(|p| p.parse::<i32>().unwrap_or(0).clamp(0, 99));
     let secs = parts.next().unwrap_or(0) * 3600 + parts.next().unwrap_or(0) * 60;
-    Offset::from_seconds(if sign == "-" { -secs } else { secs }).unwrap_or(Offset::UTC)
+    Offset::from_seconds(if negative { -secs } else { secs }).unwrap_or(Offset::UTC)
 }
 
 fn instant(v: &Value, k: &str) -> Option<Timestamp> {
@@ -44,8 +48,9 @@ pub fn cycle_day_by_start(v: &Value) -> Option<Date> {
 
 fn base(v: &Value, keys: &[&str]) -> Map<String, Value> {
     let mut m = Map::new();
+    // As WHOOP sent them, `null` included (the running cycle's `end`; a value WHOOP left out).
     for k in keys {
-        if let Some(x) = v.get(*k).filter(|x| !x.is_null()) {
+        if let Some(x) = v.get(*k) {
             m.insert((*k).into(), x.clone());
         }
     }
@@ -237,5 +242,9 @@ mod tests {
         assert_eq!(cycle_day_by_start(&b), Some(jiff::civil::date(2026, 9, 3)));
         assert_eq!(day_of(&json!({"end": "2026-09-03T00:30:00Z", "timezone_offset": "+09:00"}), "end"), Some(jiff::civil::date(2026, 9, 3)));
         assert_eq!(day_of(&json!({"end": "2026-09-03T00:30:00Z", "timezone_offset": "Z"}), "end"), Some(jiff::civil::date(2026, 9, 3)));
+        // An offset that is not one is read as UTC, never a panic.
+        for odd in ["é", "-", "+99:99", "", "--04:00"] {
+            assert!(day_of(&json!({"end": "2026-09-03T00:30:00Z", "timezone_offset": odd}), "end").is_some(), "{odd}");
+        }
     }
 }

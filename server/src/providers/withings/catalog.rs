@@ -2,7 +2,7 @@
 //! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
 //! that says the unit is one mistake a model cannot make.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -134,6 +134,16 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         DailySource::same("diastolic_mmhg", "blood_pressure", "diastolic_mmhg", 1),
     ],
     retries_429: true,
+    // Withings reads with form POSTs (reference §1), each with a read `action` (`http::READ_ACTIONS`).
+    non_get: &[
+        NonGet::post("/measure", "Withings reads weigh-ins with a form POST (`action=getmeas`)"),
+        NonGet::post(
+            "/v2/measure",
+            "Withings reads activity, workouts and intraday data with form POSTs (`getactivity`, `getworkouts`, `getintradayactivity`)",
+        ),
+        NonGet::post("/v2/sleep", "Withings reads nights with a form POST (`action=getsummary`)"),
+        NonGet::post("/v2/user", "Withings lists the user's devices with a form POST (`action=getdevice`)"),
+    ],
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
