@@ -133,3 +133,13 @@ impl Garmin {
         Answer { status: a.status, content_type: a.content_type, retry_after: None, body: a.body }
     }
 }
+
+/// Which of Garmin's paths (below its prefix) the wire's faults count: the key exchange as a token
+/// request, every other path as data.
+pub fn wire_route(path: &str) -> Option<crate::wire::Route> {
+    if path == vitals::providers::garmin::catalog::KEY_EXCHANGE {
+        Some(crate::wire::Route::Token)
+    } else {
+        Some(crate::wire::Route::Data)
+    }
+}

@@ -153,8 +153,8 @@ impl Twin {
 
 /// A provider's twin mounted under a prefix of its own: its routes, and which of them the wire's
 /// faults count as data or token requests. A new provider's twin is one line here and collides
-/// with no other's routes. (The first four twins predate it and still share the root; see
-/// ARCHITECTURE.md.)
+/// with no other's routes. (Oura's, Withings' and Garmin Connect's predate it and still share the
+/// root, on routes of their own; see ARCHITECTURE.md.)
 pub struct Mounted {
     pub provider: &'static str,
     pub prefix: &'static str,
@@ -163,7 +163,24 @@ pub struct Mounted {
 }
 
 /// The registry of mounted twins.
-pub static TWINS: &[Mounted] = &[Mounted { provider: "whoop", prefix: whoop::PREFIX, routes: whoop::routes, wire_route: whoop::wire_route }];
+pub static TWINS: &[Mounted] = &[
+    Mounted { provider: "polar", prefix: "/polar", routes: polar_routes, wire_route: polar::wire_route },
+    Mounted { provider: "garmin", prefix: "/garmin", routes: garmin_routes, wire_route: garmin::wire_route },
+    Mounted { provider: "whoop", prefix: whoop::PREFIX, routes: whoop::routes, wire_route: whoop::wire_route },
+];
+
+/// Polar's authorize page, token endpoint and AccessLink routes, below its prefix.
+fn polar_routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/oauth2/authorization", get(polar_authorize))
+        .route("/v2/oauth2/token", post(polar_token))
+        .route("/v3/{*rest}", any(polar_data))
+}
+
+/// Garmin's Personal API: every path below its prefix (its services, and 404 off its allowlist).
+fn garmin_routes() -> Router<Arc<State>> {
+    Router::new().route("/{*rest}", any(garmin_route))
+}
 
 /// Start a twin on `127.0.0.1:port` (0 = any free port) in the current tokio runtime.
 pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
@@ -203,17 +220,12 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/v2/sleep", any(withings_data))
         .route("/v2/user", any(withings_data))
         .route("/_twin/polar", post(patch_polar))
-        .route("/oauth2/authorization", get(polar_authorize))
-        .route("/v2/oauth2/token", post(polar_token))
-        .route("/v3/{*rest}", any(polar_data))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))
         .route("/v2/usercollection/{*rest}", any(real_route))
         .route("/garmin-sso/{*rest}", any(garmin_connect_sso))
         .route("/diauth/{*rest}", post(garmin_connect_di))
         .route("/connectapi/{*rest}", any(garmin_connect_data))
         .route("/garth/oauth_consumer.json", get(garmin_connect_consumer))
-        // Garmin's Personal API: every other path (its services, and 404 off its allowlist).
-        .fallback(garmin_route)
         .layer(axum::middleware::from_fn_with_state(state.clone(), wire::layer))
         .layer(axum::middleware::from_fn_with_state(state.clone(), traffic::layer))
         .with_state(state.clone());

@@ -2,7 +2,10 @@
 use clap::Parser;
 
 #[derive(Parser)]
-#[command(name = "vitals-twin", about = "Local twin of the Oura API (real and sandbox routes) with quirks and fault injection")]
+#[command(
+    name = "vitals-twin",
+    about = "Local twin of each provider API (Oura's real and sandbox routes, Withings, Polar, Garmin, Garmin Connect, WHOOP) with quirks and fault injection"
+)]
 struct Cli {
     #[arg(long, default_value_t = 8787)]
     port: u16,
@@ -28,5 +31,8 @@ async fn main() {
     let twin = vitals_twin::start(cfg, cli.port).await.expect("bind the twin's port");
     twin.set_faults(vitals_twin::Faults { latency_ms: cli.latency_ms, ..Default::default() });
     eprintln!("vitals-twin listening on {} (faults: POST /_twin/faults, log: GET /_twin/requests)", twin.base_url());
+    for t in vitals_twin::TWINS {
+        eprintln!("  {} below {}", t.provider, twin.mounted(t.provider));
+    }
     tokio::signal::ctrl_c().await.ok();
 }

@@ -137,7 +137,7 @@ fn route(path: &str) -> Option<Route> {
         (t.wire_route)(rest)
     } else if path.starts_with("/_twin") || path.contains("authoriz") {
         None
-    } else if ["/oauth", "/v2/oauth2", vitals::providers::garmin::catalog::KEY_EXCHANGE].iter().any(|p| path.starts_with(p)) {
+    } else if ["/oauth", "/v2/oauth2"].iter().any(|p| path.starts_with(p)) {
         Some(Route::Token)
     } else {
         Some(Route::Data)
@@ -271,7 +271,7 @@ pub async fn layer(AxState(s): AxState<Arc<crate::State>>, req: Request, next: N
             .body(Body::from(format!("<html><head><title>{status}</title></head><body><h1>{status} Server Error</h1><p>upstream</p></body></html>")))
             .unwrap(),
         Fault::Unauthorized => (StatusCode::UNAUTHORIZED, axum::Json(json!({"error": "invalid_token", "detail": "the access token expired"}))).into_response(),
-        Fault::UnknownError => unknown_error(&path),
+        Fault::UnknownError => unknown_error(crate::TWINS.iter().find_map(|t| path.strip_prefix(t.prefix)).unwrap_or(&path)),
         Fault::Mutate(m) => rewrite(next.run(req).await, |v| mutate(v, m)).await,
         Fault::Reset | Fault::Truncated | Fault::Slow { .. } => {
             let real = next.run(req).await;

@@ -22,7 +22,7 @@ async fn a_garmin_export_as_the_first_call_exchanges_the_key_first() {
     let id = vitals::providers::garmin::sample::activity_id(day).to_string();
     let env = [
         ("VITALS_CONFIG_DIR", dir.join("config").display().to_string()),
-        ("VITALS_GARMIN_BASE_URL", twin.base_url()),
+        ("VITALS_GARMIN_BASE_URL", twin.mounted("garmin")),
         ("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY.to_string()),
     ];
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -51,7 +51,7 @@ async fn a_polar_export_as_the_first_call_finishes_the_registration_first() {
     };
     let config = dir.join("config");
     vitals::accounts::TokenStore::file(&config).save("polar", &tokens).unwrap();
-    let b = twin.base_url();
+    let b = twin.mounted("polar");
     let env =
         [("VITALS_CONFIG_DIR", config.display().to_string()), ("VITALS_POLAR_BASE_URL", b.clone()), ("VITALS_POLAR_TOKEN_URL", format!("{b}/v2/oauth2/token"))];
     let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -70,7 +70,7 @@ async fn a_polar_export_as_the_first_call_finishes_the_registration_first() {
 /// pasted back. Returns the exit code and what it said.
 async fn polar_terminal_login(twin: &Twin, dir: &std::path::Path) -> (Option<i32>, String) {
     use std::io::{BufRead, BufReader, Write};
-    let b = twin.base_url();
+    let b = twin.mounted("polar");
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
     let mut child = std::process::Command::new(server_bin())
         .args(["auth", "polar", "--manual"])
@@ -225,7 +225,14 @@ fn the_run_command_passes_with_no_network() {
     c.arg("--check").env_clear().env("VITALS_BROWSER", "none").env("PATH", std::env::var("PATH").unwrap_or_default());
     c.env("VITALS_CONFIG_DIR", &dir).env("VITALS_TOKEN_STORE", "file");
     // Every host a provider could be reached at is one nothing listens on: no network at all.
-    for var in ["VITALS_OURA_BASE_URL", "VITALS_WITHINGS_BASE_URL", "VITALS_POLAR_BASE_URL", "VITALS_GARMIN_BASE_URL", "VITALS_GARMIN_CONNECT_API_URL"] {
+    for var in [
+        "VITALS_OURA_BASE_URL",
+        "VITALS_WITHINGS_BASE_URL",
+        "VITALS_POLAR_BASE_URL",
+        "VITALS_GARMIN_BASE_URL",
+        "VITALS_GARMIN_CONNECT_API_URL",
+        "VITALS_WHOOP_BASE_URL",
+    ] {
         c.env(var, &dead);
     }
     let o = c.output().unwrap();

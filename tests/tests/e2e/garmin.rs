@@ -24,7 +24,7 @@ fn days(a: Date, b: Date) -> Vec<Date> {
 fn base_env(twin: &Twin, tag: &str) -> (std::path::PathBuf, Vec<(String, String)>) {
     let dir = common::scratch().join(format!("vitals-e2e-garmin-{}-{tag}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    (dir.clone(), vec![("VITALS_CONFIG_DIR".into(), dir.display().to_string()), ("VITALS_GARMIN_BASE_URL".into(), twin.base_url())])
+    (dir.clone(), vec![("VITALS_CONFIG_DIR".into(), dir.display().to_string()), ("VITALS_GARMIN_BASE_URL".into(), twin.mounted("garmin"))])
 }
 
 /// A server reading the twin's Garmin with the key in `VITALS_GARMIN_API_KEY`.
@@ -205,7 +205,7 @@ fn cli(twin: &Twin, dir: &std::path::Path, args: &[&str]) -> std::process::Comma
     c.args(args)
         .env("VITALS_CONFIG_DIR", dir)
         .env("VITALS_TOKEN_STORE", "file")
-        .env("VITALS_GARMIN_BASE_URL", twin.base_url())
+        .env("VITALS_GARMIN_BASE_URL", twin.mounted("garmin"))
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -233,7 +233,7 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     let tenants = folder("people-garmin");
     let cfg = folder("people-garmin-cfg");
     let mut env: Vec<(String, String)> = GarminConnect::env(&twin.base_url()).into_iter().map(|(k, v)| (k.to_string(), v)).collect();
-    env.push(("VITALS_GARMIN_BASE_URL".into(), twin.base_url()));
+    env.push(("VITALS_GARMIN_BASE_URL".into(), twin.mounted("garmin")));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (public, log, _child) = serve_tenants(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
     let mut me = Person::new(&public);

@@ -43,7 +43,7 @@ async fn a_person_onboards_in_a_real_browser_on_a_phone() {
     let base = fx.twin.base_url();
     let mut env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
     env.extend(GarminConnect::env(&base).into_iter().map(|(k, v)| (k.to_string(), v)));
-    env.push(("VITALS_GARMIN_BASE_URL".into(), base.clone()));
+    env.push(("VITALS_GARMIN_BASE_URL".into(), fx.twin.mounted("garmin")));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (public, log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
     let link = tenant(&fx.twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();

@@ -10,7 +10,7 @@ use vitals::providers::polar::sample::{self, Dialect};
 use vitals_twin::polar::{CLIENT_ID, CLIENT_SECRET};
 
 fn env_for(twin: &Twin, dir: &std::path::Path) -> Vec<(String, String)> {
-    let b = twin.base_url();
+    let b = twin.mounted("polar");
     vec![
         ("VITALS_CONFIG_DIR".into(), dir.display().to_string()),
         ("VITALS_POLAR_BASE_URL".into(), b.clone()),

@@ -300,3 +300,28 @@ async fn withings_answers_inside_http_200_and_takes_parameters_from_query_or_for
     let (_, v) = call(c.post(format!("{b}/v2/user")).bearer_auth(&other).form(&[("action", "getdevice")])).await;
     assert_eq!(v["status"], 0);
 }
+
+/// The twin is a set of providers: each of `TWINS` answers below its own prefix only, prefixes are
+/// unique, and a path no twin serves is a 404 rather than another provider's answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_mounted_twin_answers_below_its_own_prefix_only() {
+    let twin = twin().await;
+    let prefixes: std::collections::HashSet<&str> = vitals_twin::TWINS.iter().map(|t| t.prefix).collect();
+    assert_eq!(prefixes.len(), vitals_twin::TWINS.len(), "two twins share a prefix");
+    for t in vitals_twin::TWINS {
+        assert!(vitals::providers::spec(t.provider).is_some(), "{} is a provider of the registry", t.provider);
+    }
+    let c = reqwest::Client::new();
+    let status = |url: String| {
+        let c = c.clone();
+        async move { c.get(url).header("user-agent", "t").send().await.unwrap().status().as_u16() }
+    };
+    // Each provider's own refusal of a request without a token, below its prefix.
+    assert_eq!(status(format!("{}/v3/users/12345678/activities", twin.mounted("polar"))).await, 401);
+    assert_eq!(status(format!("{}/developer/v2/cycle", twin.mounted("whoop"))).await, 401);
+    assert_ne!(status(format!("{}/wellness-api/rest/dailies", twin.mounted("garmin"))).await, 404);
+    // The same paths at the root, or below another provider's prefix, are nobody's.
+    for path in ["/v3/users/12345678/activities", "/developer/v2/cycle", "/wellness-api/rest/dailies", "/polar/developer/v2/cycle", "/whoop/v3/users"] {
+        assert_eq!(status(format!("{}{path}", twin.base_url())).await, 404, "{path}");
+    }
+}

@@ -286,10 +286,10 @@ fn save_withings(dir: &Path, twin: &vitals_twin::Twin, latency_ms: u64) {
 
 /// A Polar login the twin issued (a user who trains every day), saved under `target/bench`, and
 /// the environment that points a server at it.
-fn polar_login(root: &Path, twin: &vitals_twin::Twin, base: &str, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
+fn polar_login(root: &Path, twin: &vitals_twin::Twin, latency_ms: u64) -> Vec<(&'static str, &'static str)> {
     let dir = fresh(root.join("target/bench/polar-config"));
     save_polar(&dir, twin, latency_ms);
-    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(base.to_string()))]
+    vec![("VITALS_CONFIG_DIR", leak(dir.display().to_string())), ("VITALS_TOKEN_STORE", "file"), ("VITALS_POLAR_BASE_URL", leak(twin.mounted("polar")))]
 }
 
 /// A WHOOP login the twin issued, saved into the token file in `dir`, and the environment that
@@ -468,15 +468,17 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     // at once); Polar and Garmin are not connected, so their samples are not in it.
     alone.push(("vitals_today, 7 days, Oura and Withings connected", both, "today", String::new(), String::new()));
     // Polar keeps 28 days of heart rate and 30 of exercises: the longest ranges it serves.
-    let polar = Vitals(server.clone(), polar_login(root, &twin, &base, o.latency_ms));
+    let polar = Vitals(server.clone(), polar_login(root, &twin, o.latency_ms));
     let today = jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::offset(-6))).date();
     let back = |n: i64| today.checked_sub(jiff::Span::new().days(n)).unwrap_or(today).to_string();
     alone.push(("polar heart rate, 28 days (all it keeps)", polar.clone(), "polar.heartrate", back(27), today.to_string()));
     alone.push(("polar exercises + summaries, 30 days", polar, "polar.exercises?samples", back(29), today.to_string()));
     // Garmin's Personal API: two requests in flight per key, windows at each route's limit.
     twin.garmin(|g| g.cfg.latency_ms = o.latency_ms);
-    let garmin =
-        Vitals(server.clone(), vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(base.clone().into_boxed_str()))]);
+    let garmin = Vitals(
+        server.clone(),
+        vec![("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY), ("VITALS_GARMIN_BASE_URL", Box::leak(twin.mounted("garmin").into_boxed_str()))],
+    );
     alone.push(("garmin daily summaries, a year, 2 in flight", garmin.clone(), "garmin.daily_summary", back(365), back(1)));
     alone.push(("garmin sleep, a year, 2 in flight", garmin, "garmin.sleep", back(365), back(1)));
     // Garmin Connect (unofficial): training status is one request a day, two in flight.

@@ -203,9 +203,9 @@ pub async fn run(root: &Path, server: &Path, twin: &vitals_twin::Twin, peer: Opt
             env.extend(save_whoop(&dir, twin));
             env.extend([
                 ("VITALS_WITHINGS_BASE_URL", leak(base.clone())),
-                ("VITALS_POLAR_BASE_URL", leak(base.clone())),
+                ("VITALS_POLAR_BASE_URL", leak(twin.mounted("polar"))),
                 ("VITALS_GARMIN_API_KEY", vitals_twin::garmin::KEY),
-                ("VITALS_GARMIN_BASE_URL", leak(base.clone())),
+                ("VITALS_GARMIN_BASE_URL", leak(twin.mounted("garmin"))),
             ]);
         }
         let vitals = Vitals(server.to_path_buf(), env);

@@ -314,16 +314,16 @@ pub async fn all_providers_as<H: rmcp::ClientHandler>(twin: &Twin, tag: &str, ex
     vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
     let whoop = twin.whoop(|w| w.stored_login(&format!("whoop-login-{tag}")));
     vitals::accounts::TokenStore::file(&withings.dir).save("whoop", &whoop).unwrap();
-    let b = twin.base_url();
+    let p = twin.mounted("polar");
     let mut env: Vec<(String, String)> = withings.env.clone();
     env.extend(whoop_env(twin));
     env.extend([
-        ("VITALS_POLAR_BASE_URL".into(), b.clone()),
-        ("VITALS_POLAR_TOKEN_URL".into(), format!("{b}/v2/oauth2/token")),
-        ("VITALS_POLAR_AUTHORIZE_URL".into(), format!("{b}/oauth2/authorization")),
+        ("VITALS_POLAR_BASE_URL".into(), p.clone()),
+        ("VITALS_POLAR_TOKEN_URL".into(), format!("{p}/v2/oauth2/token")),
+        ("VITALS_POLAR_AUTHORIZE_URL".into(), format!("{p}/oauth2/authorization")),
         ("VITALS_POLAR_CLIENT_ID".into(), vitals_twin::polar::CLIENT_ID.into()),
         ("VITALS_POLAR_CLIENT_SECRET".into(), vitals_twin::polar::CLIENT_SECRET.into()),
-        ("VITALS_GARMIN_BASE_URL".into(), b.clone()),
+        ("VITALS_GARMIN_BASE_URL".into(), twin.mounted("garmin")),
         ("VITALS_GARMIN_API_KEY".into(), vitals_twin::garmin::KEY.into()),
     ]);
     let mut pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
