@@ -522,12 +522,12 @@ mod tests {
         use crate::providers::{garmin, garmin_connect, polar};
         let (key, token) = (Secret::new("k"), Secret::new("t"));
         // Each to an undeclared route: refused before a connection is tried (port 9 answers nothing).
-        let polar = polar::catalog::POLAR.non_get;
+        let polar = polar::auth::NON_GET;
         assert!(matches!(register_polar_user("http://127.0.0.1:9/v3/users/12/delete", polar, &token, "m").await, Err(HttpError::Undeclared(..))));
         assert!(matches!(register_polar_user("http://127.0.0.1:9/v3/users", polar, &token, "m").await, Err(HttpError::Connect(_))));
-        let garmin = garmin::catalog::GARMIN.non_get;
+        let garmin = garmin::auth::NON_GET;
         assert!(matches!(exchange_garmin_key("http://127.0.0.1:9/wellness-api/rest/x", garmin, &key).await, Err(HttpError::Undeclared(..))));
-        let gc = garmin_connect::catalog::GARMIN_CONNECT.non_get;
+        let gc = garmin_connect::config::NON_GET;
         let sso = SsoSession::new("ua");
         assert!(matches!(
             sso.garmin_sso_post("http://127.0.0.1:9", "/mobile/api/logout", gc, &[], "r", &serde_json::json!({})).await,

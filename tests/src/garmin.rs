@@ -137,7 +137,7 @@ impl Garmin {
 /// Which of Garmin's paths (below its prefix) the wire's faults count: the key exchange as a token
 /// request, every other path as data.
 pub fn wire_route(path: &str) -> Option<crate::wire::Route> {
-    if path == vitals::providers::garmin::catalog::KEY_EXCHANGE {
+    if path == vitals::providers::garmin::auth::KEY_EXCHANGE {
         Some(crate::wire::Route::Token)
     } else {
         Some(crate::wire::Route::Data)

@@ -171,10 +171,7 @@ pub static TWINS: &[Mounted] = &[
 
 /// Polar's authorize page, token endpoint and AccessLink routes, below its prefix.
 fn polar_routes() -> Router<Arc<State>> {
-    Router::new()
-        .route("/oauth2/authorization", get(polar_authorize))
-        .route("/v2/oauth2/token", post(polar_token))
-        .route("/v3/{*rest}", any(polar_data))
+    Router::new().route("/oauth2/authorization", get(polar_authorize)).route("/v2/oauth2/token", post(polar_token)).route("/v3/{*rest}", any(polar_data))
 }
 
 /// Garmin's Personal API: every path below its prefix (its services, and 404 off its allowlist).
@@ -380,7 +377,7 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
         }
         b.body(Body::from(a.body)).unwrap()
     };
-    if uri.path() == vitals::providers::garmin::catalog::KEY_EXCHANGE && m == Method::POST {
+    if uri.path() == vitals::providers::garmin::auth::KEY_EXCHANGE && m == Method::POST {
         return reply(s.garmin.lock().unwrap().exchange(header("authorization").as_deref()));
     }
     if m != Method::GET {

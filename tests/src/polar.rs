@@ -337,11 +337,5 @@ impl PolarPatch {
 /// Which of Polar's paths (below its prefix) the wire's faults count: the token endpoint apart
 /// from the data routes, and never the authorize page.
 pub fn wire_route(path: &str) -> Option<crate::wire::Route> {
-    if path.starts_with("/v2/oauth2/token") {
-        Some(crate::wire::Route::Token)
-    } else if path.starts_with("/v3/") {
-        Some(crate::wire::Route::Data)
-    } else {
-        None
-    }
+    crate::wire::counted(path, "/v2/oauth2/token", "/v3/")
 }

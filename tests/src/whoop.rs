@@ -376,11 +376,5 @@ pub fn routes() -> Router<Arc<crate::State>> {
 /// Which of WHOOP's paths (below the prefix) the wire's faults count: the token endpoint apart
 /// from the data routes, and never the authorize page.
 pub fn wire_route(path: &str) -> Option<crate::wire::Route> {
-    if path.starts_with("/oauth/oauth2/token") {
-        Some(crate::wire::Route::Token)
-    } else if path.starts_with("/developer/") {
-        Some(crate::wire::Route::Data)
-    } else {
-        None
-    }
+    crate::wire::counted(path, "/oauth/oauth2/token", "/developer/")
 }

@@ -144,6 +144,18 @@ fn route(path: &str) -> Option<Route> {
     }
 }
 
+/// How a mounted twin's path (below its prefix) is counted: its token endpoint apart, its data
+/// routes as data, anything else (an authorize page) not at all.
+pub fn counted(path: &str, token: &str, data: &str) -> Option<Route> {
+    if path.starts_with(token) {
+        Some(Route::Token)
+    } else if path.starts_with(data) {
+        Some(Route::Data)
+    } else {
+        None
+    }
+}
+
 /// The records of an answer: the longest array of objects in it, whatever the envelope.
 fn records(v: &mut Value) -> Option<&mut Vec<Value>> {
     /// The path to the longest array of objects: keys and indices from the root.

@@ -36,11 +36,7 @@ async fn with_env_key(twin: &Twin, tag: &str) -> Session {
 }
 
 async fn query(s: &Session, collection: &str, args: Value) -> Value {
-    let mut a = args.as_object().cloned().unwrap_or_default();
-    a.insert("collection".into(), json!(format!("garmin.{collection}")));
-    a.entry("format").or_insert(json!("records"));
-    a.entry("max_chars").or_insert(json!(2_000_000));
-    s.ok("vitals_query", Value::Object(a)).await
+    records_of(s, &format!("garmin.{collection}"), args).await
 }
 
 fn person(twin: &Twin) -> sample::Person {
@@ -266,7 +262,7 @@ async fn export_takes_the_fit_out_of_garmins_zip() {
     let e = s.err("vitals_export", json!({"provider": "garmin", "id": "1", "format": "fit", "path": dir.join("y.fit").display().to_string()})).await;
     assert!(e.contains("no activity with that id"), "{e}");
     for r in twin.requests() {
-        assert!(r.method == "GET" || r.path == vitals::providers::garmin::catalog::KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
+        assert!(r.method == "GET" || r.path == vitals::providers::garmin::auth::KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
     }
     s.close().await;
 }

@@ -119,7 +119,7 @@ async fn every_request_is_a_read_with_our_user_agent() {
             m => {
                 assert!(declared.iter().any(|(dm, route)| dm == m && r.path.ends_with(route.as_str())), "an undeclared {m}: {r:?}");
                 if r.path.starts_with("/v3/") {
-                    assert_eq!(r.path, vitals::providers::polar::catalog::REGISTRATION, "{r:?}");
+                    assert_eq!(r.path, vitals::providers::polar::auth::REGISTRATION, "{r:?}");
                 } else {
                     assert!(action.as_deref().is_some_and(|a| vitals::http::READ_ACTIONS.contains(&a)), "{r:?}");
                 }

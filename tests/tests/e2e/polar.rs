@@ -34,11 +34,7 @@ pub async fn connected(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> Sessio
 }
 
 async fn query(s: &Session, collection: &str, args: Value) -> Value {
-    let mut a = args.as_object().cloned().unwrap_or_default();
-    a.insert("collection".into(), json!(format!("polar.{collection}")));
-    a.entry("format").or_insert(json!("records"));
-    a.entry("max_chars").or_insert(json!(2_000_000));
-    s.ok("vitals_query", Value::Object(a)).await
+    records_of(s, &format!("polar.{collection}"), args).await
 }
 
 fn person(twin: &Twin) -> sample::Person {

@@ -35,11 +35,7 @@ async fn connected(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, 
 }
 
 async fn query(s: &Session, collection: &str, args: Value) -> Value {
-    let mut a = args.as_object().cloned().unwrap_or_default();
-    a.insert("collection".into(), json!(format!("whoop.{collection}")));
-    a.entry("format").or_insert(json!("records"));
-    a.entry("max_chars").or_insert(json!(2_000_000));
-    s.ok("vitals_query", Value::Object(a)).await
+    records_of(s, &format!("whoop.{collection}"), args).await
 }
 
 /// What the twin holds for wake-up days `[first, last]` and more: every record of the days

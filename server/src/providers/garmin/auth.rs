@@ -1,6 +1,15 @@
 //! Garmin's Personal API key → bearer token exchange (reference `garmin/personal-api.md` §2–§3).
 //! The reply's field names are not confirmed anywhere reachable, so it is read defensively: the
 //! first token field present, the lifetime from any of the spellings, a JWT's `exp`, else 24 h.
+use crate::catalog::NonGet;
+
+/// The one route of Garmin's key exchange (reference garmin/personal-api.md §2), relative to its host.
+pub const KEY_EXCHANGE: &str = "/personalapitoken-service/personal-api/personal-api-key/token";
+
+/// What Garmin's catalog declares it sends besides GETs (`ProviderSpec.non_get`): the key exchange.
+pub static NON_GET: &[NonGet] =
+    &[NonGet::post(KEY_EXCHANGE, "a Personal API key reads nothing until it is exchanged for a bearer token (reference §2); it writes nothing")];
+
 use crate::connection::{BoxFuture, Grant, KeyError};
 use crate::secret::Secret;
 use base64::Engine as _;
@@ -18,7 +27,7 @@ const DEFAULT_LIFETIME_S: i64 = 24 * 3600;
 
 pub fn exchange(key: Secret) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
-        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{}", base(), super::catalog::KEY_EXCHANGE), super::catalog::GARMIN.non_get, &key)
+        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{KEY_EXCHANGE}", base()), NON_GET, &key)
             .await
             .map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
         reply(status, &body, jiff::Timestamp::now().as_second())

@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind,
-    RateBudget, SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
+    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -59,9 +59,6 @@ static SUMMARY_LEAD: &[Lead] = &[
     Lead::same("stress_avg", "stress_avg"),
 ];
 
-/// The one route of Garmin's key exchange (reference garmin/personal-api.md §2), relative to its host.
-pub const KEY_EXCHANGE: &str = "/personalapitoken-service/personal-api/personal-api-key/token";
-
 pub static GARMIN: ProviderSpec = ProviderSpec {
     name: "garmin",
     namespace: "garmin",
@@ -105,7 +102,7 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
         DailySource::same("body_fat_pct", "weight", "body_fat_pct", 2),
     ],
     retries_429: true,
-    non_get: &[NonGet::post(KEY_EXCHANGE, "a Personal API key reads nothing until it is exchanged for a bearer token (reference §2); it writes nothing")],
+    non_get: super::auth::NON_GET,
 };
 
 /// Garmin's dates are the user's own days: unpadded windows (each collection sets its route's limit).

@@ -2,7 +2,7 @@
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -25,9 +25,6 @@ static READINESS_LEAD: &[Lead] = &[
     Lead::same("sleep_score", "sleep_score"),
     Lead::same("feedback", "feedback"),
 ];
-
-/// The one route of flow B's OAuth1 → OAuth2 exchange, relative to Garmin Connect's data host.
-pub const OAUTH1_EXCHANGE: &str = "/oauth-service/oauth/exchange/user/2.0";
 
 pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     name: "garmin-connect",
@@ -69,15 +66,8 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     in_flight: 2,
     daily_view: &[],
     retries_429: false,
-    // Signing in is how Garmin Connect lets anyone read at all; none of these writes the user's data.
-    non_get: &[
-        NonGet::post("/mobile/api/login", "Garmin's mobile sign-in: email and password for a service ticket (reference §2.1)"),
-        NonGet::post("/mobile/api/mfa/verifyCode", "the one-time code of the mobile sign-in"),
-        NonGet::post("/portal/api/login", "the web portal's sign-in, when the mobile one is gone"),
-        NonGet::post("/portal/api/mfa/verifyCode", "the one-time code of the portal's sign-in"),
-        NonGet::post("/di-oauth2-service/oauth/token", "the DI token endpoint: a ticket exchanged, a DI token refreshed (reference §2.4)"),
-        NonGet::post(OAUTH1_EXCHANGE, "the previous login generation's OAuth1 → OAuth2 exchange (reference §2.3)"),
-    ],
+    // Signing in is how Garmin Connect lets anyone read at all (config.rs, with its hosts).
+    non_get: super::config::NON_GET,
 };
 
 const DAYS: CollectionSpec = CollectionSpec { exact_days: true, in_sandbox: false, ..CollectionSpec::DAILY };

@@ -3,7 +3,22 @@
 //! are tried, the DI client ids in order, the pause Cloudflare wants between page and login, and
 //! the headers the mobile app sends (reference garmin/README.md §1, §2.1, §2.4, §4). The next
 //! Garmin change should be a diff of this file.
+use crate::catalog::NonGet;
 use std::time::Duration;
+
+/// The one route of flow B's OAuth1 → OAuth2 exchange, relative to Garmin Connect's data host.
+pub const OAUTH1_EXCHANGE: &str = "/oauth-service/oauth/exchange/user/2.0";
+
+/// What Garmin Connect's catalog declares it sends besides GETs (`ProviderSpec.non_get`): its
+/// sign-in, for each SSO variant, and its token endpoints. None writes the user's data.
+pub static NON_GET: &[NonGet] = &[
+    NonGet::post("/mobile/api/login", "Garmin's mobile sign-in: email and password for a service ticket (reference §2.1)"),
+    NonGet::post("/mobile/api/mfa/verifyCode", "the one-time code of the mobile sign-in"),
+    NonGet::post("/portal/api/login", "the web portal's sign-in, when the mobile one is gone"),
+    NonGet::post("/portal/api/mfa/verifyCode", "the one-time code of the portal's sign-in"),
+    NonGet::post("/di-oauth2-service/oauth/token", "the DI token endpoint: a ticket exchanged, a DI token refreshed (reference §2.4)"),
+    NonGet::post(OAUTH1_EXCHANGE, "the previous login generation's OAuth1 → OAuth2 exchange (reference §2.3)"),
+];
 
 /// The SSO host: sign-in pages, the JSON login, the one-time code.
 pub const SSO_ENV: &str = "VITALS_GARMIN_SSO_URL";

@@ -80,9 +80,9 @@ pub async fn exchange(t: OAuth1, login: bool) -> Result<Grant, String> {
         form.push(("mfa_token", m.as_str()));
     }
     let base = config::api();
-    let url = format!("{base}{}", super::catalog::OAUTH1_EXCHANGE);
+    let url = format!("{base}{}", super::config::OAUTH1_EXCHANGE);
     let auth = sign("POST", &url, &form, &c, Some(&t));
-    let r = garmin_oauth1_exchange(&url, super::catalog::GARMIN_CONNECT.non_get, &auth, config::OAUTH1_USER_AGENT, &form)
+    let r = garmin_oauth1_exchange(&url, super::config::NON_GET, &auth, config::OAUTH1_USER_AGENT, &form)
         .await
         .map_err(|e| format!("Garmin's OAuth1 service could not be reached ({e})"))?;
     match r.status {

@@ -128,7 +128,7 @@ async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret) -> Resul
     tokio::time::sleep(config::pause()).await;
     let body = json!({ "username": email, "password": password.expose(), "rememberMe": v.remember_me, "captchaToken": "" });
     let r = session
-        .garmin_sso_post(&sso, v.login, super::catalog::GARMIN_CONNECT.non_get, &query(&v), &referer, &body)
+        .garmin_sso_post(&sso, v.login, super::config::NON_GET, &query(&v), &referer, &body)
         .await
         .map_err(|e| Failure::Broken(format!("Garmin's sign-in could not be reached ({e})")))?;
     let reply = read_sso(&r)?;
@@ -151,7 +151,7 @@ async fn verify_code(p: Pending, code: &Secret) -> Result<SignedIn, Failure> {
     let body = json!({ "mfaMethod": p.method, "mfaVerificationCode": code.expose().trim(), "rememberMyBrowser": true, "reconsentList": [], "mfaSetup": false });
     let r = p
         .session
-        .garmin_sso_post(&config::sso(), p.variant.verify, super::catalog::GARMIN_CONNECT.non_get, &query(&p.variant), &p.referer, &body)
+        .garmin_sso_post(&config::sso(), p.variant.verify, super::config::NON_GET, &query(&p.variant), &p.referer, &body)
         .await
         .map_err(|e| Failure::Broken(format!("Garmin's code check could not be reached ({e})")))?;
     if r.status == 400 || r.status == 401 || r.body.contains("INVALID_MFA_CODE") {
@@ -171,7 +171,7 @@ impl Flow for MobileDi {
             let mut refused = vec![];
             for client in config::DI_CLIENT_IDS {
                 let form = [("client_id", *client), ("service_ticket", ticket.expose()), ("grant_type", config::TICKET_GRANT), ("service_url", service)];
-                let r = crate::http::garmin_di_token(&url, super::catalog::GARMIN_CONNECT.non_get, client, &form)
+                let r = crate::http::garmin_di_token(&url, super::config::NON_GET, client, &form)
                     .await
                     .map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
                 match r.status {

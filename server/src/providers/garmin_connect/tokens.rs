@@ -153,7 +153,7 @@ async fn renew(g: Grant) -> Result<Grant, String> {
             let client = g.extra.get(CLIENT_ID).cloned().ok_or("the saved login names no client id; log in again")?;
             let refresh = g.refresh.clone().ok_or("the saved login has no refresh token; log in again")?;
             let form = [("grant_type", "refresh_token"), ("client_id", client.as_str()), ("refresh_token", refresh.expose())];
-            let r = crate::http::garmin_di_token(&config::di_token_url(), super::catalog::GARMIN_CONNECT.non_get, &client, &form)
+            let r = crate::http::garmin_di_token(&config::di_token_url(), super::config::NON_GET, &client, &form)
                 .await
                 .map_err(|e| format!("Garmin's token service could not be reached to renew the session ({e})"))?;
             match r.status {

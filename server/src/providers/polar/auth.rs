@@ -1,7 +1,15 @@
 //! Polar's step after the login (reference §2.3): every data route answers 403 until the user is
 //! registered with this app by `POST /v3/users`. Run once right after the exchange, and again
 //! before the next read while it has not succeeded.
+use crate::catalog::NonGet;
 use crate::connection::{BoxFuture, Grant};
+
+/// The one route of Polar's registration (reference polar §2.3), relative to its API base.
+pub const REGISTRATION: &str = "/v3/users";
+
+/// What Polar's catalog declares it sends besides GETs (`ProviderSpec.non_get`): the registration.
+pub static NON_GET: &[NonGet] =
+    &[NonGet::post(REGISTRATION, "Polar refuses every read until the user is registered with the app (reference §2.3); it writes none of the user's data")];
 
 /// Where the data routes are (the twin, or a future host), as the provider reads it.
 pub fn base() -> String {
@@ -19,10 +27,7 @@ pub fn register(g: Grant) -> BoxFuture<'static, Result<(), String>> {
         }
         // A member id of ours that is stable per Polar user: registering again gives 409, not a second user.
         let member = format!("vitals-{user}");
-        let status =
-            crate::http::register_polar_user(&format!("{}{}", base(), super::catalog::REGISTRATION), super::catalog::POLAR.non_get, &g.access, &member)
-                .await
-                .map_err(|e| e.to_string())?;
+        let status = crate::http::register_polar_user(&format!("{}{REGISTRATION}", base()), NON_GET, &g.access, &member).await.map_err(|e| e.to_string())?;
         match status {
             200 | 201 | 409 => Ok(()),
             403 => Err("Polar says the mandatory consents are not accepted yet. Open Polar Flow (flow.polar.com or the app), accept \

@@ -4,14 +4,11 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, NonGet, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
+    CollectionSpec, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
     SampleShape, SeriesSpec, Split, Stage, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
-
-/// The one route of Polar's registration (reference polar §2.3), relative to its API base.
-pub const REGISTRATION: &str = "/v3/users";
 
 /// Polar's range routes take at most 28 days (`to − from ≤ 28`); the engine pads a window by two
 /// days on each side, so 21-day windows stay well inside.
@@ -126,10 +123,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         DailySource::same("active_kcal", "activity", "active_calories_kcal", 1),
     ],
     retries_429: true,
-    non_get: &[NonGet::post(
-        REGISTRATION,
-        "Polar refuses every read until the user is registered with the app (reference §2.3); it writes none of the user's data",
-    )],
+    non_get: super::auth::NON_GET,
 };
 
 /// An exercise row's own fields (the decoder in `decode.rs` makes them); the summaries of its

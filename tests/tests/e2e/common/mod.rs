@@ -288,6 +288,16 @@ pub fn withings_groups(twin: &Twin, start: &str, end: &str) -> Vec<Value> {
     out
 }
 
+/// `vitals_query` of `collection` (qualified) with `args`, as records and with room for every one
+/// of them: what the provider suites compare with their twin's truth.
+pub async fn records_of(s: &Session, collection: &str, args: Value) -> Value {
+    let mut a = args.as_object().cloned().unwrap_or_default();
+    a.insert("collection".into(), serde_json::json!(collection));
+    a.entry("format").or_insert(serde_json::json!("records"));
+    a.entry("max_chars").or_insert(serde_json::json!(2_000_000));
+    s.ok("vitals_query", Value::Object(a)).await
+}
+
 /// What points a server at the twin's WHOOP (its API, token endpoint, authorize page and app).
 pub fn whoop_env(twin: &Twin) -> Vec<(String, String)> {
     let w = twin.mounted("whoop");
