@@ -268,7 +268,8 @@ return {
   traces: all("[data-trace]", (e) => ({ what: e.dataset.trace, samples: +e.dataset.samples, points: +e.querySelector("polyline").dataset.points })),
   laps: all("tr[data-lap]", (e) => +e.dataset.seconds),
   zones: all("rect[data-zone]", (e) => +e.dataset.seconds),
-  background: d ? getComputedStyle(d.body).backgroundColor : null,
+  // The frame's document can be there before its body is (a view still loading): no colour yet.
+  background: d && d.body ? getComputedStyle(d.body).backgroundColor : null,
   text: main ? main.innerText.slice(0, 2000) : null,
 };
 "#;

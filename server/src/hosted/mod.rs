@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 use tenants::{TenantId, Tenants};
 use tokio_util::sync::CancellationToken;
 
-/// Where `serve --http` listens when given no address: 8765 is Withings' callback, 9876 Oura's and
-/// 8080 Polar's.
+/// Where `serve --http` listens when given no address: 8765 is Withings' callback, 9876 Oura's,
+/// 8080 Polar's and 9878 WHOOP's.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:8790";
 /// The largest request body taken (a tool call is a few kB).
 pub const MAX_BODY: usize = 1 << 20;
@@ -364,4 +364,23 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         n => eprintln!("vitals-mcp: stopped after {} s with {n} call(s) still unanswered.", DRAIN.as_secs()),
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// Two logins at once (the settings app connecting two providers) each get their own loopback
+    /// callback: no two providers' default redirects share a port, nor with `serve --http`'s default.
+    #[test]
+    fn every_default_redirect_has_a_port_of_its_own() {
+        let mut ports = vec![super::DEFAULT_ADDR.rsplit(':').next().unwrap().to_string()];
+        for s in crate::providers::specs() {
+            if let Some(o) = s.connection.oauth() {
+                let port = url::Url::parse(o.redirect).ok().and_then(|u| u.port()).map(|p| p.to_string());
+                let port = port.unwrap_or_else(|| panic!("{}: a redirect with a port", s.name));
+                assert!(!ports.contains(&port), "{}: port {port} is another's", s.name);
+                ports.push(port);
+            }
+        }
+        assert!(ports.len() >= 5, "{ports:?}");
+    }
 }
