@@ -9,10 +9,6 @@ use std::time::Duration;
 /// each side, fit one page of 25 (more are paged, never dropped).
 const WINDOW_DAYS: u32 = 10;
 
-const SCORE_STATE: &str =
-    "`score_state`: SCORED, PENDING_SCORE (WHOOP has not scored it yet), UNSCORABLE (WHOOP could not) or UNKNOWN (a state vitals does not know); \
-     only a SCORED record carries score values, the others carry none (never zeros).";
-
 static SLEEP_LEAD: &[Lead] = &[
     Lead::same("kind", "kind"),
     Lead::clock("bed", "start_local"),
@@ -315,8 +311,3 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ..CollectionSpec::DAILY
     },
 ];
-
-/// What each collection's answer says of score states, in `notices.rules`.
-pub fn score_state_rule() -> &'static str {
-    SCORE_STATE
-}

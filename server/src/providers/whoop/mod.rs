@@ -143,27 +143,23 @@ impl Provider for Whoop {
         let next_token = next.map(|t| if dated_by_sleeps(c) { format!("{OWN}{t}") } else { t });
         Ok(Page { records, next_token })
     }
-    fn reading_notes(&self, c: &CollectionSpec, _zone: &crate::time::Zone) -> Vec<String> {
-        match c.name {
-            "cycle" | "recovery" | "sleep" | "workout" => vec![catalog::score_state_rule().to_string()],
-            _ => vec![],
-        }
-    }
     fn finish(&self, c: &CollectionSpec, records: Vec<Value>, options: &Options) -> Finished {
         if c.name == "profile" {
             let personal = options.get("personal").and_then(Value::as_bool).unwrap_or(false);
             return Finished { records: records.iter().map(|r| decode::profile(r, personal)).collect(), notes: vec![] };
         }
+        // Said only where a record was not scored, once per state: a day's report carries four
+        // WHOOP sections, and a rule repeated in each of them is read four times.
         let mut notes = vec![];
         let count = |state: &str| records.iter().filter(|r| r.get("score_state").and_then(Value::as_str) == Some(state)).count();
         for (state, says) in [
-            ("PENDING_SCORE", "WHOOP has not scored them yet (ask again later)"),
+            ("PENDING_SCORE", "WHOOP has not scored them yet"),
             ("UNSCORABLE", "WHOOP could not score them (too little data from the strap)"),
             ("UNKNOWN", "WHOOP sent a score state vitals does not know"),
         ] {
             match count(state) {
                 0 => {}
-                n => notes.push(format!("{state}: {n} of {} {} records ({says}); they carry no score values.", records.len(), c.name)),
+                n => notes.push(format!("{state}: {n} of {} {} records: {says}, so they carry no score values (never zeros).", records.len(), c.name)),
             }
         }
         if c.name == "recovery" {
