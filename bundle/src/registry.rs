@@ -44,10 +44,16 @@ pub fn server_json(manifest: &Value, sha256: &str) -> Value {
         }],
         "remotes": [{
             "type": "streamable-http",
-            "url": "https://{host}/u/{tenant_id}/mcp",
+            "url": "https://{host}/mcp",
+            "variables": {
+                "host": {"description": "The host your operator serves vitals at with `serve --http --auth oauth` (you sign in and allow your assistant there)", "isRequired": true}
+            }
+        }, {
+            "type": "streamable-http",
+            "url": "https://{host}/u/{connector_secret}/mcp",
             "variables": {
                 "host": {"description": "The host your operator serves vitals at (`vitals-mcp serve --http --public-url https://<host>`)", "isRequired": true},
-                "tenant_id": {"description": "Your own 48-character id from `vitals-mcp tenant add`: it is your secret, keep it private", "isRequired": true, "isSecret": true}
+                "connector_secret": {"description": "The 48-character secret of your own connector URL, shown once when it was made (your welcome page, your page's New connector URL, or `vitals-mcp tenant add`): keep it private", "isRequired": true, "isSecret": true}
             }
         }]
     })

@@ -54,6 +54,10 @@ enum Command {
         /// The public address the connector URLs are printed with (default: http://127.0.0.1:8790).
         #[arg(long, global = true, value_name = "URL")]
         public_url: Option<String>,
+        /// The key the tenants' secrets are sealed under: a file outside the tenants folder, 0600
+        /// (default: VITALS_TENANTS_KEY_FILE, else the key itself in VITALS_TENANTS_KEY).
+        #[arg(long, global = true, value_name = "FILE")]
+        key_file: Option<std::path::PathBuf>,
     },
     /// Save what a provider needs: its OAuth app credentials (`--client-id`; the client secret is
     /// read from standard input), or its API key (`--api-key -`: read from standard input).
@@ -90,20 +94,31 @@ struct ServeArgs {
     /// No sessions: every request stands alone (for several instances behind one proxy).
     #[arg(long)]
     stateless: bool,
-    /// The address clients reach this server at (https://host): its Host is admitted, and OAuth
-    /// logins come back to <it>/<secret or u/id>/callback/<provider>.
+    /// The address clients reach this server at (https://host): its Host is admitted, and provider
+    /// logins come back to <it>/callback/<provider> (with --tenants; the login's state says whose)
+    /// or <it>/<secret>/callback/<provider> (one person at a secret path).
     #[arg(long, value_name = "URL")]
     public_url: Option<String>,
-    /// Serve one person per subfolder of DIR at /u/<id>/mcp (default: VITALS_TENANTS_DIR, if set).
+    /// Serve one person per subfolder of DIR (default: VITALS_TENANTS_DIR, if set). Their provider
+    /// logins are sealed under the key of --key-file (required).
     #[arg(long, value_name = "DIR")]
     tenants: Option<std::path::PathBuf>,
+    /// With --tenants: the key each person's provider logins are sealed under, a 0600 file outside
+    /// DIR (default: VITALS_TENANTS_KEY_FILE, else the key itself in VITALS_TENANTS_KEY). Make one
+    /// with `vitals-mcp tenant new-key FILE`. Without it the server refuses to start.
+    #[arg(long, value_name = "FILE")]
+    key_file: Option<std::path::PathBuf>,
     /// With --tenants: anyone who reaches <public URL>/join may make their own tenant (off: only
     /// with an invitation from `vitals-mcp tenant invite`).
     #[arg(long)]
     open_signup: bool,
-    /// With --tenants: `oauth` also lets each person's assistant in at <public URL>/mcp with OAuth
-    /// (MCP authorization: the person allows it on their page); `url` (default) only by secret URL.
-    #[arg(long, value_name = "url|oauth")]
+    /// With --tenants, what opens a person's data. `url` (default): their connector URL
+    /// (<public URL>/u/<secret>/mcp), whoever holds it. `oauth`: MCP authorization only, at
+    /// <public URL>/mcp with a token the person allowed on their page, each revocable there; no URL
+    /// opens anything. `oauth-or-url`: both, at a risk: an assistant (or anyone who read its chat)
+    /// that kept a connector URL still reads after the person revokes its tokens, until they make a
+    /// new URL.
+    #[arg(long, value_name = "url|oauth|oauth-or-url")]
     auth: Option<String>,
 }
 
@@ -124,20 +139,55 @@ enum TenantAction {
     List,
     /// Remove a person and their saved logins; their URL is 404 at once.
     Delete { id: String },
+    /// Write a new random key (64 hex digits) to FILE, 0600: give it to `serve --key-file`. FILE
+    /// must not exist yet and must lie outside the tenants folder.
+    NewKey { file: std::path::PathBuf },
+    /// Re-seal every tenant's secrets under a new key (old or new after a crash, never a mix). The
+    /// server must be stopped. The old key comes from --key-file (or the environment); the new one
+    /// from --new-key-file, written fresh when that file does not exist yet.
+    RotateKey {
+        #[arg(long, value_name = "FILE")]
+        new_key_file: std::path::PathBuf,
+    },
 }
 
-fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_url: Option<String>) -> Result<String, String> {
+/// The tenants folder with its key, for the commands that read or write a secret.
+fn sealed(t: vitals::hosted::tenants::Tenants, key_file: Option<&std::path::Path>) -> Result<vitals::hosted::tenants::Tenants, String> {
+    let vault = vitals::accounts::vault::Vault::given(key_file, &t.dir).map_err(|e| e.to_string())?;
+    Ok(t.sealed(Arc::new(vault)))
+}
+
+fn tenant_command(
+    action: TenantAction,
+    dir: Option<std::path::PathBuf>,
+    public_url: Option<String>,
+    key_file: Option<std::path::PathBuf>,
+) -> Result<String, String> {
     use vitals::hosted::tenants::{Tenants, TENANTS_ENV};
+    if let TenantAction::NewKey { file } = &action {
+        let v = vitals::accounts::vault::write_new_key(file, Tenants::from(dir).as_ref().map(|t| t.dir.as_path()))?;
+        return Ok(format!(
+            "Wrote a new key ({}) to {} (0600). Keep it outside the tenants folder and out of its backups:\n{}",
+            v.id(),
+            file.display(),
+            file.display()
+        ));
+    }
     let t = Tenants::from(dir).ok_or_else(|| format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}"))?;
     let base = match public_url {
         Some(u) => vitals::hosted::parse_public_url(&u)?.as_str().trim_end_matches('/').to_string(),
         None => format!("http://{}", vitals::hosted::DEFAULT_ADDR),
     };
-    let url = |id: &vitals::hosted::tenants::TenantId| format!("{base}{}", id.mcp_path());
+    let url =
+        |id: &vitals::hosted::tenants::TenantId| vitals::hosted::hashed::new_url(&t, id).map(|s| format!("{base}{}", vitals::hosted::tenants::mcp_path(&s)));
     match action {
         TenantAction::Add => {
             let id = t.add()?;
-            Ok(format!("Added a tenant in {}. Their connector URL (give it to them only; it is their key):\n{}", t.dir.join(id.as_str()).display(), url(&id)))
+            Ok(format!(
+                "Added a tenant in {}. Their connector URL, shown only now (give it to them only; it is their key; with `serve --auth oauth` no URL opens anything, and they connect at {base}/mcp):\n{}",
+                t.dir.join(id.as_str()).display(),
+                url(&id)?
+            ))
         }
         TenantAction::Invite { days } => {
             let (token, expires) = vitals::hosted::people::invite::Invitations::of(&t).make(days)?;
@@ -148,15 +198,27 @@ fn tenant_command(action: TenantAction, dir: Option<std::path::PathBuf>, public_
             ))
         }
         TenantAction::Import { dir } => {
+            let t = sealed(t, key_file.as_deref())?;
             let (id, copied) = t.import(&dir)?;
+            let u = vitals::hosted::hashed::new_url(&t, &id).map(|s| format!("{base}{}", vitals::hosted::tenants::mcp_path(&s)))?;
             Ok(format!(
-                "Copied {} from {} (left as it was) into {}. Their connector URL:\n{}",
+                "Copied {} from {} (left as it was) into {}, sealed under key {}. Their connector URL, shown only now:\n{u}",
                 copied.join(" and "),
                 dir.display(),
                 t.dir.join(id.as_str()).display(),
-                url(&id)
+                t.vault.as_ref().map(|v| v.id()).unwrap_or_default(),
             ))
         }
+        TenantAction::RotateKey { new_key_file } => {
+            let t = sealed(t, key_file.as_deref())?;
+            let new = match new_key_file.exists() {
+                true => vitals::accounts::vault::Vault::from_file(&new_key_file, &t.dir).map_err(|e| e.to_string())?,
+                false => vitals::accounts::vault::write_new_key(&new_key_file, Some(&t.dir))?,
+            };
+            let old = t.vault.clone().expect("sealed");
+            vitals::hosted::at_rest::rotate(&t, &old, &new).map(|said| format!("{said}\n{}", new_key_file.display()))
+        }
+        TenantAction::NewKey { .. } => unreachable!("answered above"),
         TenantAction::List => {
             let ids = t.list()?;
             Ok(match ids.is_empty() {
@@ -181,15 +243,9 @@ async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
         bearer: a.bearer_file.as_deref().map(vitals::hosted::guard::read_bearer).transpose()?,
         stateless: a.stateless,
         public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
-        tenants: Tenants::from(a.tenants),
+        tenants: Tenants::from(a.tenants).map(|t| sealed(t, a.key_file.as_deref())).transpose()?,
         open_signup: a.open_signup,
-        oauth: match a.auth.as_deref() {
-            None | Some("url") => false,
-            Some("oauth") => true,
-            Some(other) => {
-                return Err(format!("`--auth` {other:?}: send url (the secret URL is the key, the default) or oauth (MCP authorization at <public URL>/mcp)"))
-            }
-        },
+        auth: vitals::hosted::AuthMode::parse(a.auth.as_deref())?,
         limits,
     };
     serve(opts, stop_signal()).await?;
@@ -241,7 +297,7 @@ async fn run_command(c: Command, limits: Limits) -> Result<Done, String> {
     use vitals::accounts::login::{login, How};
     match c {
         Command::Serve(a) => serve_command(a, limits).await.map(Done::from),
-        Command::Tenant { action, tenants, public_url } => tenant_command(action, tenants, public_url).map(Done::from),
+        Command::Tenant { action, tenants, public_url, key_file } => tenant_command(action, tenants, public_url, key_file).map(Done::from),
         Command::Auth { provider, manual, import } => {
             let p = connectable(&provider)?;
             let how = match (import, manual) {
@@ -337,7 +393,9 @@ async fn main() -> std::process::ExitCode {
     // rmcp at debug logs every message whole: a tool's answer can name a tenant's URL, so the SDK
     // says no more than info whatever VITALS_LOG asks (our own lines never carry a secret).
     let targets = tracing_subscriber::filter::Targets::new().with_default(level).with_target("rmcp", level.min(tracing::Level::INFO));
-    tracing_subscriber::fmt().with_writer(std::io::stderr).with_ansi(false).with_max_level(level).finish().with(targets).init();
+    // A tenant's id never reaches the log whole (a path can carry it): see `secret::redact_ids`.
+    let writer = || vitals::secret::IdsRedacted(std::io::stderr());
+    tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_max_level(level).finish().with(targets).init();
     let cli = Cli::parse();
     let mut limits = Limits::from_env();
     if cli.forget {

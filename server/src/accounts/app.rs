@@ -17,6 +17,8 @@ pub enum AppSource {
     Environment,
     /// The settings file at this path.
     Settings(PathBuf),
+    /// A hosted person's own settings file (imported with their logins; named without its folder).
+    Tenant,
 }
 
 #[derive(Debug, Clone)]
@@ -34,6 +36,7 @@ impl AppCredentials {
                 format!("environment {} / {}", env.client_id, env.client_secret)
             }
             AppSource::Settings(p) => format!("settings file {}", p.display()),
+            AppSource::Tenant => "this person's own settings file on the server".into(),
         }
     }
 }
@@ -44,9 +47,13 @@ struct OnDisk {
     client_secret: String,
 }
 
-/// `settings.json` beside the token file: app credentials per provider, 0600 like the tokens.
+/// `settings.json` beside the token file: app credentials per provider, 0600 like the tokens (and
+/// sealed like them in a hosted tenant's folder).
 pub struct Settings {
     dir: PathBuf,
+    vault: Option<std::sync::Arc<super::vault::Vault>>,
+    /// A tenant's file is named without its folder in errors and in `vitals_check`.
+    tenant: bool,
 }
 
 fn set(name: &str) -> Option<String> {
@@ -56,7 +63,20 @@ fn set(name: &str) -> Option<String> {
 
 impl Settings {
     pub fn at(dir: impl Into<PathBuf>) -> Settings {
-        Settings { dir: dir.into() }
+        Settings { dir: dir.into(), vault: None, tenant: false }
+    }
+
+    /// A hosted tenant's settings file, sealed under `vault`.
+    pub fn sealed(dir: impl Into<PathBuf>, vault: Option<std::sync::Arc<super::vault::Vault>>) -> Settings {
+        Settings { dir: dir.into(), vault, tenant: true }
+    }
+
+    /// How the file is named where a person reads it.
+    fn shown(&self) -> String {
+        match self.tenant {
+            true => "this person's own settings file on the server".into(),
+            false => self.path().display().to_string(),
+        }
     }
 
     pub fn path(&self) -> PathBuf {
@@ -64,7 +84,13 @@ impl Settings {
     }
 
     fn read_all(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
-        super::store::read_json(&self.path())
+        let read = super::store::read_json_sealed(&self.path(), self.vault.as_deref(), &self.shown());
+        read.map_err(|e| if self.tenant { StoreError::Config(format!("{} could not be read", self.shown())).or_vault(e) } else { e })
+    }
+
+    fn write_all(&self, all: &BTreeMap<String, OnDisk>) -> Result<(), StoreError> {
+        let written = super::store::write_json_sealed(&self.dir, &self.path(), all, self.vault.as_deref());
+        written.map_err(|e| if self.tenant { StoreError::Config(format!("{} could not be written", self.shown())).or_vault(e) } else { e })
     }
 
     /// The credentials that win: both environment variables, else the settings file.
@@ -80,7 +106,10 @@ impl Settings {
         Ok(self.read_all()?.remove(provider).map(|d| AppCredentials {
             client_id: d.client_id,
             client_secret: Secret::new(d.client_secret),
-            source: AppSource::Settings(self.path()),
+            source: match self.tenant {
+                true => AppSource::Tenant,
+                false => AppSource::Settings(self.path()),
+            },
         }))
     }
 
@@ -88,7 +117,7 @@ impl Settings {
     pub fn save(&self, provider: &str, client_id: &str, client_secret: &Secret) -> Result<(), StoreError> {
         let mut all = self.read_all()?;
         all.insert(provider.into(), OnDisk { client_id: client_id.into(), client_secret: client_secret.expose().into() });
-        super::store::write_json_private(&self.dir, &self.path(), &all)
+        self.write_all(&all)
     }
 
     /// Forget one provider's app credentials. Returns whether there were any.
@@ -96,7 +125,7 @@ impl Settings {
         let mut all = self.read_all()?;
         let had = all.remove(provider).is_some();
         if had {
-            super::store::write_json_private(&self.dir, &self.path(), &all)?;
+            self.write_all(&all)?;
         }
         Ok(had)
     }
@@ -125,8 +154,8 @@ pub fn app_for(p: &ProviderSpec) -> Result<(OAuthSpec, AppCredentials), LinkErro
 pub fn app_for_in(p: &ProviderSpec, home: &super::Home) -> Result<(OAuthSpec, AppCredentials), LinkError> {
     let oauth = *p.connection.oauth().ok_or_else(|| LinkError::Setup(format!("{} does not connect with OAuth", p.display)))?;
     let env = oauth.app_env;
-    if let super::Home::Tenant(dir) = home {
-        if let Some(own) = Settings::at(dir).in_file(p.name).map_err(|e| LinkError::Setup(e.to_string()))? {
+    if let super::Home::Tenant { dir, vault } = home {
+        if let Some(own) = Settings::sealed(dir, vault.clone()).in_file(p.name).map_err(|e| LinkError::Setup(e.to_string()))? {
             return Ok((oauth, own));
         }
     }

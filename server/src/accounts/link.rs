@@ -40,26 +40,76 @@ async fn complete_in(
 }
 
 /// Where logins are saved, and where the browser comes back to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Place {
     pub home: Home,
-    /// A hosted server's public address of this person's endpoint, without its `/mcp`
-    /// (`https://host/<secret>` or `https://host/u/<id>`): the browser comes back to
-    /// `<it>/callback/<provider>`, served by the same process. None: this machine's loopback.
-    pub hosted: Option<String>,
+    /// A hosted server's callback, served by the same process. None: this machine's loopback.
+    pub hosted: Option<Hosted>,
 }
 
-impl Default for Place {
-    fn default() -> Place {
-        Place { home: Home::Local, hosted: None }
-    }
+/// Where a hosted server's browser comes back to after a provider's login.
+#[derive(Clone, Debug)]
+pub struct Hosted {
+    /// The public address the callback hangs under, without a trailing `/`: the server's own
+    /// (`https://host`) for several people, where the login's OAuth `state` says whose it is, so no
+    /// URL an assistant sees names a person; `https://host/<secret>` for the one person of a secret path.
+    pub base: String,
+    /// The logins waiting for their browser, by state, shared by every person of the server.
+    pub doors: Arc<Doors>,
+    /// The server has people's own pages (`/me`), where a key or a password is typed.
+    pub people: bool,
 }
 
 type Outcome = Option<Result<Connected, String>>;
 
-/// A hosted server's callback for `provider` under a person's public `base` (the route `hosted` serves).
+/// A hosted server's callback for `provider` under `base` (the route `hosted` serves).
 fn callback_url(base: &str, provider: &str) -> String {
     format!("{base}/callback/{provider}")
+}
+
+/// The hosted logins waiting for the browser, each behind the one value its provider sends back:
+/// the OAuth `state` (kept as its SHA-256). It opens nothing but that login's landing, once, and
+/// dies with the login (landed, failed or past [`CALLBACK_WAIT`]).
+#[derive(Default)]
+pub struct Doors {
+    waiting: Mutex<HashMap<String, (Arc<Link>, Instant)>>,
+}
+
+impl std::fmt::Debug for Doors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Doors({} waiting)", self.waiting.lock().map(|w| w.len()).unwrap_or(0))
+    }
+}
+
+impl Doors {
+    fn open(&self, state: &str, link: Arc<Link>) {
+        let mut w = self.waiting.lock().expect("doors lock");
+        w.retain(|_, (l, at)| l.outcome().is_none() && at.elapsed() < CALLBACK_WAIT);
+        w.insert(crate::secret::digest(state), (link, Instant::now()));
+    }
+
+    /// The browser came back to the callback route for `provider` at `landed`: the login its
+    /// `state` names exchanges the code and saves into its own home. None: no login waits behind
+    /// that state for that provider (an old, foreign or forged link), and nothing is said of whose.
+    pub async fn land(&self, provider: &str, landed: &str) -> Option<Result<Connected, String>> {
+        let query = landed.split_once('?').map(|(_, q)| q).unwrap_or("");
+        let state = url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "state").map(|(_, v)| v.into_owned())?;
+        let link = {
+            let mut w = self.waiting.lock().expect("doors lock");
+            let key = crate::secret::digest(&state);
+            match w.get(&key) {
+                Some((l, at)) if l.provider.name == provider && at.elapsed() < CALLBACK_WAIT => w.remove(&key).map(|(l, _)| l)?,
+                _ => return None,
+            }
+        };
+        let landing = link.landing.lock().expect("landing lock").take()?;
+        let outcome = complete_in(link.provider, &landing.oauth, &landing.app, landing.pending, landed, &landing.home).await;
+        if let Err(e) = &outcome {
+            tracing::info!("the {} login did not finish: {e}", link.provider.display);
+        }
+        let _ = landing.tx.send(Some(outcome.clone()));
+        Some(outcome)
+    }
 }
 
 /// What a hosted OAuth login keeps until the browser comes back to the server's callback route.
@@ -85,6 +135,8 @@ pub struct Link {
     pub hosted: bool,
     /// Whether a browser was already opened at `url` for this login (a second call joins it).
     opened: std::sync::atomic::AtomicBool,
+    /// A hosted OAuth login's `state`, the door its browser comes back through.
+    state: Option<crate::secret::Secret>,
 }
 
 impl Link {
@@ -101,14 +153,14 @@ impl Link {
     pub fn start_at(p: &'static ProviderSpec, place: &Place) -> Result<Link, LinkError> {
         let (tx, done) = watch::channel(None);
         let id = oauth2::CsrfToken::new_random().secret().clone();
-        if let Some(base) = &place.hosted {
+        if let Some(h) = &place.hosted {
             let Connection::OAuth(_) = p.connection else {
                 // A server of several people has their own pages, where a key or a password is typed.
-                if let Some((origin, _)) = base.split_once("/u/") {
+                if h.people {
                     return Err(LinkError::NoPage(format!(
                         "{} is not connected from the chat: its key or password is typed into your own page on this server, never into \
-                         the chat. Open {origin}/me (sign in with your key, vk-…) and choose Connect beside {}.",
-                        p.display, p.display
+                         the chat. Open {}/me (sign in with your key, vk-…) and choose Connect beside {}.",
+                        p.display, h.base, p.display
                     )));
                 }
                 return Err(LinkError::NoPage(format!(
@@ -119,9 +171,10 @@ impl Link {
                 )));
             };
             let (oauth, app) = super::app::app_for_in(p, &place.home)?;
-            let redirect = callback_url(base, p.name);
+            let redirect = callback_url(&h.base, p.name);
             let pending = super::oauth::begin_at(&oauth, &app, redirect).map_err(|e| LinkError::Setup(e.to_string()))?;
             let url = pending.url.clone();
+            let state = Some(crate::secret::Secret::new(pending.state()));
             let landing = Landing { oauth, app, pending, home: place.home.clone(), tx: tx.clone() };
             // A login nobody comes back to ends, as a local one does.
             tokio::spawn(async move {
@@ -129,7 +182,7 @@ impl Link {
                 let late = format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60);
                 tx.send_if_modified(|o| o.is_none() && o.replace(Err(late)).is_none());
             });
-            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true, opened: Default::default() });
+            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true, opened: Default::default(), state });
         }
         let url = match p.connection {
             Connection::OAuth(_) => Self::oauth(p, tx)?,
@@ -139,7 +192,7 @@ impl Link {
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
         };
-        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default() })
+        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default(), state: None })
     }
 
     fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
@@ -198,7 +251,7 @@ impl Links {
 
     /// Where a hosted server's browser comes back to for `provider`; None locally.
     pub fn hosted_redirect(&self, provider: &str) -> Option<String> {
-        self.place.hosted.as_ref().map(|base| callback_url(base, provider))
+        self.place.hosted.as_ref().map(|h| callback_url(&h.base, provider))
     }
 
     /// Whether the browser comes back to a hosted server (then this server never opens a browser itself).
@@ -213,6 +266,9 @@ impl Links {
             return Ok(l.clone());
         }
         let l = Arc::new(Link::start_at(p, &self.place)?);
+        if let (Some(h), Some(state)) = (&self.place.hosted, &l.state) {
+            h.doors.open(state.expose(), l.clone());
+        }
         map.insert(p.name, l.clone());
         Ok(l)
     }
@@ -225,20 +281,6 @@ impl Links {
     /// The login with this id (from an elicitation or a 2026 retry's `requestState`).
     pub fn by_id(&self, id: &str) -> Option<Arc<Link>> {
         self.by_provider.lock().expect("links lock").values().find(|l| l.id == id).cloned()
-    }
-
-    /// The browser came back to a hosted server's callback route for `provider`, at `landed`: the
-    /// code is exchanged and the login saved into its home. None: no hosted login of that provider
-    /// is waiting (an old or foreign link).
-    pub async fn land(&self, provider: &str, landed: &str) -> Option<Result<Connected, String>> {
-        let link = self.current(provider)?;
-        let landing = link.landing.lock().expect("landing lock").take()?;
-        let outcome = complete_in(link.provider, &landing.oauth, &landing.app, landing.pending, landed, &landing.home).await;
-        if let Err(e) = &outcome {
-            tracing::info!("the {} login did not finish: {e}", link.provider.display);
-        }
-        let _ = landing.tx.send(Some(outcome.clone()));
-        Some(outcome)
     }
 }
 

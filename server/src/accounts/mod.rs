@@ -11,6 +11,7 @@ pub mod login;
 pub mod oauth;
 pub mod page;
 pub mod store;
+pub mod vault;
 
 pub use crate::connection::AppEnv;
 pub use app::{AppCredentials, AppSource, Settings};

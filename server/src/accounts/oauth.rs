@@ -102,6 +102,12 @@ pub fn begin_at(spec: &OAuthSpec, app: &AppCredentials, redirect: String) -> Res
 }
 
 impl Pending {
+    /// The login's `state`: the provider sends it back with the code, and a hosted server finds
+    /// the login waiting for that browser by it.
+    pub fn state(&self) -> String {
+        self.state.secret().clone()
+    }
+
     pub fn redirect(&self) -> &str {
         &self.redirect
     }

@@ -3,6 +3,7 @@
 //! under an exclusive cross-process lock, re-reads the file after taking it (another process may
 //! have refreshed already), and replaces the file atomically (temporary file, then rename): two
 //! processes refreshing at once never lose the login, and a crash never leaves half a file.
+use super::vault::{Vault, VaultError};
 use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -140,6 +141,31 @@ pub enum StoreError {
     /// process may keep using in memory (the provider may have retired the saved one).
     #[error("{why}")]
     Unsaved { why: String, fresh: Box<Tokens> },
+    /// A sealed file of a hosted tenant that could not be opened (no key, another key, damaged).
+    #[error(transparent)]
+    Vault(#[from] VaultError),
+}
+
+impl StoreError {
+    /// A vault error as it is (it names no path), any other as `self`.
+    pub(crate) fn or_vault(self, e: StoreError) -> StoreError {
+        match e {
+            StoreError::Vault(v) => StoreError::Vault(v),
+            _ => self,
+        }
+    }
+
+    /// The same error with `path` named as `shown` (a tenant's files are named without their folder,
+    /// whose name must not reach a tool answer).
+    fn shown_as(self, shown: Option<&str>) -> StoreError {
+        let Some(label) = shown else { return self };
+        let rename = |p: PathBuf| PathBuf::from(format!("{label} ({})", p.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default()));
+        match self {
+            StoreError::Io { path, action, reason, hint } => StoreError::Io { path: rename(path), action, reason, hint },
+            StoreError::Corrupt(path) => StoreError::Corrupt(rename(path)),
+            other => other,
+        }
+    }
 }
 
 fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
@@ -171,16 +197,45 @@ pub fn token_store() -> Result<TokenStore, String> {
 
 /// Read a JSON map file; a missing file is an empty map.
 pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
-    match std::fs::read_to_string(path) {
-        Ok(s) => serde_json::from_str(&s).map_err(|_| StoreError::Corrupt(path.to_path_buf())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(T::default()),
-        Err(e) => Err(io(path, "read", e)),
-    }
+    read_json_sealed(path, None, "")
+}
+
+/// Read a JSON file that may be sealed (a hosted tenant's secrets): opened with `vault`, or refused
+/// with what to do when there is no key; `what` names it in that error. A plain file is read as it
+/// is (one written before its tenants were sealed: the next write seals it).
+pub(crate) fn read_json_sealed<T: serde::de::DeserializeOwned + Default>(path: &Path, vault: Option<&Vault>, what: &str) -> Result<T, StoreError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
+        Err(e) => return Err(io(path, "read", e)),
+    };
+    let plain = match (super::vault::is_sealed(&bytes), vault) {
+        (false, _) => zeroize::Zeroizing::new(bytes),
+        (true, Some(v)) => v.open(&bytes, &super::vault::aad_for(path), what)?,
+        (true, None) => return Err(VaultError::Locked(what.to_string()).into()),
+    };
+    serde_json::from_slice(&plain).map_err(|_| StoreError::Corrupt(path.to_path_buf()))
 }
 
 /// Make `dir` (0700), then replace `path` atomically: a sibling temporary file, created 0600,
 /// synced, renamed over. A crash leaves the old file or the new one, never half of one.
 pub(crate) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
+    write_json_sealed(dir, path, value, None)
+}
+
+/// As [`write_json_private`], sealed under `vault` when there is one (bound to the file's tenant
+/// folder and name).
+pub(crate) fn write_json_sealed<T: Serialize>(dir: &Path, path: &Path, value: &T, vault: Option<&Vault>) -> Result<(), StoreError> {
+    let plain = zeroize::Zeroizing::new(serde_json::to_vec_pretty(value).expect("credentials serialise"));
+    let body = match vault {
+        Some(v) => v.seal(&plain, &super::vault::aad_for(path)),
+        None => plain.to_vec(),
+    };
+    write_private(dir, path, &body)
+}
+
+/// Replace `path` with `body` atomically, `dir` made 0700 and the file 0600.
+pub(crate) fn write_private(dir: &Path, path: &Path, body: &[u8]) -> Result<(), StoreError> {
     std::fs::create_dir_all(dir).map_err(|e| io(dir, "created", e))?;
     #[cfg(unix)]
     {
@@ -197,8 +252,7 @@ pub(crate) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &
         opts.mode(0o600);
     }
     let mut f = opts.open(&tmp).map_err(|e| io(&tmp, "created", e))?;
-    let body = serde_json::to_vec_pretty(value).expect("credentials serialise");
-    let written = fail_write_for_test().map_or_else(|| f.write_all(&body).and_then(|_| f.sync_all()), Err);
+    let written = fail_write_for_test().map_or_else(|| f.write_all(body).and_then(|_| f.sync_all()), Err);
     if let Err(e) = written.map_err(|e| io(&tmp, "written", e)).and_then(|_| std::fs::rename(&tmp, path).map_err(|e| io(path, "replaced", e))) {
         // The old file stays whole; the half-written copy goes.
         let _ = std::fs::remove_file(&tmp);
@@ -230,7 +284,7 @@ pub fn repairs() -> Vec<String> {
 
 /// Close a token file or folder that others can read (a copy, a backup restore, an editor) back to
 /// `mode`, and say so: in the log now, in `vitals_check` after. Missing is fine (nothing saved yet).
-fn repair_mode(path: &Path, mode: u32) {
+fn repair_mode(path: &Path, mode: u32, record: bool) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -244,14 +298,14 @@ fn repair_mode(path: &Path, mode: u32) {
             Err(e) => format!("{} is open to other users (mode {had:04o}) and could not be set to {mode:04o}: {}", path.display(), e.kind()),
         };
         tracing::warn!("{said}");
-        if let Ok(mut r) = REPAIRED.lock() {
+        if let (Ok(mut r), true) = (REPAIRED.lock(), record) {
             if !r.contains(&said) {
                 r.push(said);
             }
         }
     }
     #[cfg(not(unix))]
-    let _ = (path, mode);
+    let _ = (path, mode, record);
 }
 
 /// Which store holds the tokens.
@@ -291,7 +345,14 @@ pub struct TokenStore {
     /// Where keyring entries are built: the OS keyring (`None`), or another store behind
     /// keyring's own API (the tests' keyring that answers, then fails).
     keyring: Option<std::sync::Arc<keyring::CredentialBuilder>>,
+    /// A hosted tenant's key: the file is sealed under it ([`super::vault`]).
+    vault: Option<std::sync::Arc<Vault>>,
+    /// How errors name the file: a tenant's folder name must not reach a tool answer.
+    shown: Option<&'static str>,
 }
+
+/// How a tenant's token file is named in errors and in `vitals_check`.
+pub const TENANT_FILE: &str = "this person's own token file on the server";
 
 impl TokenStore {
     /// The store this machine should use: `VITALS_TOKEN_STORE` if set, else the keyring when it answers.
@@ -310,18 +371,24 @@ impl TokenStore {
                 return Err(StoreError::Config(format!("{STORE_ENV}={other:?} is not a token store; set it to keyring, file or auto (or unset it)")))
             }
         };
-        Ok(TokenStore { dir: dir.into(), backend, keyring: None })
+        Ok(TokenStore { dir: dir.into(), backend, keyring: None, vault: None, shown: None })
     }
 
     /// The file store in `dir`, whatever the keyring does (tests, and the fallback itself).
     pub fn file(dir: impl Into<PathBuf>) -> TokenStore {
-        TokenStore { dir: dir.into(), backend: Backend::File, keyring: None }
+        TokenStore { dir: dir.into(), backend: Backend::File, keyring: None, vault: None, shown: None }
+    }
+
+    /// A hosted tenant's file store in `dir`: sealed under `vault` when there is one, and named
+    /// in errors without its folder.
+    pub fn tenant(dir: impl Into<PathBuf>, vault: Option<std::sync::Arc<Vault>>) -> TokenStore {
+        TokenStore { vault, shown: Some(TENANT_FILE), ..TokenStore::file(dir) }
     }
 
     /// The keyring store in `dir`, its entries built by `builder` instead of the OS keyring.
     #[cfg(test)]
     pub(crate) fn keyring_of(dir: impl Into<PathBuf>, builder: Box<keyring::CredentialBuilder>) -> TokenStore {
-        TokenStore { dir: dir.into(), backend: Backend::Keyring, keyring: Some(builder.into()) }
+        TokenStore { dir: dir.into(), backend: Backend::Keyring, keyring: Some(builder.into()), vault: None, shown: None }
     }
 
     pub fn backend(&self) -> Backend {
@@ -330,6 +397,9 @@ impl TokenStore {
 
     /// Where the tokens are, in words (for vitals_check and the CLI).
     pub fn describe(&self) -> String {
+        if let Some(shown) = self.shown {
+            return shown.to_string();
+        }
         match self.backend {
             Backend::Keyring => format!("OS keyring (service {KEYRING_SERVICE:?}, one entry per provider; lock in {})", self.dir.display()),
             Backend::File => format!("file {}", self.path().display()),
@@ -344,10 +414,13 @@ impl TokenStore {
     fn read_file(&self) -> Result<BTreeMap<String, OnDisk>, StoreError> {
         let path = self.path();
         if path.is_file() {
-            repair_mode(&self.dir, 0o700);
-            repair_mode(&path, 0o600);
+            // A tenant's repair is logged, not said in vitals_check: that list is this process's,
+            // and one person's answer must not speak of another's files.
+            let said = self.shown.is_none();
+            repair_mode(&self.dir, 0o700, said);
+            repair_mode(&path, 0o600, said);
         }
-        read_json(&path)
+        read_json_sealed(&path, self.vault.as_deref(), self.shown.unwrap_or("the token file")).map_err(|e| e.shown_as(self.shown))
     }
 
     fn entry(&self, provider: &str) -> Result<keyring::Entry, StoreError> {
@@ -396,7 +469,7 @@ impl TokenStore {
             None => all.remove(provider).is_some(),
         };
         if changed {
-            write_json_private(&self.dir, &self.path(), &all)
+            write_json_sealed(&self.dir, &self.path(), &all, self.vault.as_deref()).map_err(|e| e.shown_as(self.shown))
         } else {
             Ok(())
         }
@@ -454,10 +527,11 @@ impl TokenStore {
 
     /// Run `f` holding an exclusive lock on `tokens.lock`, shared by every process using this folder.
     fn locked<T>(&self, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, "created", e))?;
+        let hide = |e: StoreError| e.shown_as(self.shown);
+        std::fs::create_dir_all(&self.dir).map_err(|e| hide(io(&self.dir, "created", e)))?;
         let path = self.dir.join("tokens.lock");
-        let lock = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| io(&path, "opened", e))?;
-        lock.lock().map_err(|e| io(&path, "locked", e))?;
+        let lock = File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| hide(io(&path, "opened", e)))?;
+        lock.lock().map_err(|e| hide(io(&path, "locked", e)))?;
         let out = f();
         let _ = lock.unlock();
         out

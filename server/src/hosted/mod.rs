@@ -1,15 +1,20 @@
 //! `vitals-mcp serve --http`: MCP over streamable HTTP (rmcp's service on axum), for Claude on the
-//! web and on phones. One person at a secret path (`/<secret>/mcp`), or several from `--tenants`
-//! at `/u/<id>/mcp`. Every other path is a bare 404. Loopback only unless `--allow-remote`.
-//! `Origin` and `Host` are checked on every request (DNS rebinding), a bearer token too when
-//! `--bearer-file` names one. SIGTERM lets the calls under way finish before sessions close.
+//! web and on phones. One person at a secret path (`/<secret>/mcp`), or several from `--tenants`:
+//! with `--auth url` each at their connector URL `/u/<secret>/mcp`, with `--auth oauth` each
+//! person's assistant at `/mcp` with a token the person allowed on their page (and the secret URLs
+//! off). Every other path is a bare 404. Loopback only unless `--allow-remote`. `Origin` and `Host`
+//! are checked on every request (DNS rebinding), a bearer token too when `--bearer-file` names one.
+//! Every response carries the security headers ([`harden`]). SIGTERM lets the calls under way
+//! finish before sessions close.
+pub mod at_rest;
 pub mod guard;
+pub mod hashed;
 pub mod mount;
 pub mod oauth;
 pub mod people;
 pub mod tenants;
 
-use crate::accounts::link::{Links, Place};
+use crate::accounts::link::{Doors, Hosted, Links, Place};
 use crate::accounts::Home;
 use crate::engine::{Engine, Limits};
 use crate::mcp::Vitals;
@@ -53,9 +58,46 @@ pub struct ServeOptions {
     pub tenants: Option<Tenants>,
     /// With `tenants`: anyone may make a tenant at `/join`, not only a holder of an invitation.
     pub open_signup: bool,
-    /// With `tenants`: MCP authorization (OAuth 2.1) at `/mcp`, beside the secret paths.
-    pub oauth: bool,
+    /// With `tenants`: what opens a person's tenant.
+    pub auth: AuthMode,
     pub limits: Limits,
+}
+
+/// What opens a tenant of a server of several people (`--auth`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum AuthMode {
+    /// The connector URL's secret (`/u/<secret>/mcp`): whoever has the URL reads.
+    #[default]
+    Url,
+    /// MCP authorization: a token the person allowed on their page, at `/mcp`; no URL opens a tenant.
+    OAuth,
+    /// Both: a token, or a connector URL. A URL a person once gave an assistant keeps working after
+    /// they revoke that assistant's tokens; chosen by name only (`--auth oauth-or-url`).
+    OAuthOrUrl,
+}
+
+impl AuthMode {
+    /// `--auth`'s value.
+    pub fn parse(s: Option<&str>) -> Result<AuthMode, String> {
+        match s {
+            None | Some("url") => Ok(AuthMode::Url),
+            Some("oauth") => Ok(AuthMode::OAuth),
+            Some("oauth-or-url") => Ok(AuthMode::OAuthOrUrl),
+            Some(other) => Err(format!(
+                "`--auth` {other:?}: send url (the connector URL is the key, the default), oauth (MCP authorization at <public URL>/mcp; \
+                 URLs open nothing) or oauth-or-url (both: a revoked assistant that kept the URL still reads)"
+            )),
+        }
+    }
+
+    pub fn oauth(self) -> bool {
+        self != AuthMode::Url
+    }
+
+    /// Whether a connector URL (`/u/<secret>/mcp`) opens a tenant.
+    pub fn urls(self) -> bool {
+        self != AuthMode::OAuth
+    }
 }
 
 /// `[ADDR:]PORT` as a socket address (`8790`, `0.0.0.0:8790`, `[::1]:8790`).
@@ -96,12 +138,26 @@ struct Server {
     base_url: String,
     /// The authorization server, with `--auth oauth`.
     auth: Option<oauth::Auth>,
+    /// Provider logins waiting for their browser at this server's callback, by OAuth `state`.
+    doors: Arc<Doors>,
 }
 
 impl Server {
-    fn site(&self, home: Home, base_path: &str, limits: Limits) -> Arc<Site> {
+    /// The MCP endpoint every assistant is given under OAuth (the protected resource): it names no one.
+    fn resource(&self) -> String {
+        format!("{}/mcp", self.base_url)
+    }
+
+    /// A person's site. `callback_under` is the path their provider logins come back under: the
+    /// server's own root for several people (the login's `state` says whose it is), the secret path
+    /// for the one person of a mount.
+    fn site(&self, home: Home, callback_under: &str, limits: Limits) -> Arc<Site> {
         let engine = Arc::new(Engine::in_home(home.clone(), limits));
-        let hosted = self.opts.public_url.as_ref().map(|u| format!("{}{base_path}", u.as_str().trim_end_matches('/')));
+        let hosted = self.opts.public_url.as_ref().map(|u| Hosted {
+            base: format!("{}{callback_under}", u.as_str().trim_end_matches('/')),
+            doors: self.doors.clone(),
+            people: self.opts.tenants.is_some(),
+        });
         let links = Arc::new(Links::at(Place { home, hosted }));
         let (e, l) = (engine.clone(), links.clone());
         let mcp = StreamableHttpService::new(move || Ok(Vitals::with_links(e.clone(), l.clone())), Default::default(), self.rmcp.clone());
@@ -124,7 +180,7 @@ impl Server {
             .entry(id.clone())
             .or_insert_with(|| {
                 let limits = Limits { cache_bytes: self.opts.limits.cache_bytes / TENANT_CACHE_SHARE, ..self.opts.limits.clone() };
-                self.site(home, &id.base(), limits)
+                self.site(home, "", limits)
             })
             .clone();
         *site.asked.lock().expect("asked lock") = Instant::now();
@@ -136,28 +192,43 @@ impl Server {
         self.tenants.lock().expect("tenants lock").remove(id);
     }
 
-    /// Which site and which of its routes a path names.
-    fn route(&self, path: &str) -> Option<(Arc<Site>, Route)> {
+    /// Which route a path names: a site's MCP endpoint, or the provider logins' callback.
+    fn route(&self, path: &str) -> Option<Route> {
         if let (Some(m), Some(site)) = (&self.mount, &self.own) {
-            return route_under(path, m.base()).map(|r| (site.clone(), r));
+            return match route_under(path, m.base())? {
+                Under::Mcp => Some(Route::Mcp(site.clone())),
+                Under::Callback(p) => Some(Route::Callback(p)),
+            };
         }
-        let rest = path.strip_prefix("/u/")?;
-        let (id, _) = rest.split_once('/')?;
-        let id = TenantId::parse(id)?;
-        let route = route_under(path, &id.base())?;
-        Some((self.tenant(&id)?, route))
+        if let Some(Under::Callback(p)) = route_under(path, "") {
+            return Some(Route::Callback(p));
+        }
+        if !self.opts.auth.urls() {
+            return None;
+        }
+        let secret = path.strip_prefix("/u/")?.strip_suffix("/mcp")?;
+        let id = hashed::tenant_of_url(self.opts.tenants.as_ref()?, secret)?;
+        Some(Route::Mcp(self.tenant(&id)?))
     }
 }
 
 enum Route {
+    Mcp(Arc<Site>),
+    Callback(String),
+}
+
+enum Under {
     Mcp,
     Callback(String),
 }
 
-fn route_under(path: &str, base: &str) -> Option<Route> {
+fn route_under(path: &str, base: &str) -> Option<Under> {
     match path.strip_prefix(base)? {
-        "/mcp" => Some(Route::Mcp),
-        rest => rest.strip_prefix("/callback/").filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase())).map(|p| Route::Callback(p.into())),
+        "/mcp" => Some(Under::Mcp),
+        rest => rest
+            .strip_prefix("/callback/")
+            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
+            .map(|p| Under::Callback(p.into())),
     }
 }
 
@@ -167,6 +238,13 @@ fn not_found() -> Response {
 }
 
 async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request) -> Response {
+    let mut resp = answer(&server, peer, req).await;
+    harden(&mut resp, https(&server));
+    resp
+}
+
+async fn answer(server: &Arc<Server>, peer: SocketAddr, req: Request) -> Response {
+    let server = server.clone();
     let req = match &server.auth {
         Some(auth) => match oauth::handle(&server, auth, req, peer.ip()).await {
             Ok(answer) => return answer,
@@ -185,12 +263,12 @@ async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectI
             Err(refused) => *refused,
         };
     }
-    let Some((site, route)) = server.route(req.uri().path()) else {
+    let Some(route) = server.route(req.uri().path()) else {
         return not_found();
     };
     match route {
-        Route::Callback(provider) => callback(&site, &provider, &req.uri().to_string(), server.opts.tenants.is_some()).await,
-        Route::Mcp => {
+        Route::Callback(provider) => callback(&server.doors, &provider, &req.uri().to_string(), server.opts.tenants.is_some()).await,
+        Route::Mcp(site) => {
             if let Some(token) = &server.opts.bearer {
                 if !guard::bearer_matches(req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes()), token) {
                     return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
@@ -233,8 +311,37 @@ impl Drop for InFlight {
     }
 }
 
-/// The browser back from a provider's login page.
-async fn callback(site: &Site, provider: &str, uri: &str, people: bool) -> Response {
+/// Whether people reach `server` over https (then its cookie is Secure and browsers are told to
+/// keep to https).
+fn https(server: &Server) -> bool {
+    server.opts.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
+}
+
+/// The headers every response carries, whatever route answered: no framing, no referrer (codes
+/// and invitations travel in URLs), no sniffing, HSTS behind https, and a page with no CSP of its
+/// own gets the strictest (no script, no style from elsewhere, no form, no frame).
+pub(crate) fn harden(resp: &mut Response, https: bool) {
+    use axum::http::HeaderValue;
+    let h = resp.headers_mut();
+    let html = h.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.starts_with("text/html"));
+    if html && !h.contains_key(header::CONTENT_SECURITY_POLICY) {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(
+                "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+            ),
+        );
+    }
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.entry(header::X_FRAME_OPTIONS).or_insert(HeaderValue::from_static("DENY"));
+    if https {
+        h.insert(header::STRICT_TRANSPORT_SECURITY, HeaderValue::from_static("max-age=31536000"));
+    }
+}
+
+/// The browser back from a provider's login page: the login its `state` names, whoever's it is.
+async fn callback(doors: &Doors, provider: &str, uri: &str, people: bool) -> Response {
     // The login reads only the query (code, state): the host before it is a placeholder.
     let landed = format!("https://callback{uri}");
     // A person who started from their page gets a way back to it.
@@ -243,7 +350,7 @@ async fn callback(site: &Site, provider: &str, uri: &str, people: bool) -> Respo
         let html = crate::accounts::browser::page(&format!("{body}{back}"));
         (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8"), (header::CACHE_CONTROL, "no-store")], html).into_response()
     };
-    match site.links.land(provider, &landed).await {
+    match doors.land(provider, &landed).await {
         None => page(StatusCode::NOT_FOUND, "<h1>No login is waiting here</h1><p>Start the login again from Claude.</p>".into()),
         Some(outcome) => {
             let (status, body) = crate::accounts::browser::outcome_of(&outcome);
@@ -264,11 +371,35 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         ));
     }
     if opts.tenants.is_some() && opts.path.is_some() {
-        return Err("`--path` names one person's endpoint; with --tenants each person is served at /u/<id>/mcp: leave --path out".into());
+        return Err("`--path` names one person's endpoint; with --tenants each person is served at their own connector URL: leave --path out".into());
     }
     if opts.allow_remote && opts.public_url.is_none() {
         return Err("--allow-remote needs --public-url https://<the host clients reach>: requests for any other Host are refused".into());
     }
+    if opts.auth.oauth() && opts.tenants.is_none() {
+        return Err("--auth oauth lets each person's assistant in with a token for their own tenant: it needs --tenants DIR".into());
+    }
+    if opts.open_signup && opts.tenants.is_none() {
+        return Err("--open-signup lets people make their own tenant: it needs --tenants DIR".into());
+    }
+    // Several people's logins are sealed under the operator's key; the folder is settled (and
+    // checked to open under it) before anyone is answered, and held while this server runs.
+    let serving = match &opts.tenants {
+        Some(t) => {
+            let vault = t.vault.clone().ok_or_else(|| crate::accounts::vault::VaultError::Missing.to_string())?;
+            let held = at_rest::Serving::take(t)?;
+            let settled = at_rest::settle(t, &vault)?;
+            for said in settled.said() {
+                eprintln!("vitals-mcp: {said}.");
+            }
+            let grants = oauth::grants::Grants::in_dir(t.dir.join(".oauth"));
+            for (old, new) in &settled.renamed {
+                grants.rename_tenant(old, new).map_err(|e| e.to_string())?;
+            }
+            Some(held)
+        }
+        None => None,
+    };
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     if let Some(h) = opts.public_url.as_ref().and_then(|u| u.host_str()) {
         hosts.push(h.to_string());
@@ -301,8 +432,16 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
             m.path, m.from
         ),
         (None, Some(t)) => eprintln!(
-            "vitals-mcp: serving the tenants of {} at {shown}/u/<id>/mcp (`vitals-mcp tenant list`); people sign in at {shown}/signin{}.",
+            "vitals-mcp: serving the tenants of {} (secrets sealed under key {}) at {}; people sign in at {shown}/signin{}.",
             t.dir.display(),
+            t.vault.as_ref().map(|v| v.id()).unwrap_or_default(),
+            match opts.auth {
+                AuthMode::Url => format!("{shown}/u/<connector URL secret>/mcp"),
+                AuthMode::OAuth => format!("{shown}/mcp with MCP authorization (connector URLs open nothing)"),
+                AuthMode::OAuthOrUrl => format!(
+                    "{shown}/mcp with MCP authorization and at {shown}/u/<connector URL secret>/mcp (a revoked assistant that kept its URL still reads)"
+                ),
+            },
             if opts.open_signup {
                 format!(" and anyone may join at {shown}/join")
             } else {
@@ -314,9 +453,6 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     if opts.allow_remote {
         eprintln!("vitals-mcp: WARNING: listening on {local}, reachable from other machines. Terminate TLS in front of it: this server speaks plain HTTP.");
     }
-    if opts.open_signup && opts.tenants.is_none() {
-        return Err("--open-signup lets people make their own tenant: it needs --tenants DIR".into());
-    }
     let mut server = Server {
         opts,
         mount,
@@ -327,17 +463,16 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         people: Default::default(),
         auth: None,
         base_url: shown,
+        doors: Default::default(),
     };
-    if server.opts.oauth {
-        let Some(t) = &server.opts.tenants else {
-            return Err("--auth oauth lets each person's assistant in with a token for their own tenant: it needs --tenants DIR".into());
-        };
+    if let (true, Some(t)) = (server.opts.auth.oauth(), &server.opts.tenants) {
         let loopback = server.opts.public_url.as_ref().is_none_or(|u| matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")));
         server.auth = Some(oauth::Auth::in_tenants(t, loopback));
     }
     if let Some(m) = &server.mount {
         server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
     }
+    let _serving = serving;
     let server = Arc::new(server);
     let in_flight = server.in_flight.clone();
     let left = server.in_flight.clone();

@@ -1,9 +1,14 @@
 //! Several people from one process: `--tenants DIR` holds one folder per person (settings, token
-//! file), served at `/u/<id>/mcp`. The id is the folder's name and the person's secret (192 random
-//! bits as 48 lowercase hex digits); anything else is not a tenant. Each tenant's engine reads only
-//! its own folder ([`Home::Tenant`]), so its cache, budgets and logins are its own.
+//! file, both sealed under the operator's key: [`crate::accounts::vault`]). The folder's name is
+//! the tenant's id (192 random bits as 48 lowercase hex digits), which opens nothing by itself: with
+//! `--auth url` a person's connector URL is `/u/<secret>/mcp`, a secret of its own kept only as a
+//! hash (by the hashed index of connector URLs); with `--auth oauth` a token opens the tenant. Each tenant's engine
+//! reads only its own folder ([`Home::Tenant`]), so its cache, budgets and logins are its own.
+use crate::accounts::vault::Vault;
 use crate::accounts::Home;
+use crate::secret::Secret;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// The variable that names the tenants folder for `serve` and every `tenant` command.
 pub const TENANTS_ENV: &str = "VITALS_TENANTS_DIR";
@@ -29,34 +34,49 @@ impl TenantId {
     pub fn as_str(&self) -> &str {
         &self.0
     }
-
-    /// `/u/<id>`: what the person's routes (`/mcp`, `/callback/<provider>`) hang under.
-    pub fn base(&self) -> String {
-        format!("/u/{}", self.0)
-    }
-
-    /// The path a client is given: `/u/<id>/mcp`.
-    pub fn mcp_path(&self) -> String {
-        format!("{}/mcp", self.base())
-    }
 }
 
-/// The tenants folder.
+/// The path a client is given for a connector URL secret: `/u/<secret>/mcp`.
+pub fn mcp_path(secret: &Secret) -> String {
+    format!("/u/{}/mcp", secret.expose())
+}
+
+/// The tenants folder, and the key its secrets are sealed under.
 #[derive(Clone, Debug)]
 pub struct Tenants {
     pub dir: PathBuf,
+    pub vault: Option<Arc<Vault>>,
 }
 
+/// The file at the folder's top that says its tenants are of this format (ids apart from URLs).
+pub const FORMAT_FILE: &str = ".format";
+
 impl Tenants {
+    /// The tenants folder at `dir`, without a key (commands that read no secret).
+    pub fn at(dir: impl Into<PathBuf>) -> Tenants {
+        Tenants { dir: dir.into(), vault: None }
+    }
+
     /// `--tenants DIR`, else `VITALS_TENANTS_DIR`.
     pub fn from(flag: Option<PathBuf>) -> Option<Tenants> {
-        flag.or_else(|| crate::env::var(TENANTS_ENV).map(PathBuf::from)).map(|dir| Tenants { dir })
+        flag.or_else(|| crate::env::var(TENANTS_ENV).map(PathBuf::from)).map(Tenants::at)
+    }
+
+    /// The same folder, its secrets sealed under `vault`.
+    pub fn sealed(self, vault: Arc<Vault>) -> Tenants {
+        Tenants { vault: Some(vault), ..self }
     }
 
     /// The home of a tenant that exists now. A deleted folder is no tenant from that moment on.
     pub fn home(&self, id: &TenantId) -> Option<Home> {
         let dir = self.dir.join(id.as_str());
-        std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).map(|_| Home::Tenant(dir))
+        std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).map(|_| Home::Tenant { dir, vault: self.vault.clone() })
+    }
+
+    /// Whether the folder says its tenants are of this format (ids apart from URLs; `serve` brings
+    /// an older folder to it at start).
+    pub fn current_format(&self) -> bool {
+        self.dir.join(FORMAT_FILE).is_file()
     }
 
     /// Every tenant, by id.
@@ -75,6 +95,11 @@ impl Tenants {
     /// A new, empty tenant (its folder 0700).
     pub fn add(&self) -> Result<TenantId, String> {
         private_dir(&self.dir)?;
+        // A folder with no tenant yet is of this format from the start; one holding older tenants
+        // is brought to it by the next `serve`.
+        if !self.current_format() && self.list()?.is_empty() {
+            private_file(&self.dir.join(FORMAT_FILE), b"2\n")?;
+        }
         let id = TenantId::random();
         let dir = self.dir.join(id.as_str());
         std::fs::create_dir(&dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
@@ -83,8 +108,10 @@ impl Tenants {
     }
 
     /// A new tenant holding a copy of `from`: a vitals config folder (its `tokens.json` and
-    /// `settings.json`). The source is read, never changed; the copies are 0600 in a 0700 folder.
+    /// `settings.json`). The source is read, never changed; the copies are sealed under the key,
+    /// 0600 in a 0700 folder.
     pub fn import(&self, from: &Path) -> Result<(TenantId, Vec<&'static str>), String> {
+        let Some(vault) = self.vault.clone() else { return Err(crate::accounts::vault::VaultError::Missing.to_string()) };
         let meta = std::fs::metadata(from).map_err(|e| format!("{} cannot be read: {e}", from.display()))?;
         if !meta.is_dir() {
             return Err(format!("{} is not a folder; send a vitals config folder (the one holding tokens.json)", from.display()));
@@ -102,7 +129,8 @@ impl Tenants {
         let to = self.dir.join(id.as_str());
         for f in &found {
             let body = std::fs::read(from.join(f)).map_err(|e| format!("{} cannot be read: {e}", from.join(f).display()));
-            let written = body.and_then(|b| private_file(&to.join(f), &b));
+            let sealed = body.map(|b| vault.seal(&zeroize::Zeroizing::new(b), &crate::accounts::vault::aad_for(&to.join(f))));
+            let written = sealed.and_then(|b| private_file(&to.join(f), &b));
             if let Err(e) = written {
                 let _ = std::fs::remove_dir_all(&to);
                 return Err(e);
@@ -172,7 +200,7 @@ mod tests {
 
     #[test]
     fn add_import_list_delete() {
-        let t = Tenants { dir: folder("ops") };
+        let t = Tenants::at(folder("ops")).sealed(Arc::new(Vault::generate().0));
         let a = t.add().unwrap();
         let src = folder("src");
         std::fs::create_dir_all(&src).unwrap();
@@ -180,6 +208,9 @@ mod tests {
         let (b, copied) = t.import(&src).unwrap();
         assert_eq!(copied, vec!["tokens.json"]);
         assert_eq!(std::fs::read(src.join("tokens.json")).unwrap(), b"{\"oura\":{}}", "the source is left as it was");
+        let copy = std::fs::read(t.dir.join(b.as_str()).join("tokens.json")).unwrap();
+        assert!(crate::accounts::vault::is_sealed(&copy), "the copy is sealed");
+        assert!(Tenants::at(&t.dir).import(&src).unwrap_err().contains("no key was given"), "no import without the key");
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -127,7 +127,7 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
                 .store()
                 .map(|s| match engine.home() {
                     crate::accounts::Home::Local => [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "),
-                    crate::accounts::Home::Tenant(_) => "this person's own token file on the server".into(),
+                    crate::accounts::Home::Tenant { .. } => crate::accounts::store::TENANT_FILE.into(),
                 })
                 .unwrap_or_else(|e| format!("none: {e}")),
             redirect: spec.connection.oauth().map(|o| {

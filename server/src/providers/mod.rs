@@ -295,7 +295,7 @@ pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>>
 mod tests {
     #[test]
     fn each_adapter_is_made_from_its_own_catalog() {
-        let home = crate::accounts::Home::Tenant(std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/registry")));
+        let home = crate::accounts::Home::tenant(std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/registry")));
         for r in super::REGISTRY {
             assert!(std::ptr::eq((r.make)(&home).spec(), r.spec), "{}: its adapter answers with another catalog", r.spec.name);
         }
@@ -306,7 +306,7 @@ mod tests {
     #[test]
     fn no_two_connections_of_a_namespace_name_the_same_collection() {
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/namespaces"));
-        let all = super::all_in(&crate::accounts::Home::Tenant(dir));
+        let all = super::all_in(&crate::accounts::Home::tenant(dir));
         let mut seen = std::collections::HashSet::new();
         for p in &all {
             for c in p.spec().collections {
@@ -323,7 +323,7 @@ mod tests {
     fn every_collection_is_briefed_and_every_headline_column_reads_a_real_field() {
         use crate::catalog::{Derive, EmbeddedKind};
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/briefs"));
-        for p in super::all_in(&crate::accounts::Home::Tenant(dir)) {
+        for p in super::all_in(&crate::accounts::Home::tenant(dir)) {
             let spec = p.spec();
             for c in spec.collections {
                 let name = spec.qualified(c.name);

@@ -98,12 +98,14 @@ async fn the_conformance_suite_passes_at_a_secret_path_and_at_a_tenant_with_and_
     let twin = twin().await;
     let one = hosted(&twin, &folder("conformance-one"), &[], &[]).await;
     let tenants = folder("conformance-tenants");
-    let id = vitals::hosted::tenants::Tenants { dir: tenants.clone() }.add().unwrap();
+    let t = super::http::sealed_tenants(&tenants);
+    let secret = t.add().and_then(|id| vitals::hosted::hashed::new_url(&t, &id)).unwrap();
     let many = hosted(&twin, &folder("conformance-host"), &["--tenants", tenants.to_str().unwrap()], &[]).await;
-    let tenant_url = format!("{}{}", many.base, id.mcp_path());
-    // A server that also lets assistants in with OAuth keeps serving the secret paths as before.
-    let with_oauth = hosted(&twin, &folder("conformance-oauth"), &["--tenants", tenants.to_str().unwrap(), "--auth", "oauth"], &[]).await;
-    let oauth_tenant_url = format!("{}{}", with_oauth.base, id.mcp_path());
+    let tenant_url = format!("{}{}", many.base, vitals::hosted::tenants::mcp_path(&secret));
+    // A server that lets assistants in with OAuth and, by the operator's named choice, connector
+    // URLs too (`--auth oauth` alone opens no URL: tests/tests/e2e/oauth.rs).
+    let with_oauth = hosted(&twin, &folder("conformance-oauth"), &["--tenants", tenants.to_str().unwrap(), "--auth", "oauth-or-url"], &[]).await;
+    let oauth_tenant_url = format!("{}{}", with_oauth.base, vitals::hosted::tenants::mcp_path(&secret));
     for url in [one.url.clone(), tenant_url, oauth_tenant_url] {
         for scenario in APPLIES {
             let tools = tools.clone();

@@ -201,7 +201,7 @@ fn readme_hosted_section_is_the_servers() {
 #[test]
 fn readme_has_a_section_and_every_collection_of_every_provider() {
     let readme = doc("README.md");
-    let all = vitals::providers::all_in(&vitals::accounts::Home::Tenant(common::scratch().join("docs-registry")));
+    let all = vitals::providers::all_in(&vitals::accounts::Home::tenant(common::scratch().join("docs-registry")));
     let mut known = vec![];
     for p in &all {
         let s = p.spec();
@@ -232,7 +232,7 @@ fn readme_has_a_section_and_every_collection_of_every_provider() {
 #[test]
 fn readme_in_flight_and_settings_counts_are_the_code_s() {
     let readme = doc("README.md");
-    let all = vitals::providers::all_in(&vitals::accounts::Home::Tenant(common::scratch().join("docs-flight")));
+    let all = vitals::providers::all_in(&vitals::accounts::Home::tenant(common::scratch().join("docs-flight")));
     let named: Vec<String> =
         all.iter().filter(|p| p.spec().namespace == p.spec().name).map(|p| format!("{} {}", p.spec().display, p.spec().in_flight)).collect();
     let line = named.join(", ");

@@ -213,7 +213,7 @@ fn garmin_local_epochs_are_the_wall_clock_beside_their_instant() {
 
 /// A sample of `tests/samples/` decoded by its provider's decoder and rules, as a query would.
 fn decoded(provider: &str, collection: &str, file: &str) -> (Vec<Value>, Vec<String>) {
-    let home = vitals::accounts::Home::Tenant(scratch().join("formats-decoders"));
+    let home = vitals::accounts::Home::tenant(scratch().join("formats-decoders"));
     let p = vitals::providers::all_in(&home).into_iter().find(|p| p.spec().name == provider).unwrap();
     let c = p.spec().collection(collection).unwrap();
     let v: Value =

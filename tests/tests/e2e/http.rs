@@ -25,8 +25,31 @@ pub fn folder(tag: &str) -> PathBuf {
     d
 }
 
+/// The key every test server seals its tenants' secrets under (a test value, never a real one).
+pub const TENANTS_KEY: &str = "3f1a9c7e5b2d8f4061c3e5a7b9d0f2143c5e7a9b1d3f5062847a9cbedf012345";
+
+/// The tenants folder at `dir` with the tests' key, to read what a server sealed.
+pub fn sealed_tenants(dir: &Path) -> vitals::hosted::tenants::Tenants {
+    let vault = vitals::accounts::vault::Vault::from_text(TENANTS_KEY, "the tests' key").unwrap();
+    vitals::hosted::tenants::Tenants::at(dir).sealed(std::sync::Arc::new(vault))
+}
+
+/// The tenant (its folder's name, an id that opens nothing) a connector URL opens.
+pub fn tenant_of_url(dir: &Path, url: &str) -> String {
+    let secret = url.split('/').nth(4).unwrap();
+    vitals::hosted::hashed::tenant_of_url(&vitals::hosted::tenants::Tenants::at(dir), secret).expect("the URL opens a tenant").as_str().to_string()
+}
+
+/// A tenant's token store, opened with the tests' key.
+pub fn tenant_store(dir: &Path, id: &str) -> vitals::accounts::TokenStore {
+    let id = vitals::hosted::tenants::TenantId::parse(id).unwrap();
+    sealed_tenants(dir).home(&id).expect("the tenant exists").store().unwrap()
+}
+
+/// Every server and `tenant` command of these tests is given the tests' key ([`TENANTS_KEY`]).
 pub fn command(twin: &Twin, config: &Path, env: &[(&str, &str)]) -> tokio::process::Command {
     let mut cmd = server_command(twin, config);
+    cmd.env("VITALS_TENANTS_KEY", TENANTS_KEY);
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -268,6 +291,40 @@ async fn what_serve_refuses_to_start_with() {
         assert!(err.contains(says), "{args:?}: {err}");
         assert!(!err.contains("short-token"), "a refused token is not shown");
     }
+    // Several people's logins are sealed under a key given outside their folder, or no server starts.
+    let tenants = folder("refusals-tenants");
+    let inside = tenants.join("tenants.key");
+    std::fs::write(&inside, format!("{TENANTS_KEY}\n")).unwrap();
+    let open_key = config.join("open.key");
+    std::fs::write(&open_key, format!("{TENANTS_KEY}\n")).unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&inside, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::set_permissions(&open_key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    }
+    let t = tenants.to_str().unwrap();
+    type Case<'a> = (Vec<&'a str>, &'a [(&'a str, &'a str)], &'a str);
+    let keyless: Vec<Case> = vec![
+        (vec!["--tenants", t], &[], "no key was given"),
+        (vec!["--tenants", t], &[("VITALS_TENANTS_KEY", "0000000000000000000000000000000000000000000000000000000000000000")], "not made at random"),
+        (vec!["--tenants", t], &[("VITALS_TENANTS_KEY", "hunter2")], "it is 7 characters"),
+        (vec!["--tenants", t, "--key-file", inside.to_str().unwrap()], &[], "inside the tenants folder"),
+        (vec!["--tenants", t, "--key-file", open_key.to_str().unwrap()], &[], "chmod 600"),
+        (vec!["--tenants", t, "--auth", "both"], &[("VITALS_TENANTS_KEY", TENANTS_KEY)], "oauth-or-url"),
+    ];
+    for (args, env, says) in keyless {
+        let mut cmd = command(&twin, &config, &[]);
+        cmd.env_remove("VITALS_TENANTS_KEY");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let o = cmd.args(["serve", "--http", "127.0.0.1:0"]).args(&args).output().await.unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains(TENANTS_KEY) && !err.contains("hunter2"), "no key is shown: {err}");
+    }
     let remote = hosted(&twin, &config, &["--allow-remote", "--public-url", "https://vitals.example.com"], &[]).await;
     assert!(remote.log().contains("https://vitals.example.com/"), "the URL is said with the public address: {}", remote.log());
     assert!(remote.log().contains("WARNING") && remote.log().contains("Terminate TLS in front of it"), "{}", remote.log());
@@ -303,17 +360,19 @@ async fn tenants_are_apart_and_a_deleted_one_is_gone_at_once() {
     for u in [&a_url, &b_url] {
         assert!(u.starts_with("http://127.0.0.1:8790/u/") && u.ends_with("/mcp"), "{u}");
     }
-    let id = |u: &str| u.split('/').nth(4).unwrap().to_string();
-    let (a, b) = (id(&a_url), id(&b_url));
+    let secret = |u: &str| u.split('/').nth(4).unwrap().to_string();
+    let (a, b) = (secret(&a_url), secret(&b_url));
+    let (a_id, b_id) = (tenant_of_url(&tenants, &a_url), tenant_of_url(&tenants, &b_url));
     let listed = tenant(&twin, &tenants, &["list"]).await.unwrap();
     let all = vitals_cmd().args(["tenant", "list", "--tenants", tenants.to_str().unwrap()]).output().unwrap();
     let all = String::from_utf8_lossy(&all.stdout).to_string();
-    assert!(all.contains(&a) && all.contains(&b) && listed.len() == 48, "{all}");
+    assert!(all.contains(&a_id) && all.contains(&b_id) && listed.len() == 48, "{all}");
+    assert!(!all.contains(&a) && !all.contains(&b), "the list names folders, never a connector URL: {all}");
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(tenants.join(&a)).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(std::fs::metadata(tenants.join(&a).join("tokens.json")).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(std::fs::metadata(tenants.join(&a_id)).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(tenants.join(&a_id).join("tokens.json")).unwrap().permissions().mode() & 0o777, 0o600);
     }
     // The host has a personal token in its environment and a login of its own: no tenant reads either.
     let host = connected_config("tenant-host");
@@ -339,12 +398,14 @@ async fn tenants_are_apart_and_a_deleted_one_is_gone_at_once() {
         let r = reqwest::Client::new().post(format!("{}{p}", h.base)).header("content-type", "application/json").body(INIT).send().await.unwrap();
         assert_eq!(r.status().as_u16(), 404, "{p}");
     }
-    tenant(&twin, &tenants, &["delete", &a]).await.unwrap();
+    let (status, _) = post(&format!("{}/u/{a_id}/mcp", h.base), &[], INIT.into()).await;
+    assert_eq!(status, 404, "a tenant's folder name is no URL");
+    tenant(&twin, &tenants, &["delete", &a_id]).await.unwrap();
     let (status, _) = post(&at(&a), &[], INIT.into()).await;
     assert_eq!(status, 404, "a deleted tenant's URL is 404 from the next request");
     let (status, _) = post(&at(&b), &[], INIT.into()).await;
     assert_eq!(status, 200, "the others go on");
-    let e = tenant(&twin, &tenants, &["delete", &a]).await.unwrap_err();
+    let e = tenant(&twin, &tenants, &["delete", &a_id]).await.unwrap_err();
     assert!(e.contains("there is no tenant"), "{e}");
     let e = tenant(&twin, &tenants, &["import", folder("empty-src").to_str().unwrap()]).await.unwrap_err();
     assert!(e.contains("it is not a vitals config folder"), "{e}");
@@ -355,13 +416,15 @@ async fn tenants_are_apart_and_a_deleted_one_is_gone_at_once() {
 async fn a_tenant_logs_in_through_the_servers_own_callback() {
     let fx = login::Fixture::new("hosted").await;
     let tenants = folder("login-tenants");
-    let id = tenant(&fx.twin, &tenants, &["add"]).await.unwrap().split('/').nth(4).unwrap().to_string();
+    let tenant_url = tenant(&fx.twin, &tenants, &["add"]).await.unwrap();
+    let id = tenant_of_url(&tenants, &tenant_url);
     let env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (public, _log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
-    let redirect = format!("{public}/u/{id}/callback/oura");
+    // One callback for every person: the login's state says whose it is, so no URL names anyone.
+    let redirect = format!("{public}/callback/oura");
     fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = redirect.clone();
-    let s = client(&format!("{public}/u/{id}/mcp"), None).await;
+    let s = client(&tenant_url.replace("http://127.0.0.1:8790", &public), None).await;
     let check = s.ok("vitals_check", json!({})).await;
     let oura = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap().clone();
     assert!(oura["redirect"].as_str().unwrap().starts_with(&format!("{redirect} (this server's callback")), "what to register: {oura}");
@@ -373,8 +436,12 @@ async fn a_tenant_logs_in_through_the_servers_own_callback() {
     let (status, page) = login::open_in_browser(url).await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("is connected"), "{page}");
-    let saved = vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap();
+    let saved = tenant_store(&tenants, &id).load("oura").unwrap();
     assert!(saved.is_some(), "the login is saved in the tenant's own folder");
+    let on_disk = std::fs::read(tenants.join(&id).join("tokens.json")).unwrap();
+    assert!(vitals::accounts::vault::is_sealed(&on_disk), "sealed under the operator's key");
+    let plain = vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap_err().to_string();
+    assert!(plain.contains("encrypted") && !plain.contains(saved.unwrap().access.expose()), "read without the key: {plain}");
     assert!(fx.stored().is_none(), "and never in the host's");
     let a = s.ok("vitals_query", week()).await;
     assert!(!synthetic(&a), "the tenant now reads its account: {a}");
@@ -412,6 +479,7 @@ async fn two_hundred_sessions_across_twenty_tenants() {
         let args: Vec<&str> = if i % 2 == 0 { vec!["import", src.to_str().unwrap()] } else { vec!["add"] };
         let url = tenant(&twin, &tenants, &args).await.unwrap();
         ids.push((url.split('/').nth(4).unwrap().to_string(), i % 2 == 0));
+        // (the URL's secret: what the person's assistant is given)
     }
     let h = hosted(&twin, &folder("load-host"), &["--tenants", tenants.to_str().unwrap()], &[("OURA_PAT", TOKEN)]).await;
     let mut tasks = Vec::new();
@@ -452,16 +520,17 @@ async fn a_tenant_renews_an_imported_login_with_its_own_app() {
     let login = WithingsLogin::new(&twin, "tenant-renew");
     vitals::accounts::Settings::at(&login.dir).save("withings", WITHINGS_APP_ID, &vitals::secret::Secret::new(WITHINGS_APP_SECRET)).unwrap();
     let tenants = folder("renew-tenants");
-    let id = tenant(&twin, &tenants, &["import", login.dir.to_str().unwrap()]).await.unwrap().split('/').nth(4).unwrap().to_string();
+    let tenant_url = tenant(&twin, &tenants, &["import", login.dir.to_str().unwrap()]).await.unwrap();
+    let (secret, id) = (tenant_url.split('/').nth(4).unwrap().to_string(), tenant_of_url(&tenants, &tenant_url));
     twin.withings(|w| w.oauth.expire_access_tokens());
     // The operator has no Withings app: only the twin's endpoints.
     let own_app = ["VITALS_CONFIG_DIR", "VITALS_WITHINGS_CLIENT_ID", "VITALS_WITHINGS_CLIENT_SECRET"];
     let env: Vec<(&str, &str)> = login.env.iter().filter(|(k, _)| !own_app.contains(&k.as_str())).map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let h = hosted(&twin, &folder("renew-host"), &["--tenants", tenants.to_str().unwrap()], &env).await;
-    let s = client(&format!("{}/u/{id}/mcp", h.base), None).await;
+    let s = client(&format!("{}/u/{secret}/mcp", h.base), None).await;
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
     assert!(a["notices"]["credential_refreshed"].is_string() && !synthetic(&a), "{}", a["notices"]);
-    let renewed = vitals::accounts::TokenStore::file(tenants.join(&id)).load("withings").unwrap().unwrap();
+    let renewed = tenant_store(&tenants, &id).load("withings").unwrap().unwrap();
     assert_ne!(renewed.access.expose(), login.access, "the renewal is saved in the tenant's folder");
     assert_eq!(login.stored().access.expose(), login.access, "and never in the folder it was copied from");
     let _ = h.stop().await;
@@ -471,11 +540,11 @@ async fn a_tenant_renews_an_imported_login_with_its_own_app() {
 async fn the_least_recently_asked_tenant_is_let_go_past_the_bound_and_made_again() {
     let twin = twin().await;
     let tenants = folder("bound-tenants");
-    let t = vitals::hosted::tenants::Tenants { dir: tenants.clone() };
-    let ids: Vec<_> = (0..=vitals::hosted::TENANTS_IN_MEMORY).map(|_| t.add().unwrap()).collect();
+    let t = sealed_tenants(&tenants);
+    let ids: Vec<_> = (0..=vitals::hosted::TENANTS_IN_MEMORY).map(|_| t.add().and_then(|id| vitals::hosted::hashed::new_url(&t, &id)).unwrap()).collect();
     let h = hosted(&twin, &folder("bound-host"), &["--tenants", tenants.to_str().unwrap()], &[]).await;
-    let ask = |id: &vitals::hosted::tenants::TenantId| {
-        let url = format!("{}{}", h.base, id.mcp_path());
+    let ask = |secret: &vitals::secret::Secret| {
+        let url = format!("{}{}", h.base, vitals::hosted::tenants::mcp_path(secret));
         async move {
             let s = client(&url, None).await;
             let a = s.ok("vitals_query", week()).await;

@@ -18,6 +18,7 @@ mod formats;
 mod front_door;
 mod garmin;
 mod garmin_connect;
+mod hosted_keys;
 mod http;
 mod invariants;
 mod load;

@@ -12,25 +12,25 @@ use serde_json::{json, Value};
 use std::collections::HashMap;
 
 /// A PKCE pair: the verifier and its S256 challenge.
-fn pkce(seed: &str) -> (String, String) {
+pub(super) fn pkce(seed: &str) -> (String, String) {
     use base64::Engine as _;
     use sha2::Digest as _;
     let verifier = format!("verifier-{seed}-0123456789abcdefghijklmnopqrstuvwxyz");
     (verifier.clone(), base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes())))
 }
 
-fn query_of(location: &str) -> HashMap<String, String> {
+pub(super) fn query_of(location: &str) -> HashMap<String, String> {
     url::Url::parse(location).unwrap().query_pairs().into_owned().collect()
 }
 
-struct Flow<'a> {
-    public: &'a str,
-    client_id: String,
-    redirect: String,
+pub(super) struct Flow<'a> {
+    pub public: &'a str,
+    pub client_id: String,
+    pub redirect: String,
 }
 
 impl Flow<'_> {
-    fn authorize_url(&self, challenge: &str, extra: &[(&str, &str)]) -> String {
+    pub fn authorize_url(&self, challenge: &str, extra: &[(&str, &str)]) -> String {
         let mut u = url::Url::parse(&format!("{}/oauth/authorize", self.public)).unwrap();
         u.query_pairs_mut()
             .append_pair("response_type", "code")
@@ -50,7 +50,7 @@ impl Flow<'_> {
     }
 
     /// The person, signed in, allows the client: the code the browser brings back.
-    async fn code(&self, me: &mut Person, challenge: &str) -> String {
+    pub async fn code(&self, me: &mut Person, challenge: &str) -> String {
         let page = me.get(&self.authorize_url(challenge, &[])).await;
         assert_eq!(page.status, 200, "{}", page.body);
         guarded(&page);
@@ -67,13 +67,13 @@ impl Flow<'_> {
         q["code"].clone()
     }
 
-    async fn token(&self, form: &[(&str, &str)]) -> (u16, Value) {
+    pub async fn token(&self, form: &[(&str, &str)]) -> (u16, Value) {
         let r = reqwest::Client::new().post(format!("{}/oauth/token", self.public)).form(form).send().await.unwrap();
         assert_eq!(r.headers()["cache-control"], "no-store");
         (r.status().as_u16(), r.json().await.unwrap())
     }
 
-    async fn exchange(&self, code: &str, verifier: &str) -> (u16, Value) {
+    pub async fn exchange(&self, code: &str, verifier: &str) -> (u16, Value) {
         let resource = format!("{}/mcp", self.public);
         self.token(&[
             ("grant_type", "authorization_code"),
@@ -87,7 +87,7 @@ impl Flow<'_> {
     }
 }
 
-fn hidden_fields(body: &str) -> Vec<(String, String)> {
+pub(super) fn hidden_fields(body: &str) -> Vec<(String, String)> {
     body.split("<input type=\"hidden\" ")
         .skip(1)
         .map(|s| {
@@ -98,7 +98,7 @@ fn hidden_fields(body: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-async fn mcp_status(public: &str, token: Option<&str>, query: &str) -> (u16, String) {
+pub(super) async fn mcp_status(public: &str, token: Option<&str>, query: &str) -> (u16, String) {
     let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     let mut r = reqwest::Client::new()
         .post(format!("{public}/mcp{query}"))
@@ -210,7 +210,9 @@ async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
         let refresh = t["refresh_token"].as_str().unwrap().to_string();
         let session = client(&format!("{public}/mcp"), Some(&access)).await;
         let check = session.ok("vitals_check", json!({})).await;
-        assert!(check.to_string().contains(&format!("/u/{id}/callback/")), "the token opens the person's own tenant: {check}");
+        let oura = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap().clone();
+        assert!(oura["redirect"].as_str().unwrap().starts_with(&format!("{public}/callback/oura ")), "the one callback of the server: {oura}");
+        assert!(!check.to_string().contains(&id), "no answer names the person's folder: {check}");
         assert_eq!(mcp_status(&public, None, &format!("?access_token={access}")).await.0, 400, "never from the query string");
 
         // Refresh rotates; the old pair is gone; the old refresh again kills the grant.
@@ -241,17 +243,20 @@ async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
     let path_b = link.strip_prefix(&public).unwrap().to_string();
     let join_b = other.get(&path_b).await;
     other.post(&path_b, &[("csrf", &join_b.csrf())]).await;
-    let id_b = tenants_in(&tenants).into_iter().find(|t| *t != id).unwrap();
+    // The first person has an Oura login of their own (saved as the server saves one, sealed).
+    let login = vitals::accounts::Tokens { access: vitals::secret::Secret::new(TOKEN), login: Some("a".into()), ..Default::default() };
+    super::http::tenant_store(&tenants, &id).save("oura", &login).unwrap();
     let (verifier, challenge) = pkce("two");
-    let mut opened = vec![];
-    for (who, tenant_id) in [(&mut me, &id), (&mut other, &id_b)] {
+    let mut answered = vec![];
+    for who in [&mut me, &mut other] {
         let code = dcr.code(who, &challenge).await;
         let (_, t) = dcr.exchange(&code, &verifier).await;
         let session = client(&format!("{public}/mcp"), Some(t["access_token"].as_str().unwrap())).await;
-        let said = session.ok("vitals_check", json!({})).await.to_string();
-        opened.push((said.contains(&format!("/u/{tenant_id}/")), said.contains(&format!("/u/{}/", if tenant_id == &id { &id_b } else { &id }))));
+        let check = session.ok("vitals_check", json!({})).await;
+        let oura = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "oura").unwrap().clone();
+        answered.push(oura["answered_by"].as_str().unwrap().to_string());
     }
-    assert_eq!(opened, vec![(true, false), (true, false)], "each token opens its own tenant alone");
+    assert_eq!(answered, vec!["api", "sample_data"], "each token opens its own tenant alone");
 
     // Refused before a code: a redirect URI not registered (a page, never a redirect), plain PKCE,
     // another resource (back to the client with the error).

@@ -112,11 +112,12 @@ async fn a_person_joins_connects_and_leaves_without_the_operator() {
     assert_eq!(welcome.status, 200, "{}", welcome.body);
     guarded(&welcome);
     let key = welcome.inside("data-key");
-    let connector = welcome.inside("data-connector");
+    let connector = welcome.inside("data-connector=\"url\"");
     let ids = tenants_in(&tenants);
     assert_eq!(ids.len(), 1);
     let id = ids[0].clone();
-    assert_eq!(connector, format!("{public}/u/{id}/mcp"));
+    assert!(connector.starts_with(&format!("{public}/u/")) && connector.ends_with("/mcp") && !connector.contains(&id), "{connector}");
+    assert_eq!(super::http::tenant_of_url(&tenants, &connector), id, "their URL opens their tenant; its secret is not the folder's name");
     assert!(key.starts_with("vk-"));
     // Used once: nobody else gets in with it.
     let again = stranger.get(&path).await;
@@ -127,24 +128,33 @@ async fn a_person_joins_connects_and_leaves_without_the_operator() {
     let s = client(&connector, None).await;
     s.ok("vitals_check", serde_json::json!({})).await;
 
-    // Their page: connect Oura through the server's own callback, then disconnect it.
+    // Their page: the URL was shown once; connect Oura through the server's own callback, then disconnect it.
     let page = me.get("/me").await;
     guarded(&page);
+    assert!(!page.body.contains(&connector) && page.body.contains("Make a new connector URL"), "{}", page.body);
     assert!(page.body.contains("data-provider=\"oura\" data-connected=\"false\""), "{}", page.body);
-    fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = format!("{public}/u/{id}/callback/oura");
+    fx.twin.state.oauth.lock().unwrap().apps[0].redirect_uri = format!("{public}/callback/oura");
     assert_eq!(me.post("/me/connect/oura", &[("csrf", "x")]).await.status, 403);
     let go = me.post("/me/connect/oura", &[("csrf", &page.csrf())]).await;
     assert_eq!(go.status, 303, "{}", go.body);
     let (status, landed) = login::open_in_browser(&go.location()).await;
     assert_eq!(status, 200, "{landed}");
     assert!(landed.contains("is connected") && landed.contains("href=\"/me\""), "{landed}");
-    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap().is_some(), "saved in the tenant's folder");
+    assert!(super::http::tenant_store(&tenants, &id).load("oura").unwrap().is_some(), "saved in the tenant's folder");
     let page = me.get("/me").await;
     assert!(page.body.contains("data-provider=\"oura\" data-connected=\"true\""), "{}", page.body);
     let gone = me.post("/me/disconnect/oura", &[("csrf", &page.csrf())]).await;
     assert_eq!(gone.status, 200);
     assert!(gone.body.contains("data-provider=\"oura\" data-connected=\"false\""), "{}", gone.body);
-    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("oura").unwrap().is_none());
+    assert!(super::http::tenant_store(&tenants, &id).load("oura").unwrap().is_none());
+
+    // A new connector URL: shown once, the old one opens nothing from then on.
+    let made = me.post("/me/new-url", &[("csrf", &gone.csrf())]).await;
+    let fresh = made.inside("data-connector=\"url\"");
+    assert!(fresh != connector && made.body.contains("opens nothing from now on"), "{}", made.body);
+    assert_eq!(no_redirects().post(&connector).send().await.unwrap().status(), 404, "the old URL stops at once");
+    client(&fresh, None).await.ok("vitals_check", serde_json::json!({})).await;
+    let connector = fresh;
 
     // Out and back in with the key; the old session opens nothing.
     let old = me.cookie.clone();
@@ -218,7 +228,7 @@ fn session_limit() -> usize {
 }
 
 pub fn tenants_in(dir: &std::path::Path) -> Vec<String> {
-    vitals::hosted::tenants::Tenants { dir: dir.to_path_buf() }.list().unwrap().iter().map(|t| t.as_str().to_string()).collect()
+    vitals::hosted::tenants::Tenants::at(dir).list().unwrap().iter().map(|t| t.as_str().to_string()).collect()
 }
 
 /// Garmin's Personal API key pasted into the person's page, and a Garmin Connect login with its
@@ -238,13 +248,13 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     let (public, log, _child) = serve_tenants(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
     let mut me = Person::new(&public);
     let join = me.get("/join").await;
-    me.post("/join", &[("csrf", &join.csrf())]).await;
+    let connector = me.post("/join", &[("csrf", &join.csrf())]).await.inside("data-connector=\"url\"");
     let id = tenants_in(&tenants)[0].clone();
     let page = me.get("/me").await;
     assert!(page.body.contains("href=\"/me/key/garmin\"") && page.body.contains("href=\"/me/login/garmin-connect\""), "{}", page.body);
 
     // From the chat, a key or a password is not asked for: the answer points at the page.
-    let s = client(&format!("{public}/u/{id}/mcp"), None).await;
+    let s = client(&connector, None).await;
     let said = text(&s.call_raw("vitals_connect", serde_json::json!({"provider": "garmin"})).await);
     assert!(said.contains(&format!("{public}/me")) && said.contains("never into the chat"), "{said}");
 
@@ -257,7 +267,7 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     assert!(wrong.body.contains("refused the key") && wrong.body.contains("nothing was saved"), "{}", wrong.body);
     let ok = me.post("/me/key/garmin", &[("csrf", &form.csrf()), ("key", vitals_twin::garmin::KEY), ("days", "90")]).await;
     assert!(ok.body.contains("Garmin is connected") && ok.body.contains("data-provider=\"garmin\" data-connected=\"true\""), "{}", ok.body);
-    let saved = vitals::accounts::TokenStore::file(tenants.join(&id)).load("garmin").unwrap().expect("saved in the tenant's folder");
+    let saved = super::http::tenant_store(&tenants, &id).load("garmin").unwrap().expect("saved in the tenant's folder");
     assert_eq!(saved.source.as_deref(), Some("vitals' hosted page"));
 
     // Garmin Connect: the consent text first, then the password, then the code Garmin sent.
@@ -277,7 +287,7 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     assert!(stolen.body.contains("No login is waiting for a code here"), "{}", stolen.body);
     let done = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("code", CODE)]).await;
     assert!(done.body.contains("is connected") && done.body.contains("data-provider=\"garmin-connect\" data-connected=\"true\""), "{}", done.body);
-    assert!(vitals::accounts::TokenStore::file(tenants.join(&id)).load("garmin-connect").unwrap().is_some());
+    let session = super::http::tenant_store(&tenants, &id).load("garmin-connect").unwrap().expect("saved");
 
     // Refused passwords count against the address, as wrong keys do: past the limit the page waits.
     for _ in 0..session_limit() {
@@ -286,13 +296,15 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     let held = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", PASSWORD)]).await;
     assert!(held.body.contains("Too many refused attempts"), "{}", held.body);
 
-    // The password and the code are nowhere: not in the log, not in any file of the tenants folder.
+    // The password and the code are nowhere: not in the log, not in any file of the tenants folder;
+    // the key and the session Garmin issued are in no file either (sealed under the operator's key).
     let log = std::fs::read_to_string(&log).unwrap();
-    for secret in [PASSWORD, CODE, vitals_twin::garmin::KEY] {
+    let issued = [saved.key.as_ref().unwrap().expose(), session.access.expose()];
+    for secret in [PASSWORD, CODE, vitals_twin::garmin::KEY].into_iter().chain(issued) {
         assert!(!log.contains(secret), "the log carries {secret}");
         for f in every_file(&tenants) {
             let body = String::from_utf8_lossy(&std::fs::read(&f).unwrap()).to_string();
-            assert!(!body.contains(secret) || secret == vitals_twin::garmin::KEY, "{} carries a password or code", f.display());
+            assert!(!body.contains(secret), "{} carries a secret", f.display());
         }
     }
     twin.garmin_connect(|g| g.mfa = None);

@@ -1,7 +1,8 @@
 //! What the authorization server has handed out: codes (in memory, single use, a few minutes) and
 //! grants (a tenant's consent to one client, with its current access and refresh tokens), kept in
 //! `<tenants>/.oauth/grants.json` (0600, atomic replace) as SHA-256 hashes only. A refresh token is
-//! replaced at every use; presenting one already used revokes its whole grant (reuse detection).
+//! replaced at every use; presenting one already used revokes its whole grant (reuse detection); a
+//! code presented again revokes every token issued from it (OAuth 2.1, section 4.1.3).
 use super::super::people::invite::digest;
 use super::super::tenants::TenantId;
 use crate::secret::Secret;
@@ -40,6 +41,24 @@ pub struct Grant {
     refresh_expires: i64,
     /// Refresh tokens of this grant already used: one of them again means a thief has one.
     used: Vec<String>,
+    /// The hash of the code this grant was issued from: that code again revokes the grant.
+    #[serde(default)]
+    code: String,
+    /// When one of its access tokens last opened the tenant (Unix seconds).
+    #[serde(default)]
+    pub last_used: Option<i64>,
+}
+
+/// One assistant a person let in, as their page shows it: every grant of one client together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assistant {
+    pub client_id: String,
+    pub client_name: String,
+    /// When the person first let it in (Unix seconds).
+    pub allowed: i64,
+    pub last_used: Option<i64>,
+    /// How many logins (grants) it holds.
+    pub grants: usize,
 }
 
 /// New tokens of a grant, to send once.
@@ -53,6 +72,8 @@ pub struct Issued {
 pub enum Refused {
     #[error("the code is unknown, used or expired")]
     Code,
+    #[error("the code was used already: every token issued from it is revoked")]
+    Replayed,
     #[error("the code was given to another client, redirect URI or resource")]
     Mismatch,
     #[error("the code_verifier does not match the code_challenge")]
@@ -70,7 +91,12 @@ pub struct Grants {
     dir: PathBuf,
     codes: Mutex<HashMap<String, Code>>,
     saved: Mutex<()>,
+    /// When each live access token (by hash) last opened its tenant, until written with the grants.
+    seen: Mutex<HashMap<String, i64>>,
 }
+
+/// How often a grant's last use is written to disk at most (it is kept in memory in between).
+const LAST_USED_EVERY_S: i64 = 300;
 
 fn random() -> Secret {
     Secret::new(super::super::mount::random_token())
@@ -84,7 +110,7 @@ fn pkce_s256(verifier: &str) -> String {
 
 impl Grants {
     pub fn in_dir(dir: PathBuf) -> Grants {
-        Grants { file: dir.join("grants.json"), dir, codes: Mutex::new(HashMap::new()), saved: Mutex::new(()) }
+        Grants { file: dir.join("grants.json"), dir, codes: Mutex::new(HashMap::new()), saved: Mutex::new(()), seen: Mutex::new(HashMap::new()) }
     }
 
     /// A code for this consent, to send back through the browser.
@@ -112,7 +138,10 @@ impl Grants {
     /// same redirect URI and resource, and the verifier of its challenge.
     pub fn exchange(&self, code: &str, client_id: &str, redirect_uri: &str, verifier: &str, resource: &str) -> Result<Issued, Refused> {
         // Taken out whatever follows: a code is tried once.
-        let c = self.codes.lock().expect("codes lock").remove(&digest(code)).ok_or(Refused::Code)?;
+        let hash = digest(code);
+        let Some(c) = self.codes.lock().expect("codes lock").remove(&hash) else {
+            return self.replayed(&hash);
+        };
         if c.expires <= Timestamp::now() {
             return Err(Refused::Code);
         }
@@ -124,10 +153,26 @@ impl Grants {
         }
         let (grant, issued) = fresh(c.tenant.as_str(), client_id, &c.client_name, resource);
         self.change(|all| {
-            all.push(grant);
+            all.push(Grant { code: hash, ..grant });
             Ok(())
         })?;
         Ok(issued)
+    }
+
+    /// A code no longer waiting: if tokens were issued from it, it is a replay, and they all go.
+    fn replayed(&self, hash: &str) -> Result<Issued, Refused> {
+        let mut found = false;
+        self.change(|all| {
+            let before = all.len();
+            all.retain(|g| g.code != hash);
+            found = all.len() < before;
+            Ok(())
+        })?;
+        if found {
+            tracing::warn!("an authorization code was presented again: the tokens issued from it are revoked");
+            return Err(Refused::Replayed);
+        }
+        Err(Refused::Code)
     }
 
     /// New tokens for a refresh token, the old one used up; a used one again revokes the grant.
@@ -144,18 +189,23 @@ impl Grants {
             let (next, issued) = fresh(&g.tenant, &g.client_id, &g.client_name, &g.resource);
             let mut used = std::mem::take(&mut g.used);
             used.push(h.clone());
-            *g = Grant { used, made: g.made, ..next };
+            *g = Grant { used, made: g.made, code: std::mem::take(&mut g.code), last_used: g.last_used, ..next };
             out = Some(issued);
             Ok(())
         });
         result.map(|()| out.expect("issued when changed"))
     }
 
-    /// The tenant an access token opens for `resource`, if it is alive.
+    /// The tenant an access token opens for `resource`, if it is alive; its use is noted.
     pub fn tenant_of(&self, access: &str, resource: &str) -> Option<TenantId> {
         let h = digest(access);
         let now = Timestamp::now().as_second();
-        self.load().into_iter().find(|g| g.access == h && g.access_expires > now && g.resource == resource).and_then(|g| TenantId::parse(&g.tenant))
+        let g = self.load().into_iter().find(|g| g.access == h && g.access_expires > now && g.resource == resource)?;
+        self.seen.lock().expect("seen lock").insert(h, now);
+        if g.last_used.is_none_or(|t| now - t >= LAST_USED_EVERY_S) {
+            let _ = self.change(|_| Ok(()));
+        }
+        TenantId::parse(&g.tenant)
     }
 
     /// Revoke the grant a token (access or refresh) belongs to; nothing when it belongs to none.
@@ -167,9 +217,39 @@ impl Grants {
         })
     }
 
-    /// The grants of a tenant, for their page.
+    /// The grants of a tenant.
     pub fn of(&self, tenant: &TenantId) -> Vec<Grant> {
-        self.load().into_iter().filter(|g| g.tenant == tenant.as_str()).collect()
+        let seen = self.seen.lock().expect("seen lock").clone();
+        let mut all: Vec<Grant> = self.load().into_iter().filter(|g| g.tenant == tenant.as_str()).collect();
+        for g in &mut all {
+            g.last_used = g.last_used.max(seen.get(&g.access).copied());
+        }
+        all
+    }
+
+    /// The assistants a tenant let in, one per client, oldest first: for their page.
+    pub fn assistants(&self, tenant: &TenantId) -> Vec<Assistant> {
+        let mut out: Vec<Assistant> = vec![];
+        for g in self.of(tenant) {
+            match out.iter_mut().find(|a| a.client_id == g.client_id) {
+                Some(a) => {
+                    a.allowed = a.allowed.min(g.made);
+                    a.last_used = a.last_used.max(g.last_used);
+                    a.grants += 1;
+                }
+                None => out.push(Assistant { client_id: g.client_id, client_name: g.client_name, allowed: g.made, last_used: g.last_used, grants: 1 }),
+            }
+        }
+        out.sort_by_key(|a| a.allowed);
+        out
+    }
+
+    /// Grants of tenant `old` now belong to `new` (its folder was renamed at start).
+    pub fn rename_tenant(&self, old: &TenantId, new: &TenantId) -> Result<(), Refused> {
+        self.change(|all| {
+            all.iter_mut().filter(|g| g.tenant == old.as_str()).for_each(|g| g.tenant = new.as_str().to_string());
+            Ok(())
+        })
     }
 
     /// Revoke a tenant's grant of one client (from their page), or all of them (`None`: deleted).
@@ -190,6 +270,10 @@ impl Grants {
         let mut all = self.load();
         let now = Timestamp::now().as_second();
         all.retain(|g| g.refresh_expires > now);
+        let seen = std::mem::take(&mut *self.seen.lock().expect("seen lock"));
+        for g in &mut all {
+            g.last_used = g.last_used.max(seen.get(&g.access).copied());
+        }
         let outcome = f(&mut all);
         crate::accounts::store::write_json_private(&self.dir, &self.file, &all).map_err(|e| Refused::Store(e.to_string()))?;
         outcome
@@ -210,6 +294,8 @@ fn fresh(tenant: &str, client_id: &str, client_name: &str, resource: &str) -> (G
         refresh: digest(refresh.expose()),
         refresh_expires: now + REFRESH_LIFETIME_S,
         used: vec![],
+        code: String::new(),
+        last_used: None,
     };
     (grant, Issued { access, refresh, expires_in: ACCESS_LIFETIME_S })
 }
@@ -237,6 +323,7 @@ mod tests {
         let code = g.code(tenant(), ("c1", "App"), "https://app/cb", &pkce_s256(verifier), R);
         assert_eq!(g.exchange(code.expose(), "c1", "https://app/cb", "wrong", R).err(), Some(Refused::Verifier));
         assert_eq!(g.exchange(code.expose(), "c1", "https://app/cb", verifier, R).err(), Some(Refused::Code), "a code is tried once");
+        assert_eq!(g.exchange("never-issued", "c1", "https://app/cb", verifier, R).err(), Some(Refused::Code));
         let code = g.code(tenant(), ("c1", "App"), "https://app/cb", &pkce_s256(verifier), R);
         assert_eq!(g.exchange(code.expose(), "c2", "https://app/cb", verifier, R).err(), Some(Refused::Mismatch));
         let code = g.code(tenant(), ("c1", "App"), "https://app/cb", &pkce_s256(verifier), R);
@@ -250,6 +337,42 @@ mod tests {
         assert_eq!(g.tenant_of(t2.access.expose(), R), None, "reuse revokes the whole grant");
         let kept = std::fs::read_to_string(&g.file).unwrap();
         assert!(!kept.contains(t2.refresh.expose()) && !kept.contains(t2.access.expose()), "hashes only");
+    }
+
+    #[test]
+    fn a_replayed_code_revokes_every_token_issued_from_it() {
+        let g = grants("replay");
+        let verifier = "a-verifier-of-at-least-forty-three-characters-long";
+        let code = g.code(tenant(), ("c1", "App"), "https://app/cb", &pkce_s256(verifier), R);
+        let t = g.exchange(code.expose(), "c1", "https://app/cb", verifier, R).unwrap();
+        let t2 = g.refresh(t.refresh.expose(), "c1").unwrap();
+        let other = g.code(tenant(), ("c1", "App"), "https://app/cb", &pkce_s256(verifier), R);
+        let kept = g.exchange(other.expose(), "c1", "https://app/cb", verifier, R).unwrap();
+        assert_eq!(g.tenant_of(t2.access.expose(), R), Some(tenant()));
+        assert_eq!(g.exchange(code.expose(), "c1", "https://app/cb", verifier, R).err(), Some(Refused::Replayed));
+        assert_eq!(g.tenant_of(t2.access.expose(), R), None, "the rotated tokens of that code are revoked too");
+        assert_eq!(g.refresh(t2.refresh.expose(), "c1").err(), Some(Refused::Refresh));
+        assert_eq!(g.tenant_of(kept.access.expose(), R), Some(tenant()), "another code's grant stands");
+    }
+
+    #[test]
+    fn a_persons_page_shows_one_row_per_assistant_with_when_and_last_use() {
+        let g = grants("rows");
+        let verifier = "a-verifier-of-at-least-forty-three-characters-long";
+        let issue = |c: &str| {
+            let code = g.code(tenant(), (c, "App"), "https://app/cb", &pkce_s256(verifier), R);
+            g.exchange(code.expose(), c, "https://app/cb", verifier, R).unwrap()
+        };
+        let (a1, _a2, _b) = (issue("c1"), issue("c1"), issue("c2"));
+        let rows = g.assistants(&tenant());
+        assert_eq!(rows.iter().map(|a| (a.client_id.as_str(), a.grants)).collect::<Vec<_>>(), vec![("c1", 2), ("c2", 1)]);
+        assert!(rows.iter().all(|a| a.last_used.is_none()));
+        g.tenant_of(a1.access.expose(), R).unwrap();
+        let rows = g.assistants(&tenant());
+        assert!(rows[0].last_used.is_some() && rows[1].last_used.is_none(), "{rows:?}");
+        g.revoke_client(&tenant(), Some("c1")).unwrap();
+        assert_eq!(g.assistants(&tenant()).len(), 1);
+        assert_eq!(g.tenant_of(a1.access.expose(), R), None);
     }
 
     #[test]

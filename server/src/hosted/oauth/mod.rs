@@ -43,8 +43,8 @@ impl Auth {
 }
 
 /// The protected resource: this server's MCP endpoint.
-pub(super) fn resource(server: &Server) -> String {
-    format!("{}/mcp", server.base_url)
+fn resource(server: &Server) -> String {
+    server.resource()
 }
 
 fn metadata_url(server: &Server) -> String {

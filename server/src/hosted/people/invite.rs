@@ -5,7 +5,6 @@
 use super::super::tenants::{private_dir, private_file, Tenants};
 use crate::secret::Secret;
 use jiff::Timestamp;
-use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 
 /// The longest an invitation may be valid.
@@ -27,9 +26,7 @@ pub struct Invitations {
 }
 
 /// The SHA-256 of a token, hex: the name its file is kept under.
-pub fn digest(token: &str) -> String {
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use crate::secret::digest;
 
 impl Invitations {
     pub fn of(t: &Tenants) -> Invitations {
@@ -90,7 +87,7 @@ mod tests {
     fn invitations(name: &str) -> Invitations {
         let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/invitations")).join(name);
         let _ = std::fs::remove_dir_all(&dir);
-        Invitations::of(&Tenants { dir })
+        Invitations::of(&Tenants::at(dir))
     }
 
     #[test]

@@ -64,6 +64,7 @@ pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Resul
         ("POST", p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
         ("POST", p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
         ("POST", "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
+        ("POST", "/me/new-url", Some(f)) => ctx.new_url(&f),
         ("GET", p, None) if p.starts_with("/me/key/") => ctx.key_page(&p[8..], None),
         ("POST", p, Some(f)) if p.starts_with("/me/key/") => ctx.key(&p[8..], &f).await,
         ("GET", p, None) if p.starts_with("/me/login/") => ctx.login_page(&p[10..], None, None),
@@ -135,8 +136,20 @@ impl Ctx<'_> {
         self.html(StatusCode::FORBIDDEN, pages::message("Not sent", text), None)
     }
 
-    fn connector(&self, id: &TenantId) -> String {
-        format!("{}{}", self.server.base_url, id.mcp_path())
+    /// The connector URL every person's assistant is given under OAuth (it names no one: the
+    /// token the person allows says whose data it reads).
+    fn oauth_connector(&self) -> Option<String> {
+        self.server.opts.auth.oauth().then(|| self.server.resource())
+    }
+
+    /// A new connector URL for tenant `id` (with `--auth url`): its secret kept as a hash, the URL
+    /// shown this once; the one it had stops working.
+    fn new_connector(&self, id: &TenantId) -> Result<Option<String>, String> {
+        if !self.server.opts.auth.urls() {
+            return Ok(None);
+        }
+        let secret = super::hashed::new_url(self.tenants, id)?;
+        Ok(Some(format!("{}{}", self.server.base_url, super::tenants::mcp_path(&secret))))
     }
 
     fn join_page(&self, token: Option<&str>) -> Response {
@@ -161,7 +174,8 @@ impl Ctx<'_> {
             }
         }
         let made = self.tenants.add().and_then(|id| person::new_key(self.tenants, &id).map(|k| (id, k)));
-        let (id, key) = match made {
+        let made = made.and_then(|(id, k)| self.new_connector(&id).map(|u| (id, k, u)));
+        let (id, key, url) = match made {
             Ok(x) => x,
             Err(e) => {
                 tracing::warn!("a tenant could not be made: {e}");
@@ -170,8 +184,9 @@ impl Ctx<'_> {
             }
         };
         tracing::info!("a person made a tenant from {}", if token.is_some() { "an invitation" } else { "open sign-up" });
-        let sid = self.sessions().sign_in(self.visit.session.as_deref(), id.clone());
-        self.html(StatusCode::OK, pages::welcome(&self.connector(&id), key.expose()), Some(Cookie::Set(sid)))
+        let sid = self.sessions().sign_in(self.visit.session.as_deref(), id);
+        let connectors = pages::Connectors { oauth: self.oauth_connector(), url };
+        self.html(StatusCode::OK, pages::welcome(&connectors, key.expose()), Some(Cookie::Set(sid)))
     }
 
     fn sign_in_page(&self, error: Option<&str>, status: StatusCode) -> Response {
@@ -219,8 +234,7 @@ impl Ctx<'_> {
     }
 
     fn rows(&self, id: &TenantId) -> Vec<pages::Row> {
-        let home = Home::Tenant(self.tenants.dir.join(id.as_str()));
-        let store = home.store().ok();
+        let store = self.tenants.home(id).and_then(|h| h.store().ok());
         crate::providers::specs()
             .map(|s| pages::Row {
                 name: s.name,
@@ -237,15 +251,39 @@ impl Ctx<'_> {
     }
 
     fn me(&self, flash: Option<&str>) -> Response {
+        self.me_with(flash, None)
+    }
+
+    /// Their page; `new_url` is a connector URL just made, shown this once.
+    fn me_with(&self, flash: Option<&str>, new_url: Option<String>) -> Response {
         // The Connect buttons end at each provider's login page.
         let logins: Vec<String> = crate::providers::specs()
             .filter_map(|s| s.connection.oauth())
             .filter_map(|o| origin_of(&crate::accounts::oauth::env_or(o.authorize_env, o.authorize_url)))
             .collect();
         self.signed_in(|t, csrf| {
-            let clients = self.server.auth.as_ref().map(|a| a.grants.of(t)).unwrap_or_default();
-            self.html_posting_to(StatusCode::OK, pages::me(&self.connector(t), &self.rows(t), &clients, csrf, flash), None, &logins)
+            let assistants = self.server.auth.as_ref().map(|a| a.grants.assistants(t)).unwrap_or_default();
+            let connectors = pages::Connectors { oauth: self.oauth_connector(), url: new_url };
+            let urls = self.server.opts.auth.urls();
+            let page = pages::me(&connectors, urls, &self.rows(t), &assistants, csrf, flash);
+            self.html_posting_to(StatusCode::OK, page, None, &logins)
         })
+    }
+
+    /// A new connector URL (with `--auth url`): the old one stops working at once.
+    fn new_url(&self, form: &HashMap<String, String>) -> Response {
+        if !self.csrf_ok(form) {
+            return self.refused_form();
+        }
+        let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
+        match self.new_connector(&t) {
+            Ok(Some(url)) => self.me_with(Some("A new connector URL is made; the one you had opens nothing from now on."), Some(url)),
+            Ok(None) => self.me(Some("This server lets assistants in with OAuth only: there is no connector URL to make.")),
+            Err(e) => {
+                tracing::warn!("a connector URL could not be made: {e}");
+                self.me(Some("A new connector URL could not be made (the server's folder could not be written); the operator can see why in its log."))
+            }
+        }
     }
 
     fn connect(&self, provider: &str, form: &HashMap<String, String>) -> Response {
@@ -267,8 +305,7 @@ impl Ctx<'_> {
         if !self.csrf_ok(form) {
             return self.refused_form();
         }
-        let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
-        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let Some((t, home)) = self.visit.tenant.clone().and_then(|t| self.tenants.home(&t).map(|h| (t, h))) else { return self.redirect("/signin", None) };
         let Some(spec) = crate::providers::spec(provider) else {
             return StatusCode::NOT_FOUND.into_response();
         };
@@ -282,8 +319,8 @@ impl Ctx<'_> {
 
     /// A signed-in person's tenant, its home, and the provider `name` connected the way `how` says.
     fn provider(&self, name: &str, how: pages::How) -> Option<(TenantId, Home, &'static ProviderSpec)> {
-        let t = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some())?;
-        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let t = self.visit.tenant.clone()?;
+        let home = self.tenants.home(&t)?;
         let row = self.rows(&t).into_iter().find(|r| r.name == name && r.how == how)?;
         let spec = crate::providers::spec(row.name)?;
         Some((t, home, spec))
@@ -379,7 +416,10 @@ impl Ctx<'_> {
             return self.redirect("/signin", None);
         };
         let said = match auth.grants.revoke_client(&t, Some(client)) {
-            Ok(()) => "Revoked: that assistant's tokens open nothing from now on.".to_string(),
+            Ok(()) if self.server.opts.auth.urls() => {
+                "Revoked: that assistant's tokens open nothing from now on. If you also gave it your connector URL, make a new one below: this server still opens your data to that URL.".to_string()
+            }
+            Ok(()) => "Revoked: every token that assistant holds opens nothing from now on.".to_string(),
             Err(e) => format!("Not revoked ({e})."),
         };
         self.me(Some(&said))
@@ -389,8 +429,7 @@ impl Ctx<'_> {
         if !self.csrf_ok(form) {
             return self.refused_form();
         }
-        let Some(t) = self.visit.tenant.clone().filter(|t| self.tenants.home(t).is_some()) else { return self.redirect("/signin", None) };
-        let home = Home::Tenant(self.tenants.dir.join(t.as_str()));
+        let Some((t, home)) = self.visit.tenant.clone().and_then(|t| self.tenants.home(&t).map(|h| (t, h))) else { return self.redirect("/signin", None) };
         let mut said = vec![];
         for spec in crate::providers::specs() {
             let connected = home.store().ok().and_then(|s| s.load(spec.name).ok().flatten()).is_some();
@@ -458,11 +497,6 @@ fn set_cookie(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
     }
 }
 
-/// Whether people reach `server` over https (then its cookie is Secure).
-fn https(server: &Server) -> bool {
-    server.opts.public_url.as_ref().is_some_and(|u| u.scheme() == "https")
-}
-
 /// The live session a request's cookie names, and its tenant (for the authorization page).
 pub(super) fn session_of(server: &Server, req: &Request) -> Option<(String, Option<TenantId>)> {
     let v = visit(server, req);
@@ -479,7 +513,7 @@ pub(super) fn session_or_new(server: &Server, s: Option<(String, Option<TenantId
 
 /// Set a new session's cookie on a page of another module (the authorization page).
 pub(super) fn set_session(resp: &mut Response, made: Option<String>, server: &Server) {
-    set_cookie(resp, made.map(Cookie::Set), https(server));
+    set_cookie(resp, made.map(Cookie::Set), super::https(server));
 }
 
 impl Ctx<'_> {
@@ -491,14 +525,14 @@ impl Ctx<'_> {
     fn html_posting_to(&self, status: StatusCode, body: String, cookie: Option<Cookie>, also: &[String]) -> Response {
         let mut r = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], Body::from(body)).into_response();
         secure_headers_for(&mut r, also);
-        set_cookie(&mut r, cookie, https(self.server));
+        set_cookie(&mut r, cookie, super::https(self.server));
         r
     }
 
     fn redirect(&self, to: &str, cookie: Option<Cookie>) -> Response {
         let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
         secure_headers(&mut r);
-        set_cookie(&mut r, cookie, https(self.server));
+        set_cookie(&mut r, cookie, super::https(self.server));
         r
     }
 }

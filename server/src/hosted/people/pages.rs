@@ -39,9 +39,9 @@ pub fn privacy() -> Markup {
         ul {
             li { "It reads your own data from the wearable accounts you connect here (Oura, Withings, Polar, Garmin), only when your AI assistant asks a question, and only to answer it." }
             li { "It keeps no health data on disk: answers are computed in memory, and what the providers sent is cached there (within a size limit) until the server restarts. Nothing you measured is ever written to a file." }
-            li { "It keeps your logins to those accounts (their tokens), in a folder of yours on this server that only the server can read, and the fingerprint of your sign-in key; never the key itself." }
+            li { "It keeps your logins to those accounts (their tokens), encrypted, in a folder of yours on this server, and the fingerprints of your sign-in key and connector URL; never the key or the URL itself. A copy of the server's disk without the operator's key shows only which accounts you connected, and when." }
             li { "It writes nothing to your accounts. You can disconnect an account or delete everything here at any time; the operator of this server can too." }
-            li { "Whoever holds your connector URL can read your data through it: give it only to your own assistant." }
+            li { "Whatever lets your assistant in (a connector URL, or the assistants you allow here) reads your data: give it only to your own assistant, and revoke it here when you stop using it." }
         }
     }
 }
@@ -69,8 +69,31 @@ pub fn join(action: &str, csrf: &str, expires: &str) -> String {
     )
 }
 
-/// After the tenant was made: the sign-in key, shown this once, and the connector URL.
-pub fn welcome(connector: &str, key: &str) -> String {
+/// How a person's assistant reaches their data on this server.
+pub struct Connectors {
+    /// The one URL every assistant is given under OAuth (the person allows each on this server).
+    pub oauth: Option<String>,
+    /// Their own connector URL (with `--auth url`), just made: shown this once.
+    pub url: Option<String>,
+}
+
+fn connectors(c: &Connectors) -> Markup {
+    html! {
+        @if let Some(u) = &c.oauth {
+            h2 { "Your connector URL" }
+            p { "Add it to your assistant as a custom connector (in Claude: Settings, Connectors, Add custom connector). It names no one: your assistant sends you to this server to sign in and allow it, and you can revoke it here." }
+            code.secret data-connector="oauth" { (u) }
+        }
+        @if let Some(u) = &c.url {
+            h2 { @if c.oauth.is_some() { "Your own connector URL (without signing in)" } @else { "Your connector URL" } }
+            p { "It is shown only now: keep it in your password manager. Whoever has it reads your data, so give it only to your own assistant (in Claude: Settings, Connectors, Add custom connector). You can make a new one on your page, which ends this one." }
+            code.secret data-connector="url" { (u) }
+        }
+    }
+}
+
+/// After the tenant was made: the sign-in key and the connector URL, shown this once.
+pub fn welcome(c: &Connectors, key: &str) -> String {
     page(
         "Welcome",
         html! {
@@ -78,12 +101,15 @@ pub fn welcome(connector: &str, key: &str) -> String {
             h2 { "Your sign-in key" }
             p { "Keep it in your password manager: it is shown only now, and it is how you come back to this page (to connect an account, or to delete everything). Nobody can show it to you again." }
             code.secret data-key { (key) }
-            h2 { "Your connector URL" }
-            p { "Add it to your assistant as a custom connector (in Claude: Settings, Connectors, Add custom connector). It is your key to your data: give it to no one." }
-            code.secret data-connector { (connector) }
+            (connectors(c))
             p { a href="/me" { "Connect your accounts →" } }
         },
     )
+}
+
+/// A time (Unix seconds) as people read it, in UTC.
+fn when(t: i64) -> String {
+    jiff::Timestamp::from_second(t).map(|t| t.strftime("%Y-%m-%d %H:%M UTC").to_string()).unwrap_or_default()
 }
 
 pub fn sign_in(csrf: &str, error: Option<&str>) -> String {
@@ -124,14 +150,18 @@ pub struct Row {
     pub how: How,
 }
 
-pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants::Grant], csrf: &str, flash: Option<&str>) -> String {
+pub fn me(c: &Connectors, urls: bool, rows: &[Row], assistants: &[crate::hosted::oauth::grants::Assistant], csrf: &str, flash: Option<&str>) -> String {
     page(
         "Your vitals",
         html! {
             h1 { "Your vitals" }
             @if let Some(f) = flash { p.flash role="status" { (f) } }
-            h2 { "Your connector URL" }
-            code.secret data-connector { (connector) }
+            (connectors(c))
+            @if urls && c.url.is_none() {
+                @if c.oauth.is_none() { h2 { "Your connector URL" } }
+                p.note { "Your connector URL was shown once, when it was made. Lost it, or gave it to an assistant you no longer use? A new one ends the old one at once." }
+                (button("/me/new-url", csrf, "Make a new connector URL", false))
+            }
             h2 { "Your accounts" }
             @for r in rows {
                 div.row data-provider=(r.name) data-connected=(r.connected) {
@@ -148,14 +178,18 @@ pub fn me(connector: &str, rows: &[Row], clients: &[crate::hosted::oauth::grants
                     }
                 }
             }
-            @if !clients.is_empty() {
+            @if !assistants.is_empty() {
                 h2 { "Assistants you let in" }
-                @for c in clients {
-                    div.row data-client=(c.client_id) {
-                        span { b { (c.client_name) } }
+                @for a in assistants {
+                    div.row data-client=(a.client_id) {
+                        span {
+                            b { (a.client_name) }
+                            br;
+                            span.note { "allowed " (when(a.allowed)) ", " @match a.last_used { Some(t) => { "last used " (when(t)) }, None => "not used yet" } }
+                        }
                         form method="post" action="/me/revoke-client" {
                             input type="hidden" name="csrf" value=(csrf);
-                            input type="hidden" name="client_id" value=(c.client_id);
+                            input type="hidden" name="client_id" value=(a.client_id);
                             button type="submit" { "Revoke" }
                         }
                     }

@@ -2,57 +2,36 @@
 //! come back to their page (and, later, let another client in) without the operator. The tenants
 //! folder keeps only the key's SHA-256: `.keys/<hash>` names the tenant it opens, and the tenant's
 //! own `signin.key` names the hash, so deleting the tenant deletes its key.
-use super::super::tenants::{private_dir, private_file, TenantId, Tenants};
-use super::invite::digest;
+use super::super::hashed::{SIGN_IN, URL};
+use super::super::tenants::{TenantId, Tenants};
 use crate::secret::Secret;
-use std::path::PathBuf;
-
-/// The name of the file in a tenant's folder that holds its key's hash.
-const OWN: &str = "signin.key";
-
-fn keys(t: &Tenants) -> PathBuf {
-    t.dir.join(".keys")
-}
 
 /// A new key for tenant `id` (replacing any it had): the key itself, to be shown once.
 pub fn new_key(t: &Tenants, id: &TenantId) -> Result<Secret, String> {
-    forget_key(t, id);
     let key = Secret::new(format!("vk-{}", super::super::mount::random_token()));
-    let hash = digest(key.expose());
-    private_dir(&keys(t))?;
-    private_file(&keys(t).join(&hash), id.as_str().as_bytes())?;
-    private_file(&t.dir.join(id.as_str()).join(OWN), hash.as_bytes())?;
+    SIGN_IN.set(t, id, key.expose())?;
     Ok(key)
 }
 
 /// The tenant `key` opens, if it still exists.
 pub fn tenant_of(t: &Tenants, key: &str) -> Option<TenantId> {
     let shaped = key.len() == 46 && key.starts_with("vk-") && key[3..].bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if !shaped {
-        return None;
-    }
-    let id = TenantId::parse(std::fs::read_to_string(keys(t).join(digest(key))).ok()?.trim())?;
-    t.home(&id).map(|_| id)
+    shaped.then(|| SIGN_IN.tenant_of(t, key)).flatten()
 }
 
 /// Remove a tenant (`vitals-mcp tenant delete`, or the person from their page): its sign-in key
-/// first, so it opens nothing, then its folder.
+/// and connector URL first, so they open nothing, then its folder.
 pub fn remove_tenant(t: &Tenants, id: &str) -> Result<(), String> {
     if let Some(tid) = TenantId::parse(id) {
         forget_key(t, &tid);
+        URL.forget(t, &tid);
     }
     t.remove(id)
 }
 
 /// Remove tenant `id`'s key (before its folder goes, or when it gets a new one).
 pub fn forget_key(t: &Tenants, id: &TenantId) {
-    if let Ok(hash) = std::fs::read_to_string(t.dir.join(id.as_str()).join(OWN)) {
-        let hash = hash.trim();
-        if hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            let _ = std::fs::remove_file(keys(t).join(hash));
-        }
-        let _ = std::fs::remove_file(t.dir.join(id.as_str()).join(OWN));
-    }
+    SIGN_IN.forget(t, id);
 }
 
 #[cfg(test)]
@@ -61,9 +40,9 @@ mod tests {
 
     #[test]
     fn a_key_opens_its_tenant_until_it_is_replaced_or_the_tenant_is_removed() {
-        let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/signin-keys"));
+        let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/signin-keys"));
         let _ = std::fs::remove_dir_all(&dir);
-        let t = Tenants { dir };
+        let t = Tenants::at(dir);
         let id = t.add().unwrap();
         let key = new_key(&t, &id).unwrap();
         assert_eq!(tenant_of(&t, key.expose()), Some(id.clone()));
@@ -71,10 +50,10 @@ mod tests {
         let again = new_key(&t, &id).unwrap();
         assert_eq!(tenant_of(&t, key.expose()), None, "the old key is gone");
         assert_eq!(tenant_of(&t, again.expose()), Some(id.clone()));
-        let stored = std::fs::read_to_string(t.dir.join(id.as_str()).join(OWN)).unwrap();
+        let stored = std::fs::read_to_string(t.dir.join(id.as_str()).join(SIGN_IN.own)).unwrap();
         assert!(!stored.contains(again.expose()), "only the hash is kept");
         remove_tenant(&t, id.as_str()).unwrap();
         assert_eq!(tenant_of(&t, again.expose()), None);
-        assert_eq!(std::fs::read_dir(keys(&t)).unwrap().count(), 0);
+        assert_eq!(std::fs::read_dir(t.dir.join(SIGN_IN.folder)).unwrap().count(), 0);
     }
 }
