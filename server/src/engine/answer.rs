@@ -92,6 +92,10 @@ pub struct Notices {
     /// We slowed down to stay inside the provider's published request budget.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paced: Option<String>,
+    /// Samples the provider sent that are no reading (a watch without skin contact), left out of
+    /// the rows and of every bucket: how many, by reason, and why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<ExcludedSamples>,
     /// What the provider's own rules did (groups merged into one weigh-in, manual entries left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<String>>,
@@ -104,6 +108,14 @@ pub struct Notices {
     /// An account was connected during this call (the collection needed one), and this answer is its data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account_connected: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ExcludedSamples {
+    /// Samples left out, by reason (`no_contact`: 12).
+    #[serde(flatten)]
+    pub counts: std::collections::BTreeMap<String, usize>,
+    pub note: String,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -80,8 +80,14 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
 /// The answer: `shaped` fitted into `max_chars` (resampled, compacted, and only then cut at a day
 /// boundary, with `truncated`), rendered, and said when large.
 pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
-    let Shaped { kept, mut range, notices: mut n, synthetic, pages } = shaped;
+    let Shaped { mut kept, mut range, notices: mut n, synthetic, pages } = shaped;
+    let mut absent = kept.take_absent();
     let fitted = fit(plan, kept)?;
+    if let Some((from, _)) = fitted.cut {
+        let edge = plan.zone.day_start(from).timestamp().as_second();
+        absent.retain(|(st, _)| st.is_none_or(|st| st.midnight < edge));
+    }
+    n.excluded = excluded(plan, &absent);
     if let Some((from, whole)) = fitted.cut {
         let start = range.map(|(s, _)| s).unwrap_or(from);
         range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
@@ -131,9 +137,29 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
     })
 }
 
+/// What the no-reading samples left in the answer's days say: a count per reason, and why.
+fn excluded(plan: &Plan, absent: &[(Option<super::resolution::Stamp>, String)]) -> Option<ExcludedSamples> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for (_, why) in absent {
+        *counts.entry(why.clone()).or_default() += 1;
+    }
+    if counts.is_empty() {
+        return None;
+    }
+    let display = plan.provider.spec().display;
+    let said: Vec<String> = counts
+        .iter()
+        .map(|(why, n)| {
+            let because = plan.provider.no_reading(plan.collection, why).unwrap_or_else(|| format!("{display} marked them `{why}`"));
+            format!("{n} sample(s) {display} sent are no reading ({why}): {because}.")
+        })
+        .collect();
+    Some(ExcludedSamples { counts, note: format!("{} They are left out of the rows and of every bucket, and counted here.", said.join(" ")) })
+}
+
 /// A series: raw when it fits (or is asked for), else buckets at the asked or the finest fitting resolution.
 fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out: &mut Fitted) -> Vec<Value> {
-    let Series { records, raw, cut_after_let_go, readings, tally } = series;
+    let Series { records, raw, cut_after_let_go, readings, tally, .. } = series;
     let raw_samples = readings.stamps.len();
     let samples = Samples::from_stamps(&readings.stamps);
     let bucketed = |step: u32, limit: usize| {

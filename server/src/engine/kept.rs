@@ -16,6 +16,7 @@ use super::render::{Format, Tally};
 use super::resolution::{Readings, Stamp, Stamper};
 use super::window::record_instant;
 use crate::catalog::SeriesSpec;
+use crate::providers::NO_READING;
 use crate::time::Zone;
 use jiff::civil::Date;
 use serde_json::Value;
@@ -45,11 +46,14 @@ pub struct Series {
     pub readings: Readings,
     /// The exact size of the records, as `render::size` would measure it.
     pub tally: Tally,
+    /// Samples the provider sent that are no reading (`providers::NO_READING`): where each lies
+    /// and why. Never records of the answer; cut with them, so only those of its days are said.
+    pub absent: Vec<(Option<Stamp>, String)>,
 }
 
 impl Series {
     fn new(spec: SeriesSpec, format: Format) -> Series {
-        Series { records: vec![], raw: true, cut_after_let_go: false, readings: Readings::new(spec), tally: Tally::new(format) }
+        Series { records: vec![], raw: true, cut_after_let_go: false, readings: Readings::new(spec), tally: Tally::new(format), absent: vec![] }
     }
 
     fn push(&mut self, rec: Value, stamp: Option<Stamp>) {
@@ -101,6 +105,7 @@ impl Series {
             let stamp = stamper.stamp(&rec);
             fresh.push(rec, stamp);
         }
+        fresh.absent = std::mem::take(&mut self.absent);
         *self = fresh;
     }
 }
@@ -196,6 +201,7 @@ impl Kept {
                     b.let_go();
                 }
                 a.cut_after_let_go |= b.cut_after_let_go;
+                a.absent.extend(b.absent);
                 a.records.extend(b.records);
                 a.readings.append(b.readings);
                 a.tally.append(b.tally);
@@ -229,7 +235,16 @@ impl Kept {
                 if keep.contains(&false) {
                     s.retain_flagged(&keep, zone);
                 }
+                s.absent.retain(|(st, _)| st.is_none_or(|st| st.midnight < edge));
             }
+        }
+    }
+
+    /// The samples that were no reading, by reason, and where each lies (documents have none).
+    pub fn take_absent(&mut self) -> Vec<(Option<Stamp>, String)> {
+        match self {
+            Kept::Series(s) => std::mem::take(&mut s.absent),
+            Kept::Documents(_) => vec![],
         }
     }
 
@@ -263,6 +278,9 @@ impl Kept {
             Kept::Series(s) if n > 0 => {
                 let keep: Vec<bool> = (0..s.len()).map(|i| i >= n).collect();
                 s.retain_flagged(&keep, zone);
+                // Only the no-reading samples from the first sample left on are the answer's.
+                let first = s.readings.stamps.iter().flatten().map(|st| st.at).min();
+                s.absent.retain(|(st, _)| matches!((st, first), (Some(st), Some(f)) if st.at >= f));
             }
             Kept::Series(_) => {}
         }
@@ -276,6 +294,7 @@ impl Kept {
         if let Kept::Series(s) = self {
             let keep: Vec<bool> = s.readings.stamps.iter().map(|st| st.as_ref().is_some_and(|st| (from..to).contains(&st.at))).collect();
             s.retain_flagged(&keep, zone);
+            s.absent.retain(|(st, _)| st.as_ref().is_some_and(|st| (from..to).contains(&st.at)));
         }
     }
 }
@@ -296,6 +315,8 @@ pub struct Keeper {
     /// Series: what this window kept already. A window owns a span of instants no other window
     /// owns (engine/window.rs), so a repeat can only come from this window's own pages.
     seen: HashSet<Key>,
+    /// Series: the no-reading samples this window counted already (a page sent twice counts once).
+    absent_seen: HashSet<(Option<Key>, String)>,
     /// The position of the last record kept, and whether every record so far came at or after
     /// the one before (pages newest first or in no order are put in time order at the end).
     last: Option<Pos>,
@@ -309,7 +330,7 @@ impl Keeper {
         // Documents are never stamped: an empty key names no field.
         let stamp = plan.collection.series.map_or("", |s| s.stamp);
         let stamper = Stamper::new(&plan.zone, stamp);
-        Keeper { kept: Kept::for_plan(plan), stamper, seen: HashSet::new(), last: None, in_order: true, floor }
+        Keeper { kept: Kept::for_plan(plan), stamper, seen: HashSet::new(), absent_seen: HashSet::new(), last: None, in_order: true, floor }
     }
 
     /// How many records the window keeps so far.
@@ -357,6 +378,13 @@ impl Keeper {
                     (None, None, Some(raw)) => Some(Key::Raw(raw.to_string())),
                     (None, None, None) => None,
                 };
+                if let Some(why) = rec.get(NO_READING).and_then(Value::as_str) {
+                    // No reading: counted where it lies, never kept.
+                    if self.absent_seen.insert((key, why.to_string())) {
+                        s.absent.push((stamp, why.to_string()));
+                    }
+                    return false;
+                }
                 if key.is_some_and(|k| !self.seen.insert(k)) {
                     return false;
                 }
@@ -398,6 +426,29 @@ mod tests {
     fn inner(k: &mut Kept) -> &mut Series {
         let Kept::Series(s) = k else { unreachable!() };
         s
+    }
+
+    /// Samples that were no reading are counted where they lie: a zoom, the latest records, a
+    /// merge keep only those of what is left.
+    #[test]
+    fn no_reading_samples_follow_the_cuts_of_the_records_they_lie_among() {
+        let zone = Zone::parse("+00:00").unwrap();
+        let recs: Vec<Value> = (1..=4).map(|d| json!({"timestamp": format!("2026-06-0{d}T12:00:00Z"), "bpm": 60})).collect();
+        let mut stamper = Stamper::new(&zone, "timestamp");
+        let mut absent = |d: u8| (stamper.stamp(&json!({"timestamp": format!("2026-06-0{d}T12:00:30Z")})), "no_contact".to_string());
+        let (a, b) = ((1..=2).map(&mut absent).collect::<Vec<_>>(), (3..=4).map(&mut absent).collect::<Vec<_>>());
+        let mut kept = series(&recs[..2], &zone);
+        inner(&mut kept).absent = a;
+        let mut later = series(&recs[2..], &zone);
+        inner(&mut later).absent = b;
+        kept.append(later);
+        assert_eq!(inner(&mut kept).absent.len(), 4, "windows merged keep every window's");
+        let day = |d: u8| format!("2026-06-0{d}T00:00:00Z").parse::<jiff::Timestamp>().unwrap().as_second();
+        kept.keep_within(day(2), day(4), &zone);
+        assert_eq!(inner(&mut kept).absent.len(), 2, "a zoom keeps those of its span");
+        kept.drop_first(1, &zone);
+        assert_eq!(inner(&mut kept).absent.len(), 1, "the latest records keep those from their first on");
+        assert_eq!(kept.take_absent().len(), 1);
     }
 
     #[test]

@@ -165,6 +165,12 @@ pub struct PageAt {
 /// Collection-specific options of a query (`include_manual`), validated against the catalog.
 pub type Options = serde_json::Map<String, Value>;
 
+/// The key a decoder puts in a series sample that is no reading (Polar's 0 bpm without skin
+/// contact), its value the reason's name (`no_contact`). The engine places such a sample like any
+/// other, so only those of the answer's own days are counted, never keeps it (no row, no bucket),
+/// and says the count in `notices.excluded`, in the words of [`Provider::no_reading`].
+pub const NO_READING: &str = "_no_reading";
+
 /// What a provider's own rules did to the merged records, said in `notices.rules`.
 pub struct Finished {
     pub records: Vec<Value>,
@@ -209,6 +215,11 @@ pub trait Provider: Send + Sync {
     /// collections only: a series is shaped page by page as it arrives (engine/kept.rs).
     fn finish(&self, _c: &CollectionSpec, records: Vec<Value>, _options: &Options) -> Finished {
         Finished { records, notes: vec![] }
+    }
+    /// Why samples marked [`NO_READING`] with `reason` are no reading, in a sentence for
+    /// `notices.excluded` (None: the reason's name and the count are all that is said).
+    fn no_reading(&self, _c: &CollectionSpec, _reason: &str) -> Option<String> {
+        None
     }
     /// What to tell the user when the credential is missing or refused (401/403).
     fn auth_help(&self, status: u16, cred: &Credential) -> String;
