@@ -194,7 +194,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         brief: "exercises, HR zones, training load",
         path: "v3/exercises",
         summary: "One row per exercise: sport, start (with the watch's UTC offset), duration, distance, calories, heart rate \
-                  average/maximum, time in each heart-rate zone, training load. With options.samples=true also summaries of its \
+                  average/maximum, time in each heart-rate zone, training load; cardio, muscle and perceived load, null where \
+                  Polar's interpretation of them says NOT_AVAILABLE. With options.samples=true also summaries of its \
                   sensor samples, each with its method and sample count: per-km splits (time, pace, average HR), power (average, \
                   normalised, maximum, variability index), elevation (ascent, descent, range), cadence, RR-interval HRV and \
                   temperature; with options.raw_samples=true the raw series themselves (compacted to fit when large). Route \
@@ -268,7 +269,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         brief: "24/7 heart rate (time series)",
         path: "v3/users/continuous-heart-rate",
         summary: "Continuous (24/7) heart rate, about one sample every 5 minutes, as a time series (resampled to fit when large). \
-                  Polar gives the watch's clock time without a zone: times are read in the query's zone.",
+                  Polar gives the watch's clock time without a zone: times are read in the query's zone. A sample of 0 bpm (the \
+                  watch without skin contact) is no reading: left out of the rows and buckets, counted in notices.excluded.",
         range: RangeKind::DateTime,
         day_keys: &["timestamp"],
         always: &["timestamp"],

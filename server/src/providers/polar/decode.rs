@@ -26,6 +26,32 @@ fn avail(x: Option<f64>) -> Value {
     }
 }
 
+/// A rate, or a score on a scale that starts at 1 (sleep score 1–100, charge 1–5, continuity
+/// 1.0–5.0): Polar's 0 there is "none", never a value.
+fn positive(v: &Value, keys: &[&str]) -> Value {
+    num(v, keys).filter(|x| *x > 0.0).map_or(Value::Null, |x| json!(x))
+}
+
+/// The levels a Training Load Pro interpretation names when its value is a load.
+const LOAD_LEVELS: [&str; 5] = ["VERY_LOW", "LOW", "MEDIUM", "HIGH", "VERY_HIGH"];
+
+/// A Training Load Pro value (cardio, muscle or perceived load), read by its interpretation:
+/// `NOT_AVAILABLE` is no load whatever the number beside it (Polar sends `perceived-load: 0.0`
+/// for an exercise nobody rated, `muscle-load: -1.0` for one without power), a level vouches for
+/// the number. Without a level (`UNKNOWN`, or no interpretation) only Polar's `-1.0` sentinel
+/// is left to tell by, and a perceived load needs the user's rating (`user-rpe`) besides.
+fn load(pro: &Value, value: &[&str], interpretation: &[&str], perceived: bool) -> Value {
+    let x = num(pro, value);
+    let said = get(pro, interpretation).and_then(Value::as_str).unwrap_or("UNKNOWN");
+    let rated = get(pro, &["user-rpe", "user_rpe"]).and_then(Value::as_str).is_some_and(|r| r.starts_with("RPE_"));
+    match said {
+        "NOT_AVAILABLE" => Value::Null,
+        level if LOAD_LEVELS.contains(&level) => avail(x),
+        _ if perceived && !rated => Value::Null,
+        _ => avail(x),
+    }
+}
+
 fn text(v: &Value, keys: &[&str]) -> Value {
     get(v, keys).cloned().unwrap_or(Value::Null)
 }
@@ -102,7 +128,7 @@ pub fn exercise(v: &Value) -> Value {
     let offset = num(v, &["start_time_utc_offset", "start-time-utc-offset"]).unwrap_or(0.0) as i64;
     let start_local = get(v, &["start_time", "start-time"]).and_then(Value::as_str).unwrap_or_default();
     let start = local_with_offset(start_local, offset);
-    let load = get(v, &["training_load_pro", "training-load-pro"]).cloned().unwrap_or(Value::Null);
+    let pro = get(v, &["training_load_pro", "training-load-pro"]).cloned().unwrap_or(Value::Null);
     let hr = get(v, &["heart_rate", "heart-rate"]).cloned().unwrap_or(Value::Null);
     let zones: Vec<Value> = get(v, &["heart_rate_zones", "heart-rate-zones"])
         .and_then(Value::as_array)
@@ -129,14 +155,14 @@ pub fn exercise(v: &Value) -> Value {
         "duration_s": get(v, &["duration"]).and_then(Value::as_str).and_then(iso_seconds).map(r1),
         "distance_m": num(v, &["distance"]),
         "calories_kcal": num(v, &["calories"]),
-        "hr_avg_bpm": num(&hr, &["average"]),
-        "hr_max_bpm": num(&hr, &["maximum"]),
+        "hr_avg_bpm": positive(&hr, &["average"]),
+        "hr_max_bpm": positive(&hr, &["maximum"]),
         "hr_zones": zones,
         "training_load": avail(num(v, &["training_load", "training-load"])),
-        "cardio_load": avail(num(&load, &["cardio-load", "cardio_load"])),
-        "muscle_load": avail(num(&load, &["muscle-load", "muscle_load"])),
-        "perceived_load": avail(num(&load, &["perceived-load", "perceived_load"])),
-        "running_index": num(v, &["running-index", "running_index"]),
+        "cardio_load": self::load(&pro, &["cardio-load", "cardio_load"], &["cardio-load-interpretation", "cardio_load_interpretation"], false),
+        "muscle_load": self::load(&pro, &["muscle-load", "muscle_load"], &["muscle-load-interpretation", "muscle_load_interpretation"], false),
+        "perceived_load": self::load(&pro, &["perceived-load", "perceived_load"], &["perceived-load-interpretation", "perceived_load_interpretation"], true),
+        "running_index": positive(v, &["running-index", "running_index"]),
         "fat_pct": num(v, &["fat_percentage", "fat-percentage"]),
         "carbohydrate_pct": num(v, &["carbohydrate_percentage", "carbohydrate-percentage"]),
         "protein_pct": num(v, &["protein_percentage", "protein-percentage"]),
@@ -155,7 +181,11 @@ fn add_samples(row: &mut Value, samples: &[Value], start: Option<&str>) {
         let kind = get(s, &["sample_type", "sample-type"]).and_then(|t| t.as_u64().or_else(|| t.as_str().and_then(|x| x.trim().parse().ok())));
         let Some(kind) = kind.map(|k| k as usize).filter(|k| *k < SAMPLE_TYPES.len()) else { continue };
         let rate = num(s, &["recording_rate", "recording-rate"]).unwrap_or(0.0);
-        let values = get(s, &["data"]).and_then(Value::as_str).map(sample_values).unwrap_or_default();
+        let mut values = get(s, &["data"]).and_then(Value::as_str).map(sample_values).unwrap_or_default();
+        if kind == 0 {
+            // A heart rate of 0 is the sensor without contact: offline, like `NULL`.
+            values.iter_mut().filter(|x| **x == Some(0.0)).for_each(|x| *x = None);
+        }
         by_type[kind] = Some((rate, values));
     }
     let series = |k: usize| by_type[k].as_ref().map(|(_, v)| v.as_slice());
@@ -196,7 +226,8 @@ fn clock_seconds(s: &str) -> Option<i64> {
 
 /// `{"HH:MM": value}` keyed by clock times that wrap past midnight → `(seconds after `start_sod`,
 /// value)`, in order. A key up to an hour before the start (a start at 23:39:07 has the key
-/// 23:39) counts as the start.
+/// 23:39) counts as the start. A value of 0 (a heart rate, an HRV, a breathing rate) is no
+/// reading, as in continuous heart rate: left out here, and counted by [`zero_samples`].
 fn clock_points(map: &Value, start_sod: i64) -> Vec<(f64, f64)> {
     let mut pts: Vec<(f64, f64)> = map
         .as_object()
@@ -207,11 +238,17 @@ fn clock_points(map: &Value, start_sod: i64) -> Vec<(f64, f64)> {
             if t > 86_400 - 3_600 {
                 t = 0;
             }
-            Some((t as f64, v.as_f64()?))
+            Some((t as f64, v.as_f64().filter(|x| *x > 0.0)?))
         })
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));
     pts
+}
+
+/// How many of a `{"HH:MM": value}` map's samples are 0: no reading, left out of the series and
+/// its summary, and counted there as `missing`.
+fn zero_samples(map: Option<&Value>) -> usize {
+    map.and_then(Value::as_object).map_or(0, |m| m.values().filter(|v| v.as_f64() == Some(0.0)).count())
 }
 
 fn zoned(s: &str) -> Option<jiff::Zoned> {
@@ -274,18 +311,18 @@ pub fn night(v: &Value) -> Value {
         "date": text(v, &["date"]),
         "sleep_start": start_s,
         "sleep_end": end.as_ref().map(rfc3339),
-        "sleep_score": text(v, &["sleep_score"]),
+        "sleep_score": positive(v, &["sleep_score"]),
         "asleep_min": asleep.map(|s| r1(s / 60.0)),
         "light_min": secs_to_min(v, &["light_sleep"]),
         "deep_min": secs_to_min(v, &["deep_sleep"]),
         "rem_min": secs_to_min(v, &["rem_sleep"]),
         "unrecognized_min": secs_to_min(v, &["unrecognized_sleep_stage"]),
-        "continuity": text(v, &["continuity"]),
-        "continuity_class": text(v, &["continuity_class"]),
+        "continuity": positive(v, &["continuity"]),
+        "continuity_class": positive(v, &["continuity_class"]),
         "interruptions_min": secs_to_min(v, &["total_interruption_duration"]),
         "short_interruptions_min": secs_to_min(v, &["short_interruption_duration"]),
         "long_interruptions_min": secs_to_min(v, &["long_interruption_duration"]),
-        "sleep_charge": text(v, &["sleep_charge"]),
+        "sleep_charge": positive(v, &["sleep_charge"]),
         "sleep_goal_min": secs_to_min(v, &["sleep_goal"]),
         // 0 means the user gave no rating.
         "sleep_rating": num(v, &["sleep_rating"]).filter(|r| *r > 0.0),
@@ -296,7 +333,7 @@ pub fn night(v: &Value) -> Value {
         "hypnogram": hyp,
         "architecture": hyp.as_deref().and_then(|h| summary::architecture(h, EPOCH_S)),
         "heart_rate": (!hr_points.is_empty()).then(|| even(&hr_points, start_s.as_deref().unwrap_or_default())),
-        "heart_rate_summary": summary::night_series(&hr_points, "sleep heart rate (bpm)", Some(15.0 * 60.0)),
+        "heart_rate_summary": summary::night_series(&hr_points, zero_samples(get(v, &["heart_rate_samples"])), "sleep heart rate (bpm)", Some(15.0 * 60.0)),
     })
 }
 
@@ -309,7 +346,7 @@ fn night_points(map: &Value, date: Option<Date>) -> (Vec<(f64, f64)>, Option<Str
         .flatten()
         .filter_map(|(k, v)| {
             let sod = clock_seconds(k)?;
-            Some((if sod >= 12 * 3600 { sod - 86_400 } else { sod }, v.as_f64()?))
+            Some((if sod >= 12 * 3600 { sod - 86_400 } else { sod }, v.as_f64().filter(|x| *x > 0.0)?))
         })
         .collect();
     pts.sort_by_key(|p| p.0);
@@ -324,19 +361,19 @@ pub fn recharge(v: &Value) -> Value {
     let series = |key: &str, unit: &str| {
         let (pts, start) = get(v, &[key]).map(|m| night_points(m, date)).unwrap_or_default();
         let raw = (!pts.is_empty()).then(|| even(&pts, start.as_deref().unwrap_or_default()));
-        (raw, summary::night_series(&pts, unit, None))
+        (raw, summary::night_series(&pts, zero_samples(get(v, &[key])), unit, None))
     };
     let (hrv_raw, hrv) = series("hrv_samples", "HRV, RMSSD (ms)");
     let (br_raw, br) = series("breathing_samples", "breathing rate (breaths/min)");
     json!({
         "date": text(v, &["date"]),
         "ans_charge": text(v, &["ans_charge"]),
-        "ans_charge_status": text(v, &["ans_charge_status"]),
-        "nightly_recharge_status": text(v, &["nightly_recharge_status"]),
-        "hr_avg_bpm": text(v, &["heart_rate_avg"]),
-        "beat_to_beat_avg_ms": text(v, &["beat_to_beat_avg"]),
-        "hrv_avg_ms": text(v, &["heart_rate_variability_avg"]),
-        "breathing_rate_avg": text(v, &["breathing_rate_avg"]),
+        "ans_charge_status": positive(v, &["ans_charge_status"]),
+        "nightly_recharge_status": positive(v, &["nightly_recharge_status"]),
+        "hr_avg_bpm": positive(v, &["heart_rate_avg"]),
+        "beat_to_beat_avg_ms": positive(v, &["beat_to_beat_avg"]),
+        "hrv_avg_ms": positive(v, &["heart_rate_variability_avg"]),
+        "breathing_rate_avg": positive(v, &["breathing_rate_avg"]),
         "hrv": hrv,
         "breathing": br,
         "hrv_samples": hrv_raw,
@@ -428,8 +465,13 @@ pub fn hourly_steps(steps: &Value) -> (Vec<f64>, f64) {
     (hours, sum)
 }
 
+/// Why a continuous heart-rate sample of 0 bpm is none ([`crate::providers::NO_READING`]).
+pub const NO_CONTACT: &str = "no_contact";
+
 /// Continuous heart rate → one record per sample. Polar gives a date and a clock time on the
-/// watch, no zone: they are read in the query's zone (said in every answer).
+/// watch, no zone: they are read in the query's zone (said in every answer). A sample of 0 bpm is
+/// the watch without skin contact (runs of them a second apart, mid-day): marked as no reading,
+/// so it is counted and said rather than read as a heart rate or left out in silence.
 pub fn heart_rate(body: &Value, zone: &Zone) -> Vec<Value> {
     let days: Vec<&Value> = match body {
         Value::Array(a) => a.iter().collect(),
@@ -448,7 +490,10 @@ pub fn heart_rate(body: &Value, zone: &Zone) -> Vec<Value> {
             let Some(secs) = clock_seconds(clock) else { continue };
             let Ok(local) = date.to_datetime(jiff::civil::Time::midnight()).checked_add(jiff::SignedDuration::from_secs(secs)) else { continue };
             if let Ok(z) = local.to_zoned(zone.tz.clone()) {
-                out.push(json!({"timestamp": rfc3339(&z), "bpm": bpm}));
+                out.push(match bpm > 0.0 {
+                    true => json!({"timestamp": rfc3339(&z), "bpm": bpm}),
+                    false => json!({"timestamp": rfc3339(&z), crate::providers::NO_READING: NO_CONTACT}),
+                });
             }
         }
     }
@@ -525,15 +570,15 @@ pub fn alertness(v: &Value) -> Value {
 /// entity (kebab-case) if one is ever passed here.
 pub fn physical(v: &Value) -> Value {
     json!({
-        "weight_kg": num(v, &["weight"]),
-        "height_cm": num(v, &["height"]),
+        "weight_kg": positive(v, &["weight"]),
+        "height_cm": positive(v, &["height"]),
         "birthday": text(v, &["birthday", "birthdate"]),
         "gender": text(v, &["gender"]),
-        "max_hr_bpm": num(v, &["maximum_heart_rate", "maximum-heart-rate"]),
-        "resting_hr_bpm": num(v, &["resting_heart_rate", "resting-heart-rate"]),
-        "aerobic_threshold_bpm": num(v, &["aerobic_threshold", "aerobic-threshold"]),
-        "anaerobic_threshold_bpm": num(v, &["anaerobic_threshold", "anaerobic-threshold"]),
-        "vo2max": num(v, &["vo2_max", "vo2-max"]),
+        "max_hr_bpm": positive(v, &["maximum_heart_rate", "maximum-heart-rate"]),
+        "resting_hr_bpm": positive(v, &["resting_heart_rate", "resting-heart-rate"]),
+        "aerobic_threshold_bpm": positive(v, &["aerobic_threshold", "aerobic-threshold"]),
+        "anaerobic_threshold_bpm": positive(v, &["anaerobic_threshold", "anaerobic-threshold"]),
+        "vo2max": positive(v, &["vo2_max", "vo2-max"]),
         "weight_source": text(v, &["weight_source", "weight-source"]),
         "training_background": text(v, &["training_background", "training-background"]),
         "typical_day": text(v, &["typical_day", "typical-day"]),
@@ -584,6 +629,65 @@ mod tests {
         );
         assert_eq!(z["sleep"], 360.0);
         assert_eq!(z["non_wear"], 1080.0);
+    }
+
+    /// Polar's 0 bpm without skin contact is marked as no reading (the engine counts and says
+    /// it), never a heart rate; a reading beside it stays.
+    #[test]
+    fn a_continuous_heart_rate_of_zero_is_no_reading() {
+        let day = json!({"date": "2026-02-02", "heart_rate_samples": [
+            {"heart_rate": 0, "sample_time": "12:31:20"}, {"heart_rate": 84, "sample_time": "12:31:21"}, {"heart_rate": 0, "sample_time": "12:31:22"}]});
+        let rows = heart_rate(&day, &Zone::parse("+00:00").unwrap());
+        let none: Vec<&Value> = rows.iter().filter(|r| r[crate::providers::NO_READING] == NO_CONTACT).collect();
+        assert_eq!((rows.len(), none.len()), (3, 2), "{rows:?}");
+        assert!(none.iter().all(|r| r.get("bpm").is_none() && r["timestamp"].is_string()), "placed by its time, no value: {none:?}");
+        assert_eq!(rows[1]["bpm"], 84.0);
+    }
+
+    /// A load is read by its interpretation: NOT_AVAILABLE is no load whatever the number (the
+    /// recorded `perceived-load: 0.0`), a level vouches for the number, even 0.
+    #[test]
+    fn training_loads_are_read_by_their_interpretation_not_a_sentinel() {
+        let ex = |pro: Value| exercise(&json!({"id": "x", "start_time": "2026-02-01T17:55:10", "start_time_utc_offset": 0, "training_load_pro": pro}));
+        let unrated = ex(json!({"cardio-load": 67.3257, "cardio-load-interpretation": "MEDIUM", "muscle-load": -1.0,
+            "muscle-load-interpretation": "NOT_AVAILABLE", "perceived-load": 0.0, "perceived-load-interpretation": "NOT_AVAILABLE", "user-rpe": "UNKNOWN"}));
+        assert_eq!(unrated["cardio_load"], 67.3257);
+        assert!(unrated["muscle_load"].is_null() && unrated["perceived_load"].is_null(), "{unrated}");
+        let rated = ex(json!({"cardio-load": 0.0, "cardio-load-interpretation": "VERY_LOW", "perceived-load": 210.0,
+            "perceived-load-interpretation": "HIGH", "user-rpe": "RPE_HARD", "muscle-load": 12.0, "muscle-load-interpretation": "NOT_AVAILABLE"}));
+        assert_eq!((rated["cardio_load"].as_f64(), rated["perceived_load"].as_f64()), (Some(0.0), Some(210.0)));
+        assert!(rated["muscle_load"].is_null(), "NOT_AVAILABLE beside a number is still no load: {rated}");
+        // Without an interpretation only the sentinel is left, and a perceived load needs a rating.
+        let bare = ex(json!({"cardio_load": 50.0, "muscle_load": -1.0, "perceived_load": 0.0}));
+        assert_eq!(bare["cardio_load"], 50.0);
+        assert!(bare["muscle_load"].is_null() && bare["perceived_load"].is_null(), "{bare}");
+    }
+
+    /// Zeros where a value cannot be 0: heart rates, HRV and breathing, scores on scales that start
+    /// at 1. Samples of 0 are left out of series and summaries, and counted as missing.
+    #[test]
+    fn zeros_that_cannot_be_values_are_none() {
+        let night = night(&json!({"date": "2026-02-02", "sleep_start_time": "2026-02-01T23:00:00+00:00", "sleep_end_time": "2026-02-02T01:00:00+00:00",
+            "sleep_score": 0, "sleep_charge": 0, "continuity": 0.0, "continuity_class": 0,
+            "heart_rate_samples": {"23:02": 60, "23:07": 0, "23:12": 58, "23:17": 0}}));
+        assert!(night["sleep_score"].is_null() && night["sleep_charge"].is_null() && night["continuity"].is_null() && night["continuity_class"].is_null());
+        let s = &night["heart_rate_summary"];
+        assert_eq!((s["min"].as_f64(), s["samples"].as_u64(), s["missing"].as_u64()), (Some(58.0), Some(2), Some(2)), "{s}");
+        assert!(night["heart_rate"]["items"].as_array().unwrap().iter().all(|x| x.as_f64() != Some(0.0)), "{}", night["heart_rate"]);
+        let rc = recharge(&json!({"date": "2026-02-02", "heart_rate_avg": 0, "beat_to_beat_avg": 0, "heart_rate_variability_avg": 0,
+            "breathing_rate_avg": 0.0, "nightly_recharge_status": 0, "ans_charge": 0.0, "ans_charge_status": 0,
+            "hrv_samples": {"00:41": 14, "00:46": 0}}));
+        for k in ["hr_avg_bpm", "beat_to_beat_avg_ms", "hrv_avg_ms", "breathing_rate_avg", "nightly_recharge_status", "ans_charge_status"] {
+            assert!(rc[k].is_null(), "{k}: {rc}");
+        }
+        assert_eq!(rc["ans_charge"], 0.0, "0 is the usual ANS charge, a value");
+        assert_eq!((rc["hrv"]["avg"].as_f64(), rc["hrv"]["missing"].as_u64()), (Some(14.0), Some(1)));
+        let pi = physical(&json!({"weight": 0, "maximum_heart_rate": 0, "resting_heart_rate": 0, "vo2_max": 0, "aerobic_threshold": 0}));
+        assert!(["weight_kg", "max_hr_bpm", "resting_hr_bpm", "vo2max", "aerobic_threshold_bpm"].iter().all(|k| pi[*k].is_null()), "{pi}");
+        let ex = exercise(&json!({"id": "x", "start_time": "2026-02-01T17:55:10", "start_time_utc_offset": 0, "heart_rate": {"average": 0, "maximum": 0},
+            "running-index": 0, "samples": [{"recording_rate": 1, "sample_type": 0, "data": "120,0,0,122"}]}));
+        assert!(ex["hr_avg_bpm"].is_null() && ex["hr_max_bpm"].is_null() && ex["running_index"].is_null(), "{ex}");
+        assert_eq!(ex["sample_counts"]["heart_rate"], json!({"samples": 4, "missing": 2}), "a heart-rate sample of 0 is the sensor offline");
     }
 
     #[test]

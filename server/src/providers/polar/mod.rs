@@ -175,6 +175,13 @@ impl Provider for Polar {
             _ => vec![],
         }
     }
+    fn no_reading(&self, _c: &CollectionSpec, reason: &str) -> Option<String> {
+        (reason == decode::NO_CONTACT).then(|| {
+            "Polar sends a heart rate of 0 bpm while the watch has no skin contact (often a run of them a second apart), which is no \
+             heart rate"
+                .into()
+        })
+    }
     fn auth_help(&self, status: u16, cred: &Credential) -> String {
         match status {
             401 => "Polar rejected the token (HTTP 401). Polar AccessLink v3 has no refresh: the access was revoked in Polar Flow, or the \

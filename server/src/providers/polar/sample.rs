@@ -132,11 +132,7 @@ pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect:
         "has_route": running,
         "detailed_sport_info": if running { "RUNNING" } else { "ROAD_BIKING" },
         "fat_percentage": 31, "carbohydrate_percentage": 66, "protein_percentage": 3,
-        "training_load_pro": {
-            "date": d.to_string(), "cardio-load": (secs as f64 / 30.0).round(), "muscle-load": if running { -1.0 } else { 40.0 },
-            "perceived-load": -1.0, "cardio-load-interpretation": "MEDIUM", "muscle-load-interpretation": "NOT_AVAILABLE",
-            "perceived-load-interpretation": "NOT_AVAILABLE", "user-rpe": "UNKNOWN"
-        },
+        "training_load_pro": training_load_pro(d, secs, running),
     });
     if running {
         ex["running-index"] = json!(48 + (h(d, 15) % 6));
@@ -191,6 +187,35 @@ pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect:
         ex["samples"] = Value::Array(out);
     }
     Some(ex)
+}
+
+/// An exercise's Training Load Pro as Polar sends it: every value beside its interpretation. A
+/// run has no power, so no muscle load (`-1.0`, `NOT_AVAILABLE`); an exercise nobody rated has
+/// `perceived-load: 0.0`, `NOT_AVAILABLE` and `user-rpe: UNKNOWN` (a recorded body says so: 0.0,
+/// not the -1.0 of the documentation's example); one in three is rated.
+fn training_load_pro(d: Date, secs: i64, running: bool) -> Value {
+    const RPE: [(&str, f64); 4] = [("RPE_LIGHT", 3.0), ("RPE_MODERATE", 5.0), ("RPE_FAIRLY_HARD", 6.0), ("RPE_HARD", 7.0)];
+    let cardio = (secs as f64 / 30.0).round();
+    let level = |x: f64| match x {
+        _ if x < 40.0 => "LOW",
+        _ if x < 100.0 => "MEDIUM",
+        _ => "HIGH",
+    };
+    let (muscle, muscle_said) = if running { (-1.0, "NOT_AVAILABLE") } else { (40.0, "LOW") };
+    let (perceived, perceived_said, rpe) = match h(d, 16) % 3 {
+        0 => {
+            let (rpe, score) = RPE[(h(d, 17) % 4) as usize];
+            // Session RPE: the rating times the minutes.
+            let load = (score * secs as f64 / 60.0).round();
+            (load, level(load / 2.0), rpe)
+        }
+        _ => (0.0, "NOT_AVAILABLE", "UNKNOWN"),
+    };
+    json!({
+        "date": d.to_string(), "cardio-load": cardio, "muscle-load": muscle, "perceived-load": perceived,
+        "cardio-load-interpretation": level(cardio), "muscle-load-interpretation": muscle_said,
+        "perceived-load-interpretation": perceived_said, "user-rpe": rpe
+    })
 }
 
 /// The upload instant of the exercise on `d` (what Polar's 30-day window is counted from).
@@ -264,18 +289,39 @@ pub fn activity_of_day(p: &Person, d: Date, with_samples: bool) -> Value {
     a
 }
 
-/// A day of continuous heart rate: a sample every 5 minutes at `:08`, a few missing.
+/// A day of continuous heart rate: a sample every 5 minutes at `:08`, a few missing, and on three
+/// days in four a run where the watch lost skin contact mid-day ([`no_contact_run`]).
 pub fn heart_rate_of_day(p: &Person, d: Date) -> Value {
-    let samples: Vec<Value> = (0..288)
+    let mut samples: Vec<(i64, f64)> = (0..288)
         .filter(|i| !h(d, 300 + *i as u64).is_multiple_of(40))
         .map(|i| {
             let t = i as f64 * 300.0;
             let night = !(7.0 * 3600.0..23.0 * 3600.0).contains(&t);
             let bpm = if night { 54.0 } else { 72.0 } + 8.0 * (t / 5000.0).sin() + (h(d, 600 + i as u64) % 6) as f64;
-            json!({"heart_rate": bpm.round(), "sample_time": format!("{:02}:{:02}:08", i / 12, (i % 12) * 5)})
+            (i * 300 + 8, bpm.round())
         })
         .collect();
+    samples.extend(no_contact_run(d));
+    samples.sort_by_key(|s| s.0);
+    samples.dedup_by_key(|s| s.0);
+    let samples: Vec<Value> = samples
+        .into_iter()
+        // Whole beats per minute, as Polar sends them (an integer).
+        .map(|(t, bpm)| json!({"heart_rate": bpm as i64, "sample_time": format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)}))
+        .collect();
     json!({"polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id), "date": d.to_string(), "heart_rate_samples": samples})
+}
+
+/// The watch losing skin contact mid-day, as real accounts show it: a run of samples a second
+/// apart, each `heart_rate: 0`, broken now and then by a reading as contact comes and goes
+/// (seconds of the day, bpm). Read as heart rates, a one-minute bucket of it averages about 25.
+pub fn no_contact_run(d: Date) -> Vec<(i64, f64)> {
+    if h(d, 310).is_multiple_of(4) {
+        return vec![];
+    }
+    let start = 11 * 3600 + (h(d, 311) % (4 * 3600)) as i64;
+    let len = 90 + (h(d, 312) % 120) as i64;
+    (0..len).map(|k| (start + k, if k % 3 == 2 { 78.0 + (h(d, 313 + k as u64) % 7) as f64 } else { 0.0 })).collect()
 }
 
 /// The night that ends on `d`: start and end with offsets, stages that agree with the hypnogram.

@@ -194,8 +194,9 @@ pub fn rolling_nadir(points: &[(f64, f64)], window_s: f64) -> Option<(f64, usize
 
 /// `{min, avg, max, trend_per_hour, samples}` of a night's timed samples, plus the rolling nadir
 /// when `nadir_window_s` is given.
-pub fn night_series(points: &[(f64, f64)], unit: &str, nadir_window_s: Option<f64>) -> Option<Value> {
-    let xs: Vec<Option<f64>> = points.iter().map(|p| Some(p.1)).collect();
+pub fn night_series(points: &[(f64, f64)], no_reading: usize, unit: &str, nadir_window_s: Option<f64>) -> Option<Value> {
+    // Samples that were no reading (0) count as missing, as an offline sensor's do.
+    let xs: Vec<Option<f64>> = points.iter().map(|p| Some(p.1)).chain(std::iter::repeat_n(None, no_reading)).collect();
     let mut out = min_avg_max(&xs, unit)?;
     out["trend_per_hour"] = json!(slope_per_hour(points));
     let mut method = format!("{unit}: mean, minimum, maximum of the samples; trend_per_hour = least-squares slope over the night, per hour");
