@@ -64,6 +64,11 @@ fn base(v: &Value, keys: &[&str]) -> Map<String, Value> {
     m
 }
 
+/// Rates a living member never has at 0: a 0 among them is no reading (a strap off the skin,
+/// a workout logged without it), null like a value WHOOP left out, never a rate of 0.
+const NEVER_ZERO: [&str; 7] =
+    ["resting_heart_rate", "hrv_rmssd_milli", "average_heart_rate", "max_heart_rate", "respiratory_rate", "spo2_percentage", "skin_temp_celsius"];
+
 /// The score's fields (nested objects flattened) beside the record's own, when it is scored.
 fn flatten_score(m: &mut Map<String, Value>, v: &Value) {
     let Some(score) = v.get("score").and_then(Value::as_object).filter(|_| m["score_state"] == "SCORED") else {
@@ -75,6 +80,11 @@ fn flatten_score(m: &mut Map<String, Value>, v: &Value) {
             _ => {
                 m.insert(k.clone(), x.clone());
             }
+        }
+    }
+    for k in NEVER_ZERO {
+        if let Some(x) = m.get_mut(k).filter(|x| x.as_f64() == Some(0.0)) {
+            *x = Value::Null;
         }
     }
 }
@@ -231,6 +241,24 @@ mod tests {
         let odd = sleep(&json!({"score_state": "SOMETHING_NEW", "score": {"respiratory_rate": 0}}));
         assert_eq!(odd["score_state"], "UNKNOWN");
         assert!(odd.get("respiratory_rate").is_none());
+    }
+
+    /// A strap off the skin, a workout logged without it: WHOOP scores the record, and a rate of
+    /// 0 is no reading, null; a strain or a score of 0 is a value and stays.
+    #[test]
+    fn a_rate_of_zero_is_no_reading_and_a_score_of_zero_is_a_value() {
+        let r = recovery(
+            &json!({"cycle_id": 1, "sleep_id": "s", "score_state": "SCORED", "score": {"user_calibrating": false, "recovery_score": 0.0,
+                "resting_heart_rate": 0.0, "hrv_rmssd_milli": 0, "spo2_percentage": 95.5, "skin_temp_celsius": 0.0}}),
+            None,
+        );
+        assert!(r["resting_heart_rate"].is_null() && r["hrv_rmssd_milli"].is_null() && r["skin_temp_celsius"].is_null(), "{r}");
+        assert_eq!((r["recovery_score"].as_f64(), r["spo2_percentage"].as_f64()), (Some(0.0), Some(95.5)));
+        let w = workout(&json!({"id": "w", "start": "2026-09-03T10:00:00Z", "end": "2026-09-03T10:30:00Z", "timezone_offset": "Z",
+            "sport_name": "yoga", "score_state": "SCORED", "score": {"strain": 0.0, "average_heart_rate": 0, "max_heart_rate": 0,
+            "kilojoule": 0.0, "percent_recorded": 0.0, "zone_durations": {"zone_zero_milli": 0}}}));
+        assert!(w["average_heart_rate"].is_null() && w["max_heart_rate"].is_null(), "{w}");
+        assert_eq!((w["strain"].as_f64(), w["percent_recorded"].as_f64(), w["zone_zero_milli"].as_i64()), (Some(0.0), Some(0.0), Some(0)));
     }
 
     #[test]
