@@ -169,6 +169,9 @@ pub struct WithingsPatch {
     pub now: Option<Timestamp>,
     pub rate_per_minute: Option<Option<usize>>,
     pub sleep_device: Option<bool>,
+    /// Nights ending before this day in Withings' older sleep summary format (no total, no
+    /// `sleep_latency`: `durationtosleep`).
+    pub older_sleep_before: Option<jiff::civil::Date>,
     pub faults: Option<WithingsFaults>,
 }
 
@@ -188,6 +191,9 @@ impl WithingsPatch {
         }
         if let Some(v) = self.sleep_device {
             c.person.sleep_device = v;
+        }
+        if self.older_sleep_before.is_some() {
+            c.person.older_sleep_before = self.older_sleep_before;
         }
         if let Some(v) = self.faults {
             c.faults = v;

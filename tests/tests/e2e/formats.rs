@@ -252,3 +252,33 @@ fn a_withings_day_no_device_measured_is_said_and_null_never_zero() {
     assert!(phone["hr_average_bpm"].is_null() && phone["hr_zone_light_min"].is_null(), "no tracker, no zones: {phone}");
     assert!(notes.iter().any(|n| n.starts_with("1 day(s) Withings lists with no device")), "{notes:?}");
 }
+
+/// Issue 48, on a body of the real shape: Polar's 0 bpm without skin contact is no reading,
+/// marked for the engine to leave out and count, never a heart rate of 0.
+#[test]
+fn a_polar_heart_rate_of_zero_is_no_reading() {
+    let (rows, _) = decoded("polar", "heartrate", "continuous_heart_rate_no_contact.json");
+    let none = rows.iter().filter(|r| r[vitals::providers::NO_READING] == "no_contact").count();
+    assert_eq!(none, 56, "every sample of 0 bpm is marked");
+    assert!(rows.iter().all(|r| r.get("bpm").is_none_or(|b| b.as_f64().unwrap() > 0.0)), "no heart rate of 0");
+}
+
+/// Issue 48, on a body of the real shape: a load Polar calls NOT_AVAILABLE is no load, whatever
+/// the number beside it (`perceived-load: 0.0`, `muscle-load: -1.0`).
+#[test]
+fn a_polar_load_not_available_is_no_load() {
+    let (rows, _) = decoded("polar", "exercises", "exercises_training_load_not_available.json");
+    let loads = |r: &Value| (r["cardio_load"].as_f64(), r["muscle_load"].as_f64(), r["perceived_load"].as_f64());
+    assert_eq!(loads(&rows[0]), (Some(61.8), None, None), "perceived-load 0.0 and muscle-load -1.0 said NOT_AVAILABLE");
+    assert_eq!(loads(&rows[1]), (Some(48.0), Some(31.5), Some(205.0)), "a rated exercise has its loads");
+}
+
+/// Issue 48, on a body of the published older shape: a Withings night without `sleep_latency`
+/// and `total_sleep_time` has its latency from `durationtosleep` and a total said as computed.
+#[test]
+fn an_older_withings_sleep_summary_has_a_latency_and_a_computed_total() {
+    let (rows, notes) = decoded("withings", "sleep", "sleep_v2_getsummary_older_format.json");
+    assert_eq!((rows[0]["total_sleep_min"].as_f64(), rows[0]["latency_min"].as_f64()), (Some(430.0), Some(9.0)), "{}", rows[0]);
+    assert_eq!((rows[1]["total_sleep_min"].as_f64(), rows[1]["latency_min"].as_f64()), (Some(440.0), Some(10.0)), "Withings' own: {}", rows[1]);
+    assert!(notes.len() == 1 && notes[0].contains("2014-09-11") && !notes[0].contains("2023-05-22"), "{notes:?}");
+}

@@ -203,6 +203,69 @@ async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_rang
     s.close().await;
 }
 
+/// The minutes Withings' seconds `k` of a raw night make, as the answer rounds them.
+fn min_of(raw: &Value, k: &str) -> f64 {
+    (raw["data"][k].as_f64().unwrap() / 60.0 * 100.0).round() / 100.0
+}
+
+/// Issue 48: nights in Withings' older sleep summary format carry `durationtosleep` and no
+/// `sleep_latency` or `total_sleep_time`. The latency is the older field; the total is light +
+/// deep + REM, said as computed by vitals wherever it is read: a query, the daily view, an
+/// analysis, the day's report.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_older_sleep_summary_has_its_latency_and_a_total_said_as_computed() {
+    let twin = twin().await;
+    twin.withings(|w| w.cfg.person.older_sleep_before = Some(ago(-2)));
+    let login = WithingsLogin::new(&twin, "older");
+    let s = login.server(&twin, &[]).await;
+    let person = twin.state.withings.lock().unwrap().cfg.person.clone();
+
+    let sl = records_of(&s, "withings.sleep", json!({"start": ds(ago(28)), "end": ds(ago(1))})).await;
+    let rows = sl["data"].as_array().unwrap();
+    assert!(rows.len() > 20, "{}", rows.len());
+    for r in rows {
+        let raw = sample::night_ending(&person, r["date"].as_str().unwrap().parse().unwrap()).unwrap();
+        assert!(raw["data"].get("total_sleep_time").is_none() && raw["data"].get("sleep_latency").is_none(), "the older format: {raw}");
+        let total = min_of(&raw, "lightsleepduration") + min_of(&raw, "deepsleepduration") + min_of(&raw, "remsleepduration");
+        assert!((r["total_sleep_min"].as_f64().unwrap() - total).abs() < 0.006, "light + deep + REM: {r}");
+        assert_eq!(r["latency_min"].as_f64(), Some(min_of(&raw, "durationtosleep")), "{r}");
+    }
+    let rules = sl["notices"]["rules"].to_string();
+    assert!(rules.contains("computed by vitals, not sent by Withings") && rules.contains("older sleep summary format"), "{rules}");
+
+    let d = s.ok("vitals_daily", json!({"start": ds(ago(7)), "end": ds(ago(1))})).await;
+    let cells: Vec<&Value> = d["rows"].as_array().unwrap().iter().filter_map(|r| r.get("sleep_total_min").filter(|c| !c.is_null())).collect();
+    assert!(cells.len() >= 5 && cells.iter().all(|c| c["from"] == "withings.sleep.total_sleep_min"), "{cells:?}");
+    assert!(d["fetches"].to_string().contains("computed by vitals"), "the daily view says where the totals came from: {}", d["fetches"]);
+
+    let trend = s.ok("vitals_trend", json!({"metric": "withings.sleep.total_sleep_min", "start": ds(ago(28)), "end": ds(ago(1))})).await;
+    assert_eq!(trend["days"].as_u64(), Some(rows.len() as u64), "every night has its total: {trend:.600}");
+    assert_eq!(trend["excluded"]["no_value"].as_u64(), Some(0), "{trend:.600}");
+    assert!(trend.to_string().contains("computed by vitals"), "the analysis says it: {trend:.600}");
+
+    let t = s.ok("vitals_today", json!({"days": 3})).await;
+    let w = t["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").expect("a Withings part");
+    let sleep = w["sections"].as_array().unwrap().iter().find(|x| x["role"] == "sleep").expect("a sleep section");
+    let col = |name: &str| sleep["columns"].as_array().unwrap().iter().position(|c| c == name).unwrap();
+    assert!(sleep["rows"].as_array().unwrap().iter().all(|r| r[col("total_min")].is_number() && r[col("latency_min")].is_number()), "{sleep}");
+    assert!(w["notices"]["rules"].as_str().unwrap().contains("computed by vitals"), "{}", w["notices"]);
+
+    // A history that changed format: only the older nights are computed, and only they are named.
+    twin.withings(|w| w.cfg.person.older_sleep_before = Some(ago(10)));
+    let mix = records_of(&s, "withings.sleep", json!({"start": ds(ago(16)), "end": ds(ago(4)), "forget": true})).await;
+    let rules = mix["notices"]["rules"].to_string();
+    for r in mix["data"].as_array().unwrap() {
+        let day = r["date"].as_str().unwrap();
+        let older = day < ds(ago(10)).as_str();
+        assert_eq!(rules.contains(day), older, "{day}: named only if its total was computed: {rules}");
+        let raw = sample::night_ending(&twin.state.withings.lock().unwrap().cfg.person, day.parse().unwrap()).unwrap();
+        if !older {
+            assert_eq!(r["total_sleep_min"].as_f64(), Some(min_of(&raw, "total_sleep_time")), "Withings' own total: {r}");
+        }
+    }
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn without_a_sleep_device_sleep_is_empty_with_a_sentence() {
     let twin = twin().await;

@@ -497,7 +497,8 @@ pub fn night(n: &Value) -> Value {
         "rem_min": minutes(d, "remsleepduration"),
         "awake_min": minutes(d, "wakeupduration"),
         "efficiency_pct": efficiency,
-        "latency_min": minutes(d, "sleep_latency"),
+        // The older summary format sends `durationtosleep` (now deprecated) and no `sleep_latency`.
+        "latency_min": if d.get("sleep_latency").is_some_and(|x| !x.is_null()) { minutes(d, "sleep_latency") } else { minutes(d, "durationtosleep") },
         "wakeup_count": num(d, "wakeupcount"),
         "score": num(d, "sleep_score"),
         "hr_average_bpm": rate(d, "hr_average"),
@@ -511,6 +512,33 @@ pub fn night(n: &Value) -> Value {
         "breathing_disturbances": num(d, "breathing_disturbances_intensity"),
         "device": device,
     })
+}
+
+/// Nights without Withings' total (its older summary format sends the stages and no
+/// `total_sleep_time`): their `total_sleep_min` is light + deep + REM, added here and said with
+/// the nights it was, so nobody takes it for Withings' own. A night missing a stage keeps null.
+pub fn sleep_totals(mut rows: Vec<Value>) -> (Vec<Value>, Vec<String>) {
+    let mut added: Vec<String> = vec![];
+    for r in rows.iter_mut().filter_map(Value::as_object_mut) {
+        if r.get("total_sleep_min").is_some_and(|t| !t.is_null()) {
+            continue;
+        }
+        let stages: Option<f64> = ["light_min", "deep_min", "rem_min"].iter().map(|k| r.get(*k).and_then(Value::as_f64)).sum();
+        if let Some(t) = stages {
+            r.insert("total_sleep_min".into(), json!((t * 100.0).round() / 100.0));
+            added.push(r.get("date").and_then(Value::as_str).unwrap_or("a night without a date").to_string());
+        }
+    }
+    let nights = match added.as_slice() {
+        [] => return (rows, vec![]),
+        few if few.len() <= 7 => few.join(", "),
+        many => format!("{} nights, the first ending {} and the last {}", many.len(), many[0], many[many.len() - 1]),
+    };
+    let note = format!(
+        "Withings sent no total sleep time for {nights} (its older sleep summary format): total_sleep_min there is light + deep + \
+         REM minutes, computed by vitals, not sent by Withings."
+    );
+    (rows, vec![note])
 }
 
 fn category(c: Option<i64>) -> Value {
@@ -653,6 +681,26 @@ mod tests {
         assert_eq!(next_offset(&json!({"more": false, "offset": 200})).unwrap(), None);
         assert_eq!(next_offset(&json!({"measuregrps": []})).unwrap(), None);
         assert!(next_offset(&json!({"more": true})).is_err());
+    }
+
+    /// Withings' older sleep summary format: stages and `durationtosleep`, no total and no
+    /// `sleep_latency`. Latency falls back to the older field; the total is added, and said.
+    #[test]
+    fn an_older_sleep_summary_gets_its_latency_and_a_total_said_as_computed() {
+        let older = json!({"id": 1, "date": "2014-09-11", "timezone": "Europe/Paris", "startdate": 1410521659, "enddate": 1410542577,
+            "data": {"wakeupduration": 1800, "lightsleepduration": 18540, "deepsleepduration": 8460, "remsleepduration": 10460,
+            "durationtosleep": 420, "durationtowakeup": 360, "wakeupcount": 3}});
+        let current = json!({"id": 2, "date": "2023-05-22", "data": {"total_sleep_time": 27960, "lightsleepduration": 10320,
+            "deepsleepduration": 9540, "remsleepduration": 8100, "sleep_latency": 720, "durationtosleep": 900}});
+        let (rows, notes) = sleep_totals(vec![night(&older), night(&current)]);
+        assert_eq!((rows[0]["latency_min"].as_f64(), rows[0]["total_sleep_min"].as_f64()), (Some(7.0), Some(624.33)), "{}", rows[0]);
+        assert_eq!((rows[1]["latency_min"].as_f64(), rows[1]["total_sleep_min"].as_f64()), (Some(12.0), Some(466.0)), "Withings' own values first");
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].contains("2014-09-11") && !notes[0].contains("2023-05-22") && notes[0].contains("computed by vitals"), "{notes:?}");
+        // A night missing a stage keeps no total rather than a part of one; nothing to say.
+        let partial = json!({"date": "2014-09-12", "data": {"lightsleepduration": 18540, "deepsleepduration": 8460}});
+        let (rows, notes) = sleep_totals(vec![night(&partial)]);
+        assert!(rows[0]["total_sleep_min"].is_null() && notes.is_empty());
     }
 
     /// The recorded shape of a day no device measured (roessland/withoutings' getactivity capture):

@@ -17,7 +17,7 @@ pub const DEFAULT_BASE: &str = "https://wbsapi.withings.net";
 /// sends a default subset without heart rate or score, reference §6).
 const ACTIVITY_FIELDS: &str =
     "steps,distance,elevation,soft,moderate,intense,active,calories,totalcalories,hr_average,hr_min,hr_max,hr_zone_0,hr_zone_1,hr_zone_2,hr_zone_3";
-const SLEEP_FIELDS: &str = "total_timeinbed,total_sleep_time,lightsleepduration,deepsleepduration,remsleepduration,wakeupduration,sleep_efficiency,sleep_latency,wakeupcount,sleep_score,hr_average,hr_min,hr_max,rr_average,rr_min,rr_max,snoring,snoringepisodecount,breathing_disturbances_intensity";
+const SLEEP_FIELDS: &str = "total_timeinbed,total_sleep_time,lightsleepduration,deepsleepduration,remsleepduration,wakeupduration,sleep_efficiency,sleep_latency,durationtosleep,wakeupcount,sleep_score,hr_average,hr_min,hr_max,rr_average,rr_min,rr_max,snoring,snoringepisodecount,breathing_disturbances_intensity";
 const WORKOUT_FIELDS: &str = "calories,intensity,hr_average,hr_min,hr_max,pause_duration,spo2_average,steps,distance,elevation";
 const INTRADAY_FIELDS: &str = "heart_rate,steps,calories,distance,elevation,duration";
 
@@ -162,6 +162,7 @@ impl Provider for Withings {
                 let notes = decode::activity_notes(&records);
                 (records, notes)
             }
+            "sleep" => decode::sleep_totals(records),
             _ => (records, vec![]),
         };
         Finished { records, notes }

@@ -17,12 +17,15 @@ pub struct Person {
     /// The IANA name Withings puts in `timezone`.
     pub tz_name: String,
     pub sleep_device: bool,
+    /// Nights ending before this day come in Withings' older sleep summary format
+    /// ([`older_night`]); None: every night in the current one.
+    pub older_sleep_before: Option<Date>,
 }
 
 impl Person {
     pub fn new(tz_name: &str, sleep_device: bool) -> Person {
         let tz = TimeZone::get(tz_name).unwrap_or(TimeZone::UTC);
-        Person { tz, tz_name: tz_name.into(), sleep_device }
+        Person { tz, tz_name: tz_name.into(), sleep_device, older_sleep_before: None }
     }
 
     fn at(&self, d: Date, h: i8, m: i8, s: i8) -> i64 {
@@ -225,18 +228,36 @@ pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
     let in_bed = end - start;
     let (deep, rem, awake) = (4_800 + (r % 1_800) as i64, 5_400 + (r % 1_500) as i64, 1_200 + (r % 1_500) as i64);
     let light = in_bed - deep - rem - awake;
+    let latency = 480 + (r % 900) as i64;
+    if p.older_sleep_before.is_some_and(|b| d < b) {
+        return Some(older_night(p, d, (start, end), [light, deep, rem, awake], latency, r));
+    }
     Some(json!({
         "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.tz_name, "model": 32, "model_id": 63,
         "hash_deviceid": MAT, "startdate": start, "enddate": end, "date": d.to_string(), "created": end + 600, "modified": end + 600,
         "data": {
             "total_timeinbed": in_bed, "total_sleep_time": light + deep + rem, "lightsleepduration": light, "deepsleepduration": deep,
             "remsleepduration": rem, "wakeupduration": awake, "sleep_efficiency": ((light + deep + rem) * 100 / in_bed) as f64 / 100.0,
-            "sleep_latency": 480 + (r % 900) as i64, "wakeup_latency": 300, "wakeupcount": 1 + r % 4, "waso": awake - 300,
+            "sleep_latency": latency, "durationtosleep": latency, "durationtowakeup": 0, "wakeup_latency": 300, "wakeupcount": 1 + r % 4, "waso": awake - 300,
             "nb_rem_episodes": 3 + r % 3, "out_of_bed_count": r % 2, "hr_average": 55 + r % 8, "hr_min": 47 + r % 5, "hr_max": 80 + r % 20,
             "rr_average": 14 + r % 3, "rr_min": 10 + r % 2, "rr_max": 19 + r % 3, "snoring": (r % 1_800) as i64, "snoringepisodecount": r % 20,
             "breathing_disturbances_intensity": 5 + r % 20, "sleep_score": 62 + r % 30,
         },
     }))
+}
+
+/// A night in Withings' older sleep summary format (accounts whose nights go back before it
+/// changed): the stages, `durationtosleep` and `durationtowakeup`, the wake-ups, and nothing
+/// else, so no `total_sleep_time`, no `sleep_latency` and no score.
+fn older_night(p: &Person, d: Date, (start, end): (i64, i64), [light, deep, rem, awake]: [i64; 4], latency: i64, r: u64) -> Value {
+    json!({
+        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.tz_name, "model": 32, "model_id": 63,
+        "hash_deviceid": MAT, "startdate": start, "enddate": end, "date": d.to_string(), "created": end + 600, "modified": end + 600,
+        "data": {
+            "wakeupduration": awake, "lightsleepduration": light, "deepsleepduration": deep, "remsleepduration": rem,
+            "durationtosleep": latency, "durationtowakeup": 300, "wakeupcount": 1 + r % 4,
+        },
+    })
 }
 
 /// The workouts of local day `d` (about every third day).
