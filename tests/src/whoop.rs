@@ -28,8 +28,9 @@ pub const SCOPES: &str = "offline read:recovery read:cycles read:sleep read:work
 /// Faults of WHOOP's own shape for the next data requests; counters count down.
 #[derive(Clone, Debug, Default)]
 pub struct WhoopFaults {
-    /// 429 with `X-RateLimit-Reset` (and `Retry-After` when `retry_after` is set).
+    /// 429 with `X-RateLimit-Reset: 1` (and `Retry-After: 1` when `retry_after` is set).
     pub rate_limit_next: u32,
+    /// `Retry-After` on every 429, the injected ones and the budget's.
     pub retry_after: bool,
     pub server_error_next: u32,
 }
@@ -306,16 +307,21 @@ impl Whoop {
         while self.arrivals.front().is_some_and(|t| *t < minute_ago) {
             self.arrivals.pop_front();
         }
-        if self.cfg.faults.rate_limit_next > 0 || self.arrivals.len() >= self.cfg.per_minute {
-            if self.cfg.faults.rate_limit_next == 0 {
+        let injected = self.cfg.faults.rate_limit_next > 0;
+        if injected || self.arrivals.len() >= self.cfg.per_minute {
+            if !injected {
                 self.rate_limited += 1;
             }
             self.cfg.faults.rate_limit_next = self.cfg.faults.rate_limit_next.saturating_sub(1);
             let mut headers = self.rate_headers();
             headers.retain(|(k, _)| *k != "x-ratelimit-remaining");
             headers.push(("x-ratelimit-remaining", "0".into()));
-            headers.retain(|(k, _)| *k != "x-ratelimit-reset");
-            headers.push(("x-ratelimit-reset", "1".into()));
+            if injected {
+                // An injected 429 frees in a second; one past the budget says when the minute
+                // frees, as WHOOP's headers do.
+                headers.retain(|(k, _)| *k != "x-ratelimit-reset");
+                headers.push(("x-ratelimit-reset", "1".into()));
+            }
             if self.cfg.faults.retry_after {
                 headers.push(("retry-after", "1".into()));
             }

@@ -108,6 +108,17 @@ pub struct Notices {
     /// An account was connected during this call (the collection needed one), and this answer is its data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub account_connected: Option<String>,
+    /// What the waits of `paced` and `rate_limited` were, as facts, for a report that says them
+    /// once for several answers (engine/today/said.rs). Never sent.
+    #[serde(skip)]
+    pub waits: Waits,
+}
+
+/// The 429s waited out and the time waited, by cause, as measured.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Waits {
+    pub limited: super::stats::Limited,
+    pub waited: super::limiter::Waited,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]

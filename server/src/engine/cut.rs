@@ -50,11 +50,10 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
                 None => "wait a few minutes, then call again with `start` = `continue_from`".into(),
             },
         ),
-        StopReason::RateLimitBudget(w) => (
-            "rate_limited",
-            format!("{who} was still rate limiting after {}s of waiting", w.as_secs()),
-            "wait a minute, then call again with `start` = `continue_from`".into(),
-        ),
+        StopReason::Held { held, call_budget, wait_budget, waited } => {
+            let (why, wait) = super::pacing::held(who, plan.provider.spec().rate_budget, held, *call_budget, *wait_budget, *waited);
+            ("rate_limited", why, format!("wait {wait}, then call again with `start` = `continue_from`"))
+        }
         StopReason::TimeBudget(b) => (
             TIME_BUDGET,
             format!(

@@ -32,8 +32,8 @@ impl Deadline {
     }
 
     /// When fetching must stop so the answer is still in time: the budget less a small reserve
-    /// (a tenth of it for a budget under 15 s).
-    fn fetch_by(&self) -> Instant {
+    /// (a tenth of it for a budget under 15 s). Waits are planned against it (engine/limiter.rs).
+    pub fn fetch_by(&self) -> Instant {
         self.start + self.budget.saturating_sub(ANSWER_RESERVE.min(self.budget / 10))
     }
 

@@ -7,6 +7,7 @@ use super::coverage::{first_gap, Coverage, Pos};
 use super::density;
 use super::gate::Gate;
 use super::kept::{Keeper, Kept, RawFloor};
+use super::limiter::{Held, Hold, Told, Until, Waited, Word, MAX_PAUSE, UNSAID_429_WAIT, UNSAID_RESET_WAIT};
 use super::plan::Plan;
 use super::stats::Stats;
 use super::window::{split, split_from, Piece, Place};
@@ -28,7 +29,15 @@ pub enum StopReason {
     Transient(String),
     /// Not one attempt at the page got an HTTP answer: the network, not the provider.
     Unreachable(String),
-    RateLimitBudget(Duration),
+    /// The next request could not be sent within the call's time budget or the read's wait
+    /// budget (engine/limiter.rs): answered at once with what is complete rather than idling
+    /// until the deadline. `waited`: what the window had waited on rate limits before.
+    Held {
+        held: Held,
+        call_budget: Duration,
+        wait_budget: Duration,
+        waited: Duration,
+    },
     /// A 429 from a provider whose 429s are never asked again (`ProviderSpec.retries_429`).
     RateLimitedOnce(Option<Duration>),
     /// The provider handed back a page token it had given before: following it would loop.
@@ -465,6 +474,13 @@ async fn fetch_page(
     let mut attempt = 0u32;
     let deadline = plan.deadline;
     let out_of_time = || Ok(Outcome::Stop(StopReason::TimeBudget(deadline.budget())));
+    // The limits every wait of this page is planned against, from now: the call's deadline, and
+    // the read's wait budget less what this window already waited on the provider's word.
+    let until = |out: &WindowOut| Until::new(deadline.fetch_by(), lim.rate_wait_budget, out.stats.waited.told());
+    let held = |out: &mut WindowOut, held: Held| {
+        out.stats.waited.then(held.waited);
+        Ok(Outcome::Stop(StopReason::Held { held, call_budget: deadline.budget(), wait_budget: lim.rate_wait_budget, waited: out.stats.waited.total() }))
+    };
     loop {
         if deadline.passed() {
             return out_of_time();
@@ -483,17 +499,19 @@ async fn fetch_page(
             // asked again, say): what this one would fetch cannot be in the answer.
             return Ok(Outcome::Behind);
         }
+        // Every wait below is measured, and none is started that would end past `until`: the
+        // limiter, or the check of a 429's wait, says so at once instead (engine/limiter.rs).
         let sent = match offline {
             // Built-in sample data: answered in process, so no budget to keep and no network.
             Some(api) => Ok(api.answer(&req)),
             None => {
-                let Some(budgeted) = deadline.within(source.limiter.acquire(lim.rate_wait_budget)).await else {
-                    return out_of_time();
+                let _answered = match source.limiter.acquire(until(out)).await {
+                    Ok((waited, permit)) => {
+                        out.stats.waited.then(waited);
+                        permit
+                    }
+                    Err(h) => return held(out, h),
                 };
-                let Ok((paced, _answered)) = budgeted else {
-                    return Ok(Outcome::Stop(StopReason::RateLimitBudget(lim.rate_wait_budget)));
-                };
-                out.stats.paced += paced;
                 // The provider's limit of requests in flight holds across every query (engine/flight.rs).
                 let sent = deadline.within(async {
                     let _slot = source.in_flight.enter().await;
@@ -505,13 +523,14 @@ async fn fetch_page(
                 sent
             }
         };
-        if let Some(q) = sent.as_ref().ok().and_then(|r| r.quota).filter(|q| q.remaining == 0) {
+        let quota = sent.as_ref().ok().and_then(|r| r.quota);
+        let refused_429 = sent.as_ref().is_ok_and(|r| r.status == 429);
+        if let Some(q) = quota.filter(|q| q.remaining == 0 && !refused_429) {
             // The provider's own headers say its budget is spent: every window waits for it to
-            // reset (at most a minute at a time; a 429 after that is handled as one).
-            let wait = q.reset.unwrap_or(Duration::from_secs(60)).min(Duration::from_secs(60));
-            tracing::info!(wait_s = wait.as_secs_f64(), "{}'s rate headers say its budget is spent; every window waits", p.spec().display);
-            source.limiter.pause(wait);
-            out.stats.paced += wait;
+            // reset (a 429 says the same, and is handled as one below).
+            let (word, said) = q.reset.map_or((Word::Nothing, UNSAID_RESET_WAIT), |r| (Word::Reset, r));
+            tracing::info!(reset_s = said.as_secs_f64(), "{}'s rate headers say its budget is spent; every window waits", p.spec().display);
+            source.limiter.pause(Told { refused: false, word }, said);
         }
         replied |= sent.is_ok();
         let failure = match sent {
@@ -541,19 +560,32 @@ async fn fetch_page(
                     return Ok(Outcome::Stop(StopReason::RateLimitedOnce(wait)));
                 }
                 Err(PageError::RateLimited { wait, detail }) => {
-                    let wait = wait.unwrap_or(Duration::from_secs(5)).min(Duration::from_secs(60));
-                    if out.stats.rate_limit_waited + wait > lim.rate_wait_budget {
-                        return Ok(Outcome::Stop(StopReason::RateLimitBudget(out.stats.rate_limit_waited)));
+                    // The wait as the provider said it: Retry-After, else its rate headers' reset,
+                    // else a few seconds of vitals' own choosing.
+                    let (word, said) = match (wait, quota.and_then(|q| q.reset)) {
+                        (Some(w), _) => (Word::RetryAfter, w),
+                        (None, Some(r)) => (Word::Reset, r),
+                        (None, None) => (Word::Nothing, UNSAID_429_WAIT),
+                    };
+                    let told = Told { refused: true, word };
+                    if let Err(h) = until(out).fits(Hold::Told(told), said, false) {
+                        // Longer than the call or the read may wait: answered now, and not
+                        // paused for (a later call asks again, and hears the same).
+                        return held(out, h);
                     }
                     let n = source.in_flight.halve();
                     shared.gate.set_slots(n);
-                    tracing::info!(wait_s = wait.as_secs_f64(), in_flight = n, "rate limited by {} ({detail}); every window waits", p.spec().display);
-                    out.stats.rate_limit_retries += 1;
-                    out.stats.rate_limit_waited += wait;
-                    source.limiter.pause(wait);
-                    // Offline answers skip the limiter, so wait here too.
-                    if offline.is_some() && deadline.within(tokio::time::sleep(wait)).await.is_none() {
-                        return out_of_time();
+                    tracing::info!(wait_s = said.as_secs_f64(), in_flight = n, "rate limited by {} ({detail}); every window waits", p.spec().display);
+                    out.stats.limited.add(word, said);
+                    match offline {
+                        // Waited out (and measured) by the limiter before the page is asked again.
+                        None => source.limiter.pause(told, said),
+                        // Answers in process keep no budget and skip the limiter: this window waits.
+                        Some(_) => {
+                            let from = tokio::time::Instant::now();
+                            tokio::time::sleep(said.min(MAX_PAUSE)).await;
+                            out.stats.waited.then(Waited { refused: from.elapsed(), ..Default::default() });
+                        }
                     }
                     continue;
                 }

@@ -4,6 +4,8 @@
 //! limits kept, and its statuses read by the same rules as a page's (engine/fetch.rs
 //! `refusal`). `vitals_export` reads through here; nothing reads a provider outside the engine.
 use super::fetch::refusal;
+use super::limiter::{Told, Until, Word, UNSAID_429_WAIT};
+use super::pacing;
 use super::{Deadline, Engine, QueryError};
 use crate::http::Request;
 use crate::providers::{Credential, Due, Mode, PageError, Provider};
@@ -47,9 +49,16 @@ impl Engine {
                     deadline.seconds()
                 ))
             };
+            // A wait that would pass the call's deadline is not started: said at once (engine/limiter.rs).
+            let until = Until::new(deadline.fetch_by(), self.limits.rate_wait_budget, Duration::ZERO);
+            let _permit = match source.limiter.acquire(until).await {
+                Ok((_, permit)) => permit,
+                Err(held) => {
+                    let (why, wait) = pacing::held(spec.display, spec.rate_budget, &held, deadline.budget(), self.limits.rate_wait_budget, held.waited.total());
+                    return Err(QueryError::Upstream(format!("{why}; nothing was written. Ask again in {wait}.")));
+                }
+            };
             let sent = deadline.within(async {
-                let _permit =
-                    source.limiter.acquire(self.limits.rate_wait_budget).await.map_err(|_| PageError::RateLimited { wait: None, detail: "budget".into() })?;
                 let _slot = source.in_flight.enter().await;
                 source.http.read_file(&request, &bearer).await.map_err(|e| PageError::Transient(e.to_string()))
             });
@@ -63,8 +72,17 @@ impl Engine {
                 }
                 Err(e) => return Err(file_error(p.as_ref(), e)),
             };
-            if let Some(wait) = reply.retry_after.filter(|_| reply.status == 429) {
-                source.limiter.pause(wait.min(Duration::from_secs(60)));
+            if reply.status == 429 {
+                // Not asked again: said with the wait as the provider said it, and every read of
+                // it paused meanwhile.
+                let (word, said) = reply.retry_after.map_or((Word::Nothing, UNSAID_429_WAIT), |w| (Word::RetryAfter, w));
+                let told = Told { refused: true, word };
+                source.limiter.pause(told, said);
+                return Err(QueryError::Upstream(format!(
+                    "{}; nothing was written. Ask again in {} s.",
+                    pacing::told(spec.display, told),
+                    pacing::ahead(said)
+                )));
             }
             let body = String::from_utf8_lossy(&reply.body).chars().take(300).collect::<String>();
             match refusal(p.as_ref(), &cred, reply.status, || body) {
@@ -107,7 +125,10 @@ fn file_error(p: &dyn Provider, e: PageError) -> QueryError {
     match e {
         PageError::Unauthorized => QueryError::Auth(p.auth_help(401, &p.credential().current())),
         PageError::Forbidden(why) => QueryError::Auth(why),
-        PageError::RateLimited { .. } => QueryError::Upstream(format!("{display} is rate limiting; nothing was written. Try again in a minute.")),
+        // A file's 429 is said where it is read, with the wait the provider said (Engine::file).
+        PageError::RateLimited { .. } => {
+            QueryError::Upstream(format!("{display} answered 429 (too many requests); nothing was written. Ask again in a minute."))
+        }
         PageError::Transient(e) => QueryError::Upstream(format!("{display} kept failing ({e}); nothing was written. Try again in a little while.")),
         PageError::Refused(why) => QueryError::Upstream(format!("{why}; nothing was written.")),
     }

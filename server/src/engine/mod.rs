@@ -16,6 +16,7 @@ pub mod headline;
 pub mod kept;
 pub mod limiter;
 pub mod night;
+pub mod pacing;
 pub mod plan;
 pub mod progress;
 pub mod record;

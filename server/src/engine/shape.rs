@@ -6,6 +6,7 @@ use super::answer::*;
 use super::cut::cut;
 use super::fetch::Fetched;
 use super::kept::Kept;
+use super::pacing::{self, After};
 use super::plan::Plan;
 use super::record::{dedup, project};
 use super::stats::Stats;
@@ -51,7 +52,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         n.truncated = Some(t);
         range = claimed;
     }
-    said(plan, &f.stats, f.windows, &mut n);
+    said(plan, &f.stats, f.windows, f.stopped.is_some(), &mut n);
     if !plan.ignored_fields.is_empty() {
         n.ignored_fields = Some(plan.ignored_fields.clone());
     }
@@ -101,8 +102,9 @@ fn empty(plan: &Plan, range: Option<(Date, Date)>) -> String {
     }
 }
 
-/// What the fetch's counts say: every retry, wait, cache hit, cycle and disagreement.
-fn said(plan: &Plan, st: &Stats, windows: u32, n: &mut Notices) {
+/// What the fetch's counts say: every retry, wait, cache hit, cycle and disagreement. `cut`:
+/// fetching stopped short (the waits' sentences say so rather than that nothing is missing).
+fn said(plan: &Plan, st: &Stats, windows: u32, cut: bool, n: &mut Notices) {
     let p = plan.provider.spec();
     if st.discarded_out_of_range > 0 {
         n.discarded_out_of_range = Some(st.discarded_out_of_range);
@@ -128,11 +130,13 @@ fn said(plan: &Plan, st: &Stats, windows: u32, n: &mut Notices) {
             plan.qualified
         ));
     }
-    if st.rate_limit_retries > 0 {
+    let after = if cut { After::Cut("see `truncated`") } else { After::Whole };
+    n.waits = Waits { limited: st.limited, waited: st.waited };
+    if st.limited.times() > 0 {
         n.rate_limited = Some(RateLimited {
-            retries: st.rate_limit_retries,
-            waited_seconds: st.rate_limit_waited.as_secs_f64(),
-            note: "The provider rate-limited us; we waited as it asked (Retry-After) and carried on.".into(),
+            retries: st.limited.times(),
+            waited_seconds: st.waited.refused.as_secs_f64(),
+            note: pacing::limited(p.display, &n.waits, after),
         });
     }
     if st.transient_retries > 0 {
@@ -179,14 +183,5 @@ fn said(plan: &Plan, st: &Stats, windows: u32, n: &mut Notices) {
             p.display
         ));
     }
-    if st.paced.as_millis() > 0 {
-        let b = p.rate_budget;
-        n.paced = Some(format!(
-            "Waited {:.1}s to stay inside {}'s budget of {} requests per {} seconds.",
-            st.paced.as_secs_f64(),
-            p.display,
-            b.requests,
-            b.per.as_secs()
-        ));
-    }
+    n.paced = pacing::paced(p.display, p.rate_budget, &n.waits, after);
 }

@@ -1,6 +1,50 @@
 //! The counts of what fetching did, one type for a window and for a whole query: a window fills
 //! one, the query merges them, and the notices are said from the merged one.
+use super::limiter::{Waited, Word};
 use std::time::Duration;
+
+/// The 429s a read waited out and asked again after, by what the provider said of the wait.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Limited {
+    /// With `Retry-After`.
+    pub retry_after: Asked,
+    /// Without it, the rate headers saying when the budget resets.
+    pub reset: Asked,
+    /// Saying neither: vitals chose the wait.
+    pub nothing: Asked,
+}
+
+/// How many 429s said a wait one way, and the longest wait.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Asked {
+    pub times: u32,
+    pub longest: Duration,
+}
+
+impl Limited {
+    /// One more 429, whose wait was `said` (or chosen) as `word` says.
+    pub fn add(&mut self, word: Word, said: Duration) {
+        let a = match word {
+            Word::RetryAfter => &mut self.retry_after,
+            Word::Reset => &mut self.reset,
+            Word::Nothing => &mut self.nothing,
+        };
+        a.times += 1;
+        a.longest = a.longest.max(said);
+    }
+
+    pub fn merge(&mut self, o: &Limited) {
+        for (a, b) in [(&mut self.retry_after, o.retry_after), (&mut self.reset, o.reset), (&mut self.nothing, o.nothing)] {
+            a.times += b.times;
+            a.longest = a.longest.max(b.longest);
+        }
+    }
+
+    /// 429s asked again after, in all.
+    pub fn times(&self) -> u32 {
+        self.retry_after.times + self.reset.times + self.nothing.times
+    }
+}
 
 /// What one window did, or a run of windows merged.
 #[derive(Debug, Default, Clone)]
@@ -8,12 +52,12 @@ pub struct Stats {
     /// Pages fetched from the provider (cached windows fetch none).
     pub pages: u32,
     pub requests: u32,
-    pub rate_limit_retries: u32,
-    /// Time spent waiting on 429s; merged as the longest, since windows wait together.
-    pub rate_limit_waited: Duration,
+    /// The 429s waited out and asked again after.
+    pub limited: Limited,
     pub transient_retries: u32,
-    /// Time spent staying inside the provider's request budget; merged as the longest.
-    pub paced: Duration,
+    /// Time waited before requests could be sent, by cause, as measured; merged cause by cause
+    /// as the longest, since windows wait together.
+    pub waited: Waited,
     /// An expired access token was renewed on the way.
     pub credential_refreshed: bool,
     /// A page token came back a second time.
@@ -35,10 +79,9 @@ impl Stats {
     pub fn add_sent(&mut self, w: &Stats) {
         self.pages += w.pages;
         self.requests += w.requests;
-        self.rate_limit_retries += w.rate_limit_retries;
-        self.rate_limit_waited = self.rate_limit_waited.max(w.rate_limit_waited);
+        self.limited.merge(&w.limited);
         self.transient_retries += w.transient_retries;
-        self.paced = self.paced.max(w.paced);
+        self.waited.beside(w.waited);
         self.credential_refreshed |= w.credential_refreshed;
     }
 
@@ -62,7 +105,7 @@ mod tests {
     fn waits_merge_as_the_longest_and_counts_add_up() {
         let w = |s: u64, pages| Stats {
             pages,
-            rate_limit_waited: Duration::from_secs(s),
+            waited: Waited { refused: Duration::from_secs(s), ..Default::default() },
             cached_windows: 1,
             cache_age: Some(Duration::from_secs(s)),
             ..Default::default()
@@ -72,6 +115,6 @@ mod tests {
             all.add_sent(&x);
             all.add_kept(&x);
         }
-        assert_eq!((all.pages, all.rate_limit_waited.as_secs(), all.cached_windows, all.cache_age), (3, 5, 2, Some(Duration::from_secs(5))));
+        assert_eq!((all.pages, all.waited.refused.as_secs(), all.cached_windows, all.cache_age), (3, 5, 2, Some(Duration::from_secs(5))));
     }
 }

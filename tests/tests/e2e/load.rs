@@ -99,9 +99,13 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
             t => {
                 assert!(t["continue_from"].is_string() && t["reason"].is_string(), "{collection}: a cut that does not say where to go on: {t}");
                 // Each provider's limits hold across the 200 calls, so calls queue; a call that would
-                // wait past its time budget answers what is complete. Nothing else may cut one.
-                assert_eq!(t["cause"], "time_budget", "{collection}: {t}");
-                *causes.entry(collection.to_string()).or_default() += 1;
+                // wait past its time budget answers what is complete: at its deadline, or at once when
+                // the provider's budget (vitals' count of it, or its rate headers) frees only after it.
+                // No provider refused one (no 429, below). Nothing else may cut one.
+                let cause = t["cause"].as_str().unwrap_or_default();
+                let reason = t["reason"].as_str().unwrap_or_default();
+                assert!(cause == "time_budget" || (cause == "rate_limited" && !reason.contains("429")), "{collection}: {t}");
+                *causes.entry(format!("{collection} ({cause})")).or_default() += 1;
                 said += 1;
             }
         }
@@ -121,7 +125,7 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
     let log = s.close().await;
     eprintln!(
         "load: {CALLS} queries at once: {complete} complete, {said} cut and said, {refused} refused; server peak RSS {peak} MB; \
-         Withings over budget {over}; WHOOP 429s {whoop_429}; Garmin peak in flight {garmin_peak}, Garmin 429s {garmin_429}; cut by the time budget: {causes:?}; \
+         Withings over budget {over}; WHOOP 429s {whoop_429}; Garmin peak in flight {garmin_peak}, Garmin 429s {garmin_429}; cut by the time budget or a budget freeing after it: {causes:?}; \
          slowest answer {slowest:?}"
     );
     assert_eq!(complete + said + refused, CALLS);

@@ -26,6 +26,7 @@ mod matrix;
 mod mcpb;
 mod oauth;
 mod oura;
+mod pacing;
 mod people;
 mod people_browser;
 mod polar;

@@ -358,7 +358,13 @@ async fn a_429_and_spent_rate_headers_are_waited_out_and_said() {
     twin.polar(|p| p.cfg.faults.quota_spent_next = 1);
     let b = query(&s, "cardio_load", json!({"start": ds(ago(9)), "end": ds(ago(6))})).await;
     assert_eq!(b["count"], 4);
-    assert!(b["notices"]["paced"].as_str().unwrap().contains("Waited"), "the spent budget in Polar's headers paused us: {}", b["notices"]);
+    // The spent budget came with the read's last answer: nothing waited for it, and nothing says so.
+    assert!(b["notices"]["paced"].is_null(), "{}", b["notices"]);
+    // The next read waits for the reset its headers gave, and says the wait it made.
+    let c = query(&s, "cardio_load", json!({"start": ds(ago(13)), "end": ds(ago(10))})).await;
+    assert_eq!(c["count"], 4);
+    let paced = c["notices"]["paced"].as_str().unwrap_or_default();
+    assert!(paced.starts_with("Waited ") && paced.contains("because Polar's rate headers said its budget was spent"), "{}", c["notices"]);
     s.close().await;
 }
 

@@ -1,7 +1,8 @@
 //! What a provider's sections say, said once: a failure shared by every section is one error, a
 //! notice shared by several is one notice (naming the sections when not all of them), and the
 //! counts of notices that carry counts are added up.
-use super::super::answer::Notices;
+use super::super::answer::{Notices, Waits};
+use super::super::pacing::{self, After};
 use super::read::Section;
 use super::TodayProvider;
 use crate::providers::Provider;
@@ -67,24 +68,36 @@ fn notices(p: &dyn Provider, sections: &[Section]) -> BTreeMap<String, String> {
             ),
         );
     }
-    let limited: Vec<_> = all.iter().filter_map(|(_, n)| n.rate_limited.as_ref()).collect();
-    if !limited.is_empty() {
-        let retries: u32 = limited.iter().map(|r| r.retries).sum();
-        let waited = limited.iter().map(|r| r.waited_seconds).fold(0.0, f64::max);
-        out.insert(
-            "rate_limited".into(),
-            format!("{display} answered \"too many requests\" {retries} time(s); this server waited as asked (up to {waited:.1} s) and carried on. Nothing is missing."),
-        );
+    let budget = p.spec().rate_budget;
+    if let Some(text) = waits(&all, |n| n.rate_limited.is_some(), |w, after| Some(pacing::limited(display, w, after))) {
+        out.insert("rate_limited".into(), text);
     }
-    let paced: Vec<&str> = all.iter().filter(|(_, n)| n.paced.is_some()).map(|(c, _)| *c).collect();
-    if !paced.is_empty() {
-        let b = p.spec().rate_budget;
-        out.insert(
-            "paced".into(),
-            format!("{} waited to stay inside {display}'s budget of {} requests per {} s.", paced.join(", "), b.requests, b.per.as_secs()),
-        );
+    if let Some(text) = waits(&all, |n| n.paced.is_some(), |w, after| pacing::paced(display, budget, w, after)) {
+        out.insert("paced".into(), text);
     }
     out
+}
+
+/// A notice about waiting, said once for the sections that carry it (`has`), from the facts of
+/// every section: 429s added up, each cause's wait the longest (the sections are read at once, and
+/// one waits on another's pause), cut when any of those sections was; the sections named when
+/// not every one carries it.
+fn waits(all: &[(&str, &Notices)], has: impl Fn(&Notices) -> bool, say: impl Fn(&Waits, After) -> Option<String>) -> Option<String> {
+    let saying: Vec<&str> = all.iter().filter(|(_, n)| has(n)).map(|(c, _)| *c).collect();
+    if saying.is_empty() {
+        return None;
+    }
+    let mut w = Waits::default();
+    for (_, n) in all {
+        w.limited.merge(&n.waits.limited);
+        w.waited.beside(n.waits.waited);
+    }
+    let cut = all.iter().any(|(_, n)| has(n) && n.truncated.is_some());
+    let text = say(&w, if cut { After::Cut("see `errors`") } else { After::Whole })?;
+    Some(match saying.len() == all.len() {
+        true => text,
+        false => format!("{}: {text}", saying.join(", ")),
+    })
 }
 
 /// One notice from several sections: the text once when they agree (naming the sections when not
