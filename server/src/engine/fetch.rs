@@ -302,7 +302,7 @@ async fn fetch_window(
             // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
             for body in hit.bodies.iter().filter(|b| !b.is_empty()) {
                 // These bodies decoded once already; one that no longer does is a bug, not data.
-                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None, options: plan.options.clone() };
+                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None, options: plan.options.clone(), record: plan.id.clone() };
                 let page = plan.provider.parse_page(plan.collection, body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
@@ -411,7 +411,7 @@ async fn judge(
             Ok(body) => match decode(
                 p,
                 plan.collection,
-                crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string), options: plan.options.clone() },
+                crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string), options: plan.options.clone(), record: plan.id.clone() },
                 body,
             )
             .await

@@ -160,6 +160,9 @@ pub struct PageAt {
     pub token: Option<String>,
     /// The query's options, where one decides what follows a page (Garmin's `laps`).
     pub options: Options,
+    /// The id a by-id read asked for (`CollectionSpec.by_id`), for a reply that does not repeat
+    /// it (Withings' ECG signal).
+    pub record: Option<String>,
 }
 
 /// Collection-specific options of a query (`include_manual`), validated against the catalog.
