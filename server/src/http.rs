@@ -95,8 +95,11 @@ pub fn quota(header: impl Fn(&str) -> Option<String>) -> Option<Quota> {
 }
 
 /// The only `action`s a data POST may carry: Withings reads everything with POST (reference §1),
-/// and these are its read services. Anything else is refused before it leaves the process.
-pub const READ_ACTIONS: &[&str] = &["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"];
+/// and these are its read services. `list` and `get` are the verbs of its heart and high-resolution
+/// sleep services (`/v2/heart list|get`, `/v2/sleep get`); no service in Withings' reference names
+/// a write so (its writes are `create`, `update`, `delete*`, `subscribe`, `revoke`, `link`...). Anything else
+/// is refused before it leaves the process.
+pub const READ_ACTIONS: &[&str] = &["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice", "list", "get"];
 
 #[derive(Debug, thiserror::Error)]
 pub enum HttpError {

@@ -215,6 +215,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         .route("/measure", any(withings_data))
         .route("/v2/measure", any(withings_data))
         .route("/v2/sleep", any(withings_data))
+        .route("/v2/heart", any(withings_data))
         .route("/v2/user", any(withings_data))
         .route("/_twin/polar", post(patch_polar))
         .route("/v2/sandbox/usercollection/{*rest}", any(sandbox_route))

@@ -324,7 +324,7 @@ pub async fn layer(AxState(s): AxState<Arc<crate::State>>, req: Request, next: N
 
 /// Each provider's error shape, with a code none of them documents.
 fn unknown_error(path: &str) -> Response {
-    let (status, body) = if ["/measure", "/v2/measure", "/v2/sleep", "/v2/user"].contains(&path) {
+    let (status, body) = if ["/measure", "/v2/measure", "/v2/sleep", "/v2/heart", "/v2/user"].contains(&path) {
         // Withings answers errors in an HTTP 200 envelope.
         (200, json!({"status": 7777, "error": "A new kind of error"}))
     } else if path.starts_with("/v2/usercollection") || path.starts_with("/v2/sandbox") {

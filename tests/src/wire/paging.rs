@@ -36,7 +36,7 @@ impl Pager {
     pub fn of(path: &str) -> Option<Pager> {
         if path.starts_with("/v2/usercollection/") || path.starts_with("/v2/sandbox/usercollection/") {
             Some(Pager::Oura)
-        } else if ["/measure", "/v2/measure", "/v2/sleep"].contains(&path) {
+        } else if ["/measure", "/v2/measure", "/v2/sleep", "/v2/heart"].contains(&path) {
             Some(Pager::Withings)
         } else if ["cycle", "recovery", "activity/sleep", "activity/workout"]
             .iter()

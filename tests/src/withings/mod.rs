@@ -86,11 +86,12 @@ fn ok(v: Value) -> Answer {
     Answer { http: 200, content_type: "application/json", body: v.to_string() }
 }
 
-/// The scope a service needs (reference §2.4); getdevice works with any.
-fn scope_for(action: &str) -> Option<&'static str> {
-    match action {
-        "getmeas" => Some("user.metrics"),
-        "getactivity" | "getworkouts" | "getintradayactivity" | "getsummary" | "get" => Some("user.activity"),
+/// The scope a service needs (reference §2.4: heart's list and get are under `user.metrics`,
+/// sleep's get under `user.activity`); getdevice works with any.
+fn scope_for(path: &str, action: &str) -> Option<&'static str> {
+    match (path.trim_matches('/'), action) {
+        ("measure", "getmeas") | ("v2/heart", _) => Some("user.metrics"),
+        (_, "getactivity" | "getworkouts" | "getintradayactivity" | "getsummary" | "get") => Some("user.activity"),
         _ => None,
     }
 }
@@ -103,7 +104,7 @@ impl Withings {
             return ok(sample::error(401, INVALID_TOKEN));
         };
         let action = params.get("action").map(String::as_str).unwrap_or_default();
-        if let Some(needed) = scope_for(action) {
+        if let Some(needed) = scope_for(path, action) {
             if !grant.scope.split(',').any(|s| s.trim() == needed) {
                 return ok(sample::error(214, "Unauthorized: the token's scope does not cover this service"));
             }

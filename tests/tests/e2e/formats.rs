@@ -176,6 +176,41 @@ fn every_recorded_response_has_its_shape_in_our_samples() {
     assert!(problems.is_empty(), "{} difference(s) from the recorded shapes:\n{}", problems.len(), problems.join("\n"));
 }
 
+/// Withings' high-resolution night (`/v2/sleep get`): the reference's sample of it is a recorded
+/// exchange (identifiers replaced), asked here of the sample's last night with the fields vitals
+/// asks for. Every key and kind it has (readings keyed by instant) is in ours.
+#[test]
+fn a_withings_night_series_has_the_recorded_shape() {
+    use vitals::providers::withings::sample;
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/withings/sleep_v2_get.json");
+    let real: Value = serde_json::from_str::<Value>(&std::fs::read_to_string(file).unwrap()).unwrap()["response"].clone();
+    let p = sample::Person::new(ZONE, true);
+    let api = sample::Api { person: &p, page_size: 300, now: jiff::Timestamp::now(), order: None };
+    let night = (1..12).find_map(|k| sample::night_ending(&p, ago(k))).expect("a night in the last days");
+    let from = night["startdate"].as_i64().unwrap();
+    let q: HashMap<String, String> = [
+        ("action", "get".to_string()),
+        ("startdate", from.to_string()),
+        ("enddate", (from + 86_400).to_string()),
+        ("data_fields", vitals::providers::withings::data_fields("get").unwrap().to_string()),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let ours = shape_of(&api.answer("/v2/sleep", &q));
+    let mut problems = vec![];
+    for (path, kind) in shape_of(&real).iter().filter(|(_, k)| *k != "null") {
+        match ours.get(path).map(String::as_str) {
+            None => problems.push(format!("`{path}` ({kind}) is missing from ours")),
+            Some("null") => {}
+            Some(k) if compatible(kind, k) => {}
+            Some(k) => problems.push(format!("`{path}` is {k} in ours, {kind} in the recorded reply")),
+        }
+    }
+    assert!(ours.contains_key("body.series[].sdnn_1.{n}"), "HRV, which the recorded night does not have, is in ours too: {ours:?}");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
 /// Kinds agree when one of ours is one of theirs (a key that is a number on one day and epoch
 /// milliseconds on another is a number).
 fn compatible(real: &str, ours: &str) -> bool {

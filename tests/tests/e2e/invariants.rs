@@ -36,8 +36,9 @@ fn every_non_get_request_is_declared_with_why_in_a_catalog() {
     }
     eprintln!("declared non-GET requests:\n{}", table.join("\n"));
     assert!(table.len() >= 15, "{table:#?}");
-    // Withings' reads carry one of its read actions and nothing else (reference §1).
-    assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice"]);
+    // Withings' reads carry one of its read actions and nothing else (reference §1): `list` and
+    // `get` are the heart and high-resolution sleep services' reads.
+    assert_eq!(vitals::http::READ_ACTIONS, ["getmeas", "getactivity", "getworkouts", "getintradayactivity", "getsummary", "getdevice", "list", "get"]);
 }
 
 /// Read-only, in the source: no file of the server crate but `http.rs` names an HTTP method or a
@@ -95,8 +96,14 @@ async fn every_request_is_a_read_with_our_user_agent() {
     let s = login.server(&twin, &[]).await;
     s.ok("vitals_today", json!({"days": 2})).await;
     s.ok("vitals_check", json!({})).await;
-    for c in ["measurements", "blood_pressure", "activity", "sleep", "workouts", "intraday", "devices"] {
-        s.ok("vitals_query", json!({"collection": format!("withings.{c}"), "day": "2026-06-10"})).await;
+    // Every collection: one read by id (an ECG's signal, by the id its listing gave) and the others over a day.
+    let ecgs = s.ok("vitals_query", json!({"collection": "withings.ecg", "start": "2026-06-01", "end": "2026-06-30", "format": "records"})).await;
+    let signal = ecgs["data"][0]["id"].as_str().expect("an ECG in June").to_string();
+    for c in vitals::providers::withings::catalog::WITHINGS.collections {
+        let args = if c.by_id { json!({"id": signal}) } else { json!({"day": "2026-06-10"}) };
+        let mut args = args.as_object().unwrap().clone();
+        args.insert("collection".into(), json!(format!("withings.{}", c.name)));
+        s.ok("vitals_query", serde_json::Value::Object(args)).await;
     }
     s.close().await;
     // Polar, every collection and an export.

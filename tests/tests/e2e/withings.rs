@@ -422,17 +422,20 @@ async fn without_a_login_the_sample_answers_offline_and_says_so() {
     let twin = twin().await;
     let b = twin.base_url();
     let s = connect(&twin, true, &[("VITALS_WITHINGS_BASE_URL", &b)]).await;
-    for c in ["measurements", "blood_pressure", "activity", "sleep", "workouts", "devices"] {
+    for c in ["measurements", "blood_pressure", "activity", "sleep", "workouts", "devices", "sleep_series", "ecg"] {
         let a = s.ok("vitals_query", json!({"collection": format!("withings.{c}"), "start": "2026-06-01", "end": "2026-06-07"})).await;
         assert_eq!(a["synthetic"], true);
         assert!(a["notices"]["synthetic"].as_str().unwrap().contains("SAMPLE DATA"));
         assert!(a["count"].as_u64().unwrap() > 0, "{c}");
     }
+    let ecg = s.ok("vitals_query", json!({"collection": "withings.ecg", "start": "2026-06-01", "end": "2026-06-07", "format": "records"})).await;
+    let sig = s.ok("vitals_query", json!({"collection": "withings.ecg_signal", "id": ecg["data"][0]["id"], "format": "records"})).await;
+    assert_eq!((sig["synthetic"].as_bool(), sig["data"][0]["heart_rate_bpm"].clone()), (Some(true), ecg["data"][0]["heart_rate_bpm"].clone()), "{sig}");
     assert!(twin.requests().iter().all(|r| !r.path.starts_with("/measure") && !r.path.starts_with("/v2/")), "no request left the process");
     let src = s.ok("vitals_sources", json!({})).await;
     let w = src["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
     assert_eq!(w["state"], "sandbox");
-    assert_eq!(w["collections"].as_object().unwrap().len(), 7);
+    assert_eq!(w["collections"].as_object().unwrap().len(), 10);
     assert!(w["connect"].as_str().unwrap().contains("vitals_connect"), "{w}");
     let check = s.ok("vitals_check", json!({})).await;
     let w = check["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap().clone();
@@ -495,5 +498,109 @@ async fn a_day_alone_is_the_same_rows_as_that_day_within_the_month() {
             assert_eq!(one["data"].as_array().unwrap().iter().collect::<Vec<_>>(), want, "{c} on {day}");
         }
     }
+    s.close().await;
+}
+
+/// Issue 48: every ECG of a month listed, each page followed (two a page), on its local day, with
+/// its heart rate and AFib result in words and no signal; one's signal read by its id at its rate,
+/// beating at the listed heart rate, compacted and said when it does not fit; an id no ECG has
+/// refused in Withings' words. `vitals_sources` lists the new collections.
+#[tokio::test(flavor = "multi_thread")]
+async fn ecgs_are_listed_over_a_month_and_a_signal_is_read_by_its_id() {
+    let twin = twin().await;
+    twin.withings(|w| w.cfg.page_size = 2);
+    let login = WithingsLogin::new(&twin, "ecg");
+    let s = login.server(&twin, &[]).await;
+    let person = twin.state.withings.lock().unwrap().cfg.person.clone();
+    let mut want = vec![];
+    let mut d = date(MONTH.0);
+    while d <= date(MONTH.1) {
+        want.extend(sample::ecg_of_day(&person, d).map(|e| (d, e)));
+        d = d.tomorrow().unwrap();
+    }
+    assert!(want.len() >= 4, "{}", want.len());
+
+    let a = s.ok("vitals_query", json!({"collection": "withings.ecg", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
+    let rows = a["data"].as_array().unwrap();
+    assert_eq!(ids(rows), want.iter().map(|(_, e)| e["ecg"]["signalid"].to_string()).collect::<Vec<_>>(), "{a}");
+    let zone = vitals::time::Zone::parse(TZ).unwrap();
+    for (r, (day, e)) in rows.iter().zip(&want) {
+        assert_eq!(vitals::time::local_day(r["time"].as_str().unwrap(), &zone), Some(*day), "{r}");
+        assert_eq!(r["heart_rate_bpm"], e["heart_rate"]);
+        assert_eq!(r["afib"], if e["ecg"]["afib"] == 0 { "negative" } else { "inconclusive" });
+        assert_eq!(r["device_model"], "ScanWatch");
+        assert!(r.get("signal_uv").is_none() && r["systolic_mmhg"].is_null(), "a listing carries no signal, a watch no blood pressure: {r}");
+    }
+    let lists: Vec<String> = twin.requests().into_iter().filter(|r| r.path == "/v2/heart" && r.query.contains("action=list")).map(|r| r.query).collect();
+    assert!(lists.len() >= want.len() / 2 && lists.iter().any(|q| q.contains("offset=")), "every page followed: {lists:?}");
+
+    let id = rows[0]["id"].as_str().unwrap();
+    let sig = s.ok("vitals_query", json!({"collection": "withings.ecg_signal", "id": id, "format": "records"})).await;
+    let r = &sig["data"][0];
+    assert_eq!((r["id"].as_str(), r["sampling_hz"].as_i64(), r["duration_s"].as_f64()), (Some(id), Some(300), Some(30.0)), "{r}");
+    assert_eq!((r["heart_rate_bpm"].clone(), r["wear_position"].as_str()), (rows[0]["heart_rate_bpm"].clone(), Some("left wrist")));
+    let raw = sample::ecg_signal(&person, id.parse().unwrap()).unwrap();
+    assert_eq!(r["signal_uv"]["items"], raw["signal"], "every sample, in µV as Withings sent them");
+    assert!((r["signal_uv"]["interval_s"].as_f64().unwrap() * 300.0 - 1.0).abs() < 1e-9);
+    assert!(sig["notices"].get("compacted").is_none(), "{}", sig["notices"]);
+    let small = s.ok("vitals_query", json!({"collection": "withings.ecg_signal", "id": id, "format": "records", "max_chars": 5_000})).await;
+    assert_eq!(small["notices"]["compacted"]["fields"], json!(["signal_uv"]), "{}", small["notices"]);
+    let e = s.err("vitals_query", json!({"collection": "withings.ecg_signal", "id": "4000000001"})).await;
+    assert!(e.contains("Withings refused the request"), "{e}");
+    let e = s.err("vitals_query", json!({"collection": "withings.ecg_signal", "day": MONTH.0})).await;
+    assert!(e.contains("`id`"), "{e}");
+
+    let listed = s.ok("vitals_sources", json!({})).await;
+    let w = listed["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").unwrap()["collections"].clone();
+    for c in ["withings.ecg", "withings.ecg_signal", "withings.sleep_series"] {
+        assert!(w.get(c).is_some_and(Value::is_string), "{c} is listed: {w}");
+    }
+    s.close().await;
+}
+
+/// Issue 48: a night's high-resolution series, read in 24-hour requests, is the night the summary
+/// describes: inside its start and end, a heart rate and a breathing rate a minute whose lowest,
+/// highest and mean are the summary's (bpm, breaths a minute), the seconds snored adding up to its
+/// snoring minutes, and the states it is made of.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_night_series_is_the_night_its_summary_describes() {
+    let (twin, _login, s) = connected("night").await;
+    let person = twin.state.withings.lock().unwrap().cfg.person.clone();
+    let day = (10..20).map(|n| date(MONTH.0).checked_add(jiff::Span::new().days(n)).unwrap()).find(|d| sample::night_ending(&person, *d).is_some()).unwrap();
+    let summary = s.ok("vitals_query", json!({"collection": "withings.sleep", "day": ds(day), "format": "records"})).await;
+    let night = summary["data"][0].clone();
+    let a = s
+        .ok(
+            "vitals_query",
+            json!({"collection": "withings.sleep_series", "start": ds(day.yesterday().unwrap()), "end": ds(day), "resolution": "raw", "format": "records", "max_chars": 2_000_000}),
+        )
+        .await;
+    assert!(a["notices"].get("truncated").is_none(), "{}", a["notices"]);
+    let instant = |v: &Value| v.as_str().unwrap().parse::<jiff::Timestamp>().unwrap();
+    let (start, end) = (instant(&night["start"]), instant(&night["end"]));
+    let rows: Vec<&Value> = a["data"].as_array().unwrap().iter().filter(|r| (start..end).contains(&instant(&r["timestamp"]))).collect();
+    let minutes = (end.as_second() - start.as_second() + 59) / 60;
+    let col = |k: &str| -> Vec<f64> { rows.iter().filter_map(|r| r[k].as_f64()).collect() };
+    for (k, lo, avg, hi) in
+        [("heart_rate_bpm", "hr_min_bpm", "hr_average_bpm", "hr_max_bpm"), ("breathing_rate_per_min", "rr_min_per_min", "rr_average_per_min", "rr_max_per_min")]
+    {
+        let v = col(k);
+        assert_eq!(v.len() as i64, minutes, "{k}: a reading a minute through the night");
+        let mean = v.iter().sum::<f64>() / v.len() as f64;
+        assert_eq!(
+            (v.iter().cloned().fold(f64::MAX, f64::min), v.iter().cloned().fold(f64::MIN, f64::max)),
+            (night[lo].as_f64().unwrap(), night[hi].as_f64().unwrap()),
+            "{k}"
+        );
+        assert!((mean - night[avg].as_f64().unwrap()).abs() < 1e-9, "{k}: {mean} against {}", night[avg]);
+    }
+    let snored: f64 = col("snoring_s").iter().sum();
+    assert_eq!((snored / 60.0 * 100.0).round() / 100.0, night["snoring_min"].as_f64().unwrap());
+    let states: std::collections::BTreeSet<&str> = rows.iter().map(|r| r["state"].as_str().unwrap()).collect();
+    assert_eq!(states.into_iter().collect::<Vec<_>>(), ["awake", "deep", "light", "rem"]);
+    assert!(!col("rmssd_ms").is_empty() && rows.iter().all(|r| r["device"] == "Aura Sensor V2"));
+    let action = |q: &str| url::form_urlencoded::parse(q.as_bytes()).find(|(k, _)| k == "action").map(|(_, v)| v.to_string());
+    let gets = twin.requests().into_iter().filter(|r| r.path == "/v2/sleep" && action(&r.query).as_deref() == Some("get")).count();
+    assert!(gets >= 2, "two local days are read 24 hours a request: {gets}");
     s.close().await;
 }

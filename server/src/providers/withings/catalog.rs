@@ -1,8 +1,10 @@
-//! Withings' seven collections as data (reference `withings/README.md` §4–§8). Field names carry
-//! their unit (`weight_kg`, `total_sleep_min`): Withings sends SI values and seconds, and a name
-//! that says the unit is one mistake a model cannot make.
+//! Withings' ten collections as data (reference `withings/README.md` §4–§8, and its `openapi.yml`
+//! for the heart and high-resolution sleep services). Field names carry their unit (`weight_kg`,
+//! `total_sleep_min`): Withings sends SI values and seconds, and a name that says the unit is one
+//! mistake a model cannot make.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
+    SampleShape, SeriesSpec, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -15,6 +17,10 @@ const WINDOW_DAYS: u32 = 60;
 /// capture, not measured here): the engine holds every page to it and, where one disagrees,
 /// vouches for no day of that window and says so. The v2 listings' order is not known at all.
 const MEAS_ORDER: PageOrder = PageOrder::NewestFirst;
+
+/// An ECG's signal as an embedded series: `{interval_s, start, items}` (the get reply carries no
+/// time, so `start` is null), compacted like any series when it does not fit `max_chars`.
+pub const SIGNAL_SHAPE: SampleShape = SampleShape { interval: "interval_s", items: "items", start: "start" };
 
 /// Every body-composition metric, in the order the answer gives them; (meastype, field).
 pub const BODY_TYPES: &[(u32, &str)] = &[
@@ -141,7 +147,8 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
             "/v2/measure",
             "Withings reads activity, workouts and intraday data with form POSTs (`getactivity`, `getworkouts`, `getintradayactivity`)",
         ),
-        NonGet::post("/v2/sleep", "Withings reads nights with a form POST (`action=getsummary`)"),
+        NonGet::post("/v2/sleep", "Withings reads nights and their high-resolution series with form POSTs (`getsummary`, `get`)"),
+        NonGet::post("/v2/heart", "Withings lists ECG recordings and reads one's signal with form POSTs (`list`, `get`)"),
         NonGet::post("/v2/user", "Withings lists the user's devices with a form POST (`action=getdevice`)"),
     ],
     connection: Connection::OAuth(OAuthSpec {
@@ -412,6 +419,102 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        daily: None,
+        options: &[],
+    },
+    CollectionSpec {
+        name: "sleep_series",
+        brief: "night series: HR, breathing, snoring, HRV",
+        path: "v2/sleep",
+        summary: "The sleep device's high-resolution night data as a time series, UTC timestamps, one row per reading: the sleep state \
+                  of that moment (awake, light, deep, rem, manual, unspecified, out_of_bed), heart rate, breathing rate, seconds snored, \
+                  and where the device sends them HRV (SDNN over a minute, RMSSD, Withings' quality score) and movement (0-255). A \
+                  night spans two local days: withings.sleep gives its start and end. Bucketed to fit like every series.",
+        range: RangeKind::DateTime,
+        latest: false,
+        projectable: false,
+        day_keys: &["timestamp"],
+        always: &["timestamp"],
+        key: None,
+        fields: &["state", "heart_rate_bpm", "breathing_rate_per_min", "snoring_s", "sdnn_1_ms", "rmssd_ms", "hrv_quality", "movement_score", "device"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "a reading a minute in bed, about 500 a night",
+        // Withings returns only the first 24 hours after `startdate` (reference §6 and the spec).
+        order: PageOrder::Unknown,
+        split: Split::Hours(24),
+        series: Some(SeriesSpec {
+            stamp: "timestamp",
+            values: &["heart_rate_bpm", "breathing_rate_per_min", "snoring_s", "sdnn_1_ms", "rmssd_ms", "hrv_quality", "movement_score"],
+            levels: false,
+            categories: &["state", "device"],
+        }),
+        embedded: &[],
+        night: None,
+        workout: None,
+        retention: None,
+        exact_days: false,
+        by_id: false,
+        daily: None,
+        options: &[],
+    },
+    CollectionSpec {
+        name: "ecg",
+        brief: "ECG recordings: AFib result, heart rate",
+        path: "v2/heart",
+        summary: "ECG recordings (ScanWatch, Move ECG, BPM Core), one row per recording: its time, the device, the average heart \
+                  rate, Withings' AFib classification (negative, positive, inconclusive) and, from a BPM Core, the blood pressure \
+                  taken with it. The signal is not listed: withings.ecg_signal reads one recording's by this row's `id`. Reply \
+                  shape from Withings' API reference (no recorded reply seen).",
+        range: RangeKind::Date,
+        latest: false,
+        projectable: false,
+        day_keys: &["time"],
+        always: &["id", "time"],
+        key: Some("id"),
+        fields: &["device_model", "heart_rate_bpm", "afib", "systolic_mmhg", "diastolic_mmhg"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "one row per ECG taken, small",
+        order: PageOrder::Unknown,
+        split: Split::Days(WINDOW_DAYS),
+        series: None,
+        embedded: &[],
+        night: None,
+        workout: None,
+        retention: None,
+        exact_days: false,
+        by_id: false,
+        daily: None,
+        options: &[],
+    },
+    CollectionSpec {
+        name: "ecg_signal",
+        brief: "one ECG's signal in µV, by id",
+        path: "v2/heart",
+        summary: "One ECG recording's signal, by the `id` of a withings.ecg row: the samples in microvolts at the device's rate \
+                  (300 Hz for 30 s on a ScanWatch or Move ECG, 500 Hz for 20 s on a BPM Core) as `signal_uv` {interval_s, items}, \
+                  the average heart rate, the device and where it was worn. 9,000 to 10,000 samples, tens of thousands of characters; \
+                  compacted (said) when it does not fit max_chars. Reply shape from Withings' API reference (no recorded reply seen).",
+        range: RangeKind::None,
+        latest: false,
+        projectable: false,
+        day_keys: &[],
+        always: &["id"],
+        key: Some("id"),
+        fields: &["device_model", "heart_rate_bpm", "sampling_hz", "duration_s", "wear_position", "signal_uv"],
+        enveloped: true,
+        in_sandbox: true,
+        volume: "one recording: 9,000 to 10,000 samples",
+        order: PageOrder::Unknown,
+        split: Split::Whole,
+        series: None,
+        embedded: &[Embedded { field: "signal_uv", kind: EmbeddedKind::Samples(SIGNAL_SHAPE) }],
+        night: None,
+        workout: None,
+        retention: None,
+        exact_days: false,
+        by_id: true,
         daily: None,
         options: &[],
     },

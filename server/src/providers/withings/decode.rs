@@ -620,6 +620,169 @@ pub fn intraday(body: &Value) -> Vec<Value> {
     rows.into_iter().map(|(_, r)| r).collect()
 }
 
+/// The night series Withings sends under each state segment of `/v2/sleep get`, by key, with the
+/// field each becomes and whether 0 is a reading (seconds snored can be 0; a heart rate cannot).
+const NIGHT_SERIES: &[(&str, &str, bool)] = &[
+    ("hr", "heart_rate_bpm", false),
+    ("rr", "breathing_rate_per_min", false),
+    ("snoring", "snoring_s", true),
+    ("sdnn_1", "sdnn_1_ms", false),
+    ("rmssd", "rmssd_ms", false),
+    ("hrv_quality", "hrv_quality", true),
+    ("mvt_score", "movement_score", true),
+];
+
+/// A sleep state as Withings numbers it (reference §6).
+fn sleep_state(code: Option<i64>) -> Value {
+    match code {
+        Some(0) => json!("awake"),
+        Some(1) => json!("light"),
+        Some(2) => json!("deep"),
+        Some(3) => json!("rem"),
+        Some(4) => json!("manual"),
+        Some(5) => json!("unspecified"),
+        Some(15) => json!("out_of_bed"),
+        Some(n) => json!(format!("state {n}")),
+        None => Value::Null,
+    }
+}
+
+/// `/v2/sleep get`: state segments, each with its readings keyed by Unix second, into one row per
+/// instant (a segment's start, and every reading), carrying the state of the segment it came in.
+/// Only instants a timestamp can hold are kept; the rows are in time order.
+pub fn sleep_series(body: &Value) -> Vec<Value> {
+    let mut rows: std::collections::BTreeMap<i64, Map<String, Value>> = Default::default();
+    for seg in body.get("series").and_then(Value::as_array).into_iter().flatten() {
+        let (state, device) = (sleep_state(int(seg, "state")), text(seg, "model"));
+        if let Some(t) = int(seg, "startdate") {
+            row_at(&mut rows, t, &state, &device);
+        }
+        for (key, field, zero_reads) in NIGHT_SERIES {
+            for (k, v) in seg.get(*key).and_then(Value::as_object).into_iter().flatten() {
+                let Some(row) = k.trim().parse::<i64>().ok().and_then(|t| row_at(&mut rows, t, &state, &device)) else { continue };
+                row.insert(field.to_string(), reading(v, *zero_reads));
+            }
+        }
+    }
+    rows.into_values().map(Value::Object).collect()
+}
+
+/// The row of instant `t` (made with the segment's state and device, every reading null), or
+/// None when `t` is no instant a timestamp can hold.
+fn row_at<'a>(rows: &'a mut std::collections::BTreeMap<i64, Map<String, Value>>, t: i64, state: &Value, device: &Value) -> Option<&'a mut Map<String, Value>> {
+    jiff::Timestamp::from_second(t).ok()?;
+    Some(rows.entry(t).or_insert_with(|| {
+        let mut row = Map::new();
+        row.insert("timestamp".into(), local(Some(t), &TimeZone::UTC));
+        row.insert("state".into(), state.clone());
+        for (_, field, _) in NIGHT_SERIES {
+            row.insert(field.to_string(), Value::Null);
+        }
+        row.insert("device".into(), device.clone());
+        row
+    }))
+}
+
+/// One reading as a number: a numeric string is read too; a non-number, and 0 where 0 is no
+/// reading (a heart rate), is null.
+fn reading(v: &Value, zero_reads: bool) -> Value {
+    let x = v.as_f64().or_else(|| v.as_str()?.trim().parse::<f64>().ok()).filter(|x| x.is_finite());
+    match x {
+        Some(x) if zero_reads || x > 0.0 => number(x),
+        _ => Value::Null,
+    }
+}
+
+/// The ECG devices by Withings' model number (the spec's heart list, and its sleep table for the watches).
+fn ecg_device(model: Option<i64>) -> Value {
+    match model {
+        Some(44) => json!("BPM Core"),
+        Some(91 | 92) => json!("Move ECG"),
+        Some(93) => json!("ScanWatch"),
+        Some(94) => json!("ScanWatch 2"),
+        Some(n) => json!(format!("model {n}")),
+        None => Value::Null,
+    }
+}
+
+/// `/v2/heart list`: one row per recording. `id` is the signal's, which withings.ecg_signal reads;
+/// a recording without an ECG (a BPM Core reading alone) has none. Times in the row's `timezone`
+/// when Withings sends one (the spec shows none), else UTC: the instant is the same.
+pub fn ecg(r: &Value) -> Value {
+    let tz = zone(r.get("timezone").and_then(Value::as_str));
+    let e = &r["ecg"];
+    let afib = match int(e, "afib") {
+        Some(0) => json!("negative"),
+        Some(1) => json!("positive"),
+        Some(2) => json!("inconclusive"),
+        Some(n) => json!(format!("code {n}")),
+        None => Value::Null,
+    };
+    let bp = &r["bloodpressure"];
+    json!({
+        "id": int(e, "signalid").map(|i| Value::String(i.to_string())).unwrap_or(Value::Null),
+        "time": local(int(r, "timestamp"), &tz),
+        "device_model": ecg_device(int(r, "model")),
+        "heart_rate_bpm": rate(r, "heart_rate"),
+        "afib": afib,
+        "systolic_mmhg": rate(bp, "systole"),
+        "diastolic_mmhg": rate(bp, "diastole"),
+    })
+}
+
+/// Where the device was worn (the spec's `wearposition`).
+fn wear_position(p: Option<i64>) -> Value {
+    let name = match p {
+        Some(0) => "right wrist",
+        Some(1) => "left wrist",
+        Some(2) => "right arm",
+        Some(3) => "left arm",
+        Some(4) => "right foot",
+        Some(5) => "left foot",
+        Some(6) => "between legs",
+        Some(8) => "left side of the body",
+        Some(9) => "right side of the body",
+        Some(10) => "left leg",
+        Some(11) => "right leg",
+        Some(12) => "torso",
+        Some(13) => "left hand",
+        Some(14) => "right hand",
+        Some(28) => "wide mode",
+        Some(29) => "between arms",
+        Some(30) => "hold right",
+        Some(31) => "hold left",
+        Some(n) => return json!(format!("position {n}")),
+        None => return Value::Null,
+    };
+    json!(name)
+}
+
+/// `/v2/heart get`: one recording's signal (µV) as an evenly spaced series at its sampling rate.
+/// The reply does not name the recording: `id` is the one asked for. A sample that is not a
+/// number is null in its slot, so the slots keep their times.
+pub fn ecg_signal(body: &Value, id: Option<&str>) -> Value {
+    let hz = body.get("sampling_frequency").and_then(Value::as_f64).filter(|f| f.is_finite() && *f > 0.0);
+    let items: Option<Vec<Value>> =
+        body.get("signal").and_then(Value::as_array).map(|a| a.iter().map(|x| if x.is_number() { x.clone() } else { Value::Null }).collect());
+    let duration = match (hz, &items) {
+        (Some(f), Some(i)) => json!((i.len() as f64 / f * 100.0).round() / 100.0),
+        _ => Value::Null,
+    };
+    let signal = match (hz, items) {
+        (Some(f), Some(items)) => json!({"interval_s": 1.0 / f, "start": null, "items": items}),
+        _ => Value::Null,
+    };
+    json!({
+        "id": id,
+        "device_model": ecg_device(int(body, "model")),
+        "heart_rate_bpm": rate(body, "heart_rate"),
+        "sampling_hz": hz.map(number).unwrap_or(Value::Null),
+        "duration_s": duration,
+        "wear_position": wear_position(int(body, "wearposition")),
+        "signal_uv": signal,
+    })
+}
+
 /// getdevice: one row per device, without serial numbers or device ids.
 pub fn device(d: &Value) -> Value {
     let tz = zone(d.get("timezone").and_then(Value::as_str));
@@ -701,6 +864,47 @@ mod tests {
         let partial = json!({"date": "2014-09-12", "data": {"lightsleepduration": 18540, "deepsleepduration": 8460}});
         let (rows, notes) = sleep_totals(vec![night(&partial)]);
         assert!(rows[0]["total_sleep_min"].is_null() && notes.is_empty());
+    }
+
+    /// The reference's high-resolution night (segments with readings keyed by Unix second): a row
+    /// per instant with its segment's state; a heart rate of 0 is no reading, 0 s snored is one.
+    #[test]
+    fn a_night_series_is_a_row_per_instant_in_its_segment_s_state() {
+        let body = json!({"series": [
+            {"startdate": 1618691453, "enddate": 1618691573, "state": 0, "model": "Aura Sensor V2",
+             "hr": {"1618691453": 70, "1618691513": 0}, "rr": {"1618691453": 15}, "snoring": {"1618691453": 0, "1618691513": "12"}},
+            {"startdate": 1618692053, "enddate": 1618692113, "state": 3, "model": "Aura Sensor V2", "rmssd": {"1618692083": 41}, "hr": {"x": 60}},
+            {"startdate": 99_999_999_999_999i64, "state": 15}
+        ], "model": 32});
+        let rows = sleep_series(&body);
+        let stamps: Vec<&str> = rows.iter().map(|r| r["timestamp"].as_str().unwrap()).collect();
+        assert_eq!(stamps, ["2021-04-17T20:30:53+00:00", "2021-04-17T20:31:53+00:00", "2021-04-17T20:40:53+00:00", "2021-04-17T20:41:23+00:00"]);
+        assert_eq!(
+            (rows[0]["state"].as_str(), rows[0]["heart_rate_bpm"].as_i64(), rows[0]["breathing_rate_per_min"].as_i64()),
+            (Some("awake"), Some(70), Some(15))
+        );
+        assert!(rows[1]["heart_rate_bpm"].is_null() && rows[1]["snoring_s"] == 12, "{}", rows[1]);
+        assert_eq!(rows[0]["snoring_s"], 0);
+        assert_eq!((rows[2]["state"].as_str(), rows[2]["device"].as_str()), (Some("rem"), Some("Aura Sensor V2")));
+        assert_eq!((rows[3]["rmssd_ms"].as_i64(), rows[3]["state"].as_str()), (Some(41), Some("rem")));
+    }
+
+    #[test]
+    fn an_ecg_is_listed_with_its_words_and_its_signal_read_at_its_rate() {
+        let row = ecg(&json!({"deviceid": "d", "model": 44, "ecg": {"signalid": 48, "afib": 1}, "bloodpressure": {"diastole": 80, "systole": 121},
+            "heart_rate": 82, "timestamp": 1594159644, "timezone": "Europe/Paris"}));
+        assert_eq!(
+            row,
+            json!({"id": "48", "time": "2020-07-08T00:07:24+02:00", "device_model": "BPM Core", "heart_rate_bpm": 82, "afib": "positive",
+            "systolic_mmhg": 121, "diastolic_mmhg": 80})
+        );
+        let bare = ecg(&json!({"model": 91, "heart_rate": 70, "timestamp": 1594159644}));
+        assert_eq!((bare["id"].clone(), bare["time"].as_str(), bare["afib"].clone()), (Value::Null, Some("2020-07-07T22:07:24+00:00"), Value::Null));
+        let s = ecg_signal(&json!({"signal": [1, -2, "x", 4], "sampling_frequency": 500, "wearposition": 3, "model": 44, "heart_rate": 0}), Some("48"));
+        assert_eq!(s["signal_uv"], json!({"interval_s": 0.002, "start": null, "items": [1, -2, null, 4]}));
+        assert_eq!((s["id"].as_str(), s["duration_s"].as_f64(), s["wear_position"].as_str()), (Some("48"), Some(0.01), Some("left arm")));
+        assert!(s["heart_rate_bpm"].is_null(), "0 bpm is no reading");
+        assert!(ecg_signal(&json!({"signal": [1], "sampling_frequency": 0}), None)["signal_uv"].is_null(), "no rate, no series");
     }
 
     /// The recorded shape of a day no device measured (roessland/withoutings' getactivity capture):

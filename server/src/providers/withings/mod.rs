@@ -20,14 +20,19 @@ const ACTIVITY_FIELDS: &str =
 const SLEEP_FIELDS: &str = "total_timeinbed,total_sleep_time,lightsleepduration,deepsleepduration,remsleepduration,wakeupduration,sleep_efficiency,sleep_latency,durationtosleep,wakeupcount,sleep_score,hr_average,hr_min,hr_max,rr_average,rr_min,rr_max,snoring,snoringepisodecount,breathing_disturbances_intensity";
 const WORKOUT_FIELDS: &str = "calories,intensity,hr_average,hr_min,hr_max,pause_duration,spo2_average,steps,distance,elevation";
 const INTRADAY_FIELDS: &str = "heart_rate,steps,calories,distance,elevation,duration";
+/// The night series a device may send (the spec's list, less the regulated indexes vitals does
+/// not read: chest movement, Withings index, breathing sounds).
+const SLEEP_SERIES_FIELDS: &str = "hr,rr,snoring,sdnn_1,rmssd,hrv_quality,mvt_score";
 
-/// The `data_fields` vitals asks a v2 action for (None: the action takes none).
+/// The `data_fields` vitals asks a v2 action for (None: the action takes none). `get` is sleep's
+/// high-resolution read; heart's `get` takes no `data_fields` and is sent without.
 pub fn data_fields(action: &str) -> Option<&'static str> {
     match action {
         "getactivity" => Some(ACTIVITY_FIELDS),
         "getworkouts" => Some(WORKOUT_FIELDS),
         "getsummary" => Some(SLEEP_FIELDS),
         "getintradayactivity" => Some(INTRADAY_FIELDS),
+        "get" => Some(SLEEP_SERIES_FIELDS),
         _ => None,
     }
 }
@@ -117,10 +122,17 @@ impl Provider for Withings {
                 add("data_fields", data_fields("getintradayactivity").unwrap_or_default().into());
                 "getintradayactivity"
             }
+            "sleep_series" => {
+                add("data_fields", data_fields("get").unwrap_or_default().into());
+                "get"
+            }
+            "ecg" => "list",
+            "ecg_signal" => "get",
             _ => "getdevice",
         };
         match (w, action) {
-            (Window::Dates { start, end }, "getmeas") => {
+            // getmeas and heart's list filter by instants: the padded days as Unix seconds.
+            (Window::Dates { start, end }, "getmeas" | "list") => {
                 let (s, e) = unix_range(*start, *end);
                 add("startdate", s.to_string());
                 add("enddate", e.to_string());
@@ -133,6 +145,7 @@ impl Provider for Withings {
                 add("startdate", instant(start).to_string());
                 add("enddate", instant(end).to_string());
             }
+            (Window::Record(id), _) => add("signalid", id.clone()),
             _ => {}
         }
         if let Some(o) = next {
@@ -141,7 +154,7 @@ impl Provider for Withings {
         p.insert(0, ("action".into(), action.into()));
         Request { method: ReadMethod::FormPost, url: format!("{}/{}", self.base, c.path), params: p, headers: &[] }
     }
-    fn parse_page(&self, c: &CollectionSpec, text: &str, _at: &super::PageAt) -> Result<Page, PageError> {
+    fn parse_page(&self, c: &CollectionSpec, text: &str, at: &super::PageAt) -> Result<Page, PageError> {
         let body = decode::envelope(text)?;
         let list = |key: &str, row: fn(&Value) -> Value| body.get(key).and_then(Value::as_array).map(|a| a.iter().map(row).collect()).unwrap_or_default();
         let records = match c.name {
@@ -150,6 +163,9 @@ impl Provider for Withings {
             "sleep" => list("series", decode::night),
             "workouts" => list("series", decode::workout),
             "intraday" => decode::intraday(&body),
+            "sleep_series" => decode::sleep_series(&body),
+            "ecg" => list("series", decode::ecg),
+            "ecg_signal" => vec![decode::ecg_signal(&body, at.record.as_deref())],
             _ => list("devices", decode::device),
         };
         Ok(Page { records, next_token: decode::next_offset(&body)? })
@@ -186,11 +202,19 @@ impl Provider for Withings {
             .into()
     }
     fn empty_hint(&self, c: &CollectionSpec) -> Option<String> {
-        (c.name == "sleep").then(|| {
-            "Withings records sleep only with a sleep device (a Sleep Analyzer under the mattress, or a watch worn at night); \
-             withings.devices lists what is linked. Without one there is never sleep data."
-                .to_string()
-        })
+        match c.name {
+            "sleep" | "sleep_series" => Some(
+                "Withings records sleep only with a sleep device (a Sleep Analyzer under the mattress, or a watch worn at night); \
+                 withings.devices lists what is linked. Without one there is never sleep data."
+                    .to_string(),
+            ),
+            "ecg" => Some(
+                "Withings lists an ECG only when the user took one on a device that records them (ScanWatch, Move ECG, BPM Core); \
+                 withings.devices lists what is linked."
+                    .to_string(),
+            ),
+            _ => None,
+        }
     }
     fn offline(&self) -> Option<&dyn SampleApi> {
         Some(&self.sample)

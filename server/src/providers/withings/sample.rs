@@ -260,6 +260,163 @@ fn older_night(p: &Person, d: Date, (start, end): (i64, i64), [light, deep, rem,
     })
 }
 
+/// The night's state segments, as `/v2/sleep get` holds them, for the night that ends on `d`:
+/// contiguous from its start to its end, four cycles of light, deep, light and REM with the
+/// wake-ups the summary counts between them, each state's segments adding up to the summary's
+/// duration of it. Readings every minute (heart rate, breathing rate, seconds snored) and every
+/// fifth minute (HRV), whose lowest, highest and mean heart and breathing rates and total
+/// snoring are the summary's: the sample agrees with itself.
+pub fn night_segments(p: &Person, d: Date) -> Vec<Value> {
+    let Some(n) = night_ending(p, d) else {
+        return vec![];
+    };
+    let (start, end) = (n["startdate"].as_i64().unwrap_or(0), n["enddate"].as_i64().unwrap_or(0));
+    let x = &n["data"];
+    let g = |k: &str| x[k].as_i64().unwrap_or(0);
+    let mut segs: Vec<(i64, i64, i64)> = vec![];
+    let mut at = start;
+    let mut push = |state: i64, secs: i64| {
+        segs.push((at, at + secs, state));
+        at += secs;
+    };
+    const CYCLES: i64 = 4;
+    let wakeups = g("wakeupcount").clamp(0, CYCLES);
+    let (awake, light, deep, rem) = (
+        parts(g("wakeupduration"), wakeups + 1),
+        parts(g("lightsleepduration"), 2 * CYCLES),
+        parts(g("deepsleepduration"), CYCLES),
+        parts(g("remsleepduration"), CYCLES),
+    );
+    push(0, awake[0]);
+    for k in 0..CYCLES as usize {
+        push(1, light[2 * k]);
+        push(2, deep[k]);
+        push(1, light[2 * k + 1]);
+        push(3, rem[k]);
+        if (k as i64) < wakeups {
+            push(0, awake[k + 1]);
+        }
+    }
+    let minutes: Vec<i64> = (0..).map(|i| start + 60 * i).take_while(|t| *t < end).collect();
+    let r = h(d, 7);
+    let hr = readings(minutes.len(), (g2(x, "hr_min"), g2(x, "hr_average"), g2(x, "hr_max")), r);
+    let rr = readings(minutes.len(), (g2(x, "rr_min"), g2(x, "rr_average"), g2(x, "rr_max")), r >> 8);
+    let asleep = |t: i64| segs.iter().any(|(a, b, st)| (*a..*b).contains(&t) && *st != 0);
+    let mut snore_left = g("snoring");
+    let snoring: Vec<i64> = minutes
+        .iter()
+        .map(|t| {
+            let s = if asleep(*t) { snore_left.min(60) } else { 0 };
+            snore_left -= s;
+            s
+        })
+        .collect();
+    segs.iter()
+        .map(|(a, b, state)| {
+            let mut seg = json!({"startdate": a, "enddate": b, "state": state, "model": "Aura Sensor V2", "model_id": 63, "hash_deviceid": MAT});
+            let mut series = |key: &str, every: usize, value: &dyn Fn(usize) -> Value| {
+                let m: Map<String, Value> =
+                    minutes.iter().enumerate().filter(|(i, t)| (*a..*b).contains(*t) && i % every == 0).map(|(i, t)| (t.to_string(), value(i))).collect();
+                seg[key] = Value::Object(m);
+            };
+            series("hr", 1, &|i| json!(hr[i]));
+            series("rr", 1, &|i| json!(rr[i]));
+            series("snoring", 1, &|i| json!(snoring[i]));
+            series("sdnn_1", 5, &|i| json!(38 + (r >> (i % 16)) % 30));
+            series("rmssd", 5, &|i| json!(30 + (r >> (i % 16)) % 35));
+            series("hrv_quality", 5, &|i| json!(60 + (r >> (i % 8)) % 40));
+            seg
+        })
+        .collect()
+}
+
+fn g2(x: &Value, k: &str) -> i64 {
+    x[k].as_i64().unwrap_or(0)
+}
+
+/// `total` in `n` parts of whole seconds (the last takes what division leaves).
+fn parts(total: i64, n: i64) -> Vec<i64> {
+    let n = n.max(1);
+    let mut v = vec![total / n; n as usize];
+    if let Some(last) = v.last_mut() {
+        *last += total % n;
+    }
+    v
+}
+
+/// `n` whole readings whose lowest is `lo`, highest `hi` and mean exactly `avg`: the highest
+/// first (falling asleep), the lowest mid-night, the rest a zero-sum wave around the mean with
+/// the few ±1 that bring the sum to `n × avg`. Needs `lo < avg < hi` and `n` well above their spread.
+fn readings(n: usize, (lo, avg, hi): (i64, i64, i64), r: u64) -> Vec<i64> {
+    let mut v = vec![avg; n];
+    if n < 3 || !(lo < avg && avg < hi) {
+        return v;
+    }
+    let mid = n / 2;
+    v[0] = hi;
+    v[mid] = lo;
+    let rest: Vec<usize> = (1..n).filter(|i| *i != mid).collect();
+    let amp = (avg - lo - 1).min(hi - avg - 1).clamp(0, 2);
+    for (j, pair) in rest.chunks(2).enumerate() {
+        if let [a, b] = pair {
+            let w = ((j as u64 + r) / 5 % (amp as u64 + 1)) as i64;
+            v[*a] += w;
+            v[*b] -= w;
+        }
+    }
+    let off = lo + hi - 2 * avg;
+    let k = (off.unsigned_abs() as usize).min(rest.len());
+    for i in 0..k {
+        v[rest[i * rest.len() / k.max(1)]] -= off.signum();
+    }
+    v
+}
+
+/// The ECG of local day `d`, if one was taken (about one day in four, on the ScanWatch, around
+/// noon): its `/v2/heart list` row. Mostly negative, now and then inconclusive.
+pub fn ecg_of_day(p: &Person, d: Date) -> Option<Value> {
+    let r = h(d, 6);
+    if r % 4 != 1 {
+        return None;
+    }
+    let t = p.at(d, 12, 0, 0) + (r % 3_600) as i64;
+    let afib = if r % 7 == 3 { 2 } else { 0 };
+    Some(json!({"deviceid": WATCH, "model": 93, "ecg": {"signalid": signal_id(d), "afib": afib}, "heart_rate": ecg_heart_rate(d),
+                "timestamp": t, "modified": t + 120}))
+}
+
+/// The signal id of day `d`'s ECG: the day is in it, so a read by id finds its day again.
+pub fn signal_id(d: Date) -> i64 {
+    4_000_000_000 + (d - Date::constant(1970, 1, 1)).get_days() as i64
+}
+
+fn ecg_heart_rate(d: Date) -> i64 {
+    62 + (h(d, 6) % 30) as i64
+}
+
+/// Seconds and rate of the ScanWatch's ECG (the spec: 30 s at 300 Hz).
+pub const ECG_SECONDS: usize = 30;
+pub const ECG_HZ: usize = 300;
+
+/// `/v2/heart get` for a signal id: the recording's samples (µV), a beat at the listed heart rate
+/// (P wave, QRS, T wave at their places in each beat), or None when no ECG has that id.
+pub fn ecg_signal(p: &Person, id: i64) -> Option<Value> {
+    let d = Date::constant(1970, 1, 1).checked_add(jiff::Span::new().try_days(id.checked_sub(4_000_000_000)?).ok()?).ok()?;
+    ecg_of_day(p, d)?;
+    let hr = ecg_heart_rate(d);
+    let beat = 60.0 / hr as f64;
+    let bump = |x: f64, at: f64, width: f64| (-((x - at) / width).powi(2)).exp();
+    let signal: Vec<i64> = (0..ECG_SECONDS * ECG_HZ)
+        .map(|i| {
+            let ph = (i as f64 / ECG_HZ as f64 % beat) / beat;
+            let uv = 120.0 * bump(ph, 0.15, 0.03) - 150.0 * bump(ph, 0.27, 0.01) + 1_000.0 * bump(ph, 0.30, 0.012) - 250.0 * bump(ph, 0.33, 0.012)
+                + 250.0 * bump(ph, 0.55, 0.06);
+            uv.round() as i64
+        })
+        .collect();
+    Some(json!({"signal": signal, "sampling_frequency": ECG_HZ, "wearposition": 1, "model": 93, "heart_rate": hr}))
+}
+
 /// The workouts of local day `d` (about every third day).
 pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
     let r = h(d, 5);
@@ -396,6 +553,12 @@ impl Api<'_> {
             }),
             ("v2/measure", "getworkouts") => self.by_day(q, "series", |d| workouts_of_day(self.person, d)),
             ("v2/sleep", "getsummary") => self.by_day(q, "series", |d| night_ending(self.person, d).into_iter().collect()),
+            ("v2/sleep", "get") => self.night_series(q),
+            ("v2/heart", "list") => self.heart_list(q),
+            ("v2/heart", "get") => match q.get("signalid").and_then(|i| i.parse().ok()).and_then(|i| ecg_signal(self.person, i)) {
+                Some(b) => json!({"status": 0, "body": b}),
+                None => invalid(),
+            },
             ("v2/measure", "getintradayactivity") => self.intraday(q),
             ("v2/user", "getdevice") => {
                 json!({"status": 0, "body": {"devices": devices(self.person, self.now)}})
@@ -494,6 +657,67 @@ impl Api<'_> {
         }
         let (page, more) = self.page(all, offset, self.order.unwrap_or(Order::OldestFirst));
         json!({"status": 0, "body": {key: page, "more": more, "offset": offset + page.len()}})
+    }
+
+    /// `/v2/heart list`: the ECGs whose time is in `[startdate, enddate]`, paged like the v2 listings.
+    fn heart_list(&self, q: &HashMap<String, String>) -> Value {
+        let int = |k: &str| q.get(k).map(|v| v.parse::<i64>());
+        let (Some(Ok(from)), Some(Ok(to))) = (int("startdate"), int("enddate")) else {
+            return invalid();
+        };
+        let Ok(offset) = Self::offset(q) else {
+            return invalid();
+        };
+        let (first, last) = (self.person.day_of(from), self.person.day_of(to).min(self.today()));
+        if last.since(first).map(|s| s.get_days()).unwrap_or(0) > 800 {
+            return invalid();
+        }
+        let mut all = vec![];
+        let mut d = first;
+        while d <= last {
+            all.extend(ecg_of_day(self.person, d).filter(|e| e["timestamp"].as_i64().is_some_and(|t| (from..=to).contains(&t) && t <= self.now.as_second())));
+            match d.tomorrow() {
+                Ok(n) => d = n,
+                Err(_) => break,
+            }
+        }
+        let (page, more) = self.page(all, offset, self.order.unwrap_or(Order::OldestFirst));
+        json!({"status": 0, "body": {"series": page, "more": more, "offset": offset + page.len()}})
+    }
+
+    /// `/v2/sleep get`: the segments of the nights that ended by now and overlap the first 24
+    /// hours after `startdate` (the spec), with the readings `data_fields` asks for (none without it).
+    fn night_series(&self, q: &HashMap<String, String>) -> Value {
+        let int = |k: &str| q.get(k).and_then(|v| v.parse::<i64>().ok());
+        let (Some(from), Some(to)) = (int("startdate"), int("enddate")) else {
+            return invalid();
+        };
+        let to = to.min(from.saturating_add(86_400));
+        let wanted: Vec<&str> = q.get("data_fields").map(|f| f.split(',').collect()).unwrap_or_default();
+        let mut series = vec![];
+        let mut d = self.person.day_of(from);
+        while d <= self.person.day_of(to).tomorrow().unwrap_or(d) {
+            if night_ending(self.person, d).is_some_and(|n| n["enddate"].as_i64().is_some_and(|e| e <= self.now.as_second())) {
+                for mut seg in night_segments(self.person, d) {
+                    let (a, b) = (seg["startdate"].as_i64().unwrap_or(0), seg["enddate"].as_i64().unwrap_or(0));
+                    if a < to && b > from {
+                        if let Some(m) = seg.as_object_mut() {
+                            m.retain(|k, _| !["hr", "rr", "snoring", "sdnn_1", "rmssd", "hrv_quality"].contains(&k.as_str()) || wanted.contains(&k.as_str()));
+                        }
+                        series.push(seg);
+                    }
+                }
+            }
+            match d.tomorrow() {
+                Ok(n) => d = n,
+                Err(_) => break,
+            }
+        }
+        let mut body = json!({"series": series});
+        if self.person.sleep_device {
+            body["model"] = json!(32);
+        }
+        json!({"status": 0, "body": body})
     }
 
     fn intraday(&self, q: &HashMap<String, String>) -> Value {
@@ -598,6 +822,78 @@ mod tests {
         // By default getmeas pages newest first, as the real API is believed to.
         all.reverse();
         assert_eq!(seen, all);
+    }
+
+    /// The high-resolution night and its summary are one night: the same start and end, each
+    /// state's minutes, the wake-ups, the lowest, highest and mean heart and breathing rates, and
+    /// the seconds snored.
+    #[test]
+    fn a_night_series_agrees_with_its_summary() {
+        let p = Person::new("Europe/Paris", true);
+        let mut nights = 0;
+        let mut d = Date::constant(2026, 1, 1);
+        while d < Date::constant(2026, 5, 1) {
+            d = d.tomorrow().unwrap();
+            let Some(n) = night_ending(&p, d) else {
+                assert!(night_segments(&p, d).is_empty());
+                continue;
+            };
+            nights += 1;
+            let segs = night_segments(&p, d);
+            let x = &n["data"];
+            let i = |v: &Value, k: &str| v[k].as_i64().unwrap();
+            assert_eq!((i(&segs[0], "startdate"), i(segs.last().unwrap(), "enddate")), (i(&n, "startdate"), i(&n, "enddate")), "{d}");
+            assert!(segs.windows(2).all(|w| i(&w[0], "enddate") == i(&w[1], "startdate")), "{d}: contiguous");
+            let total = |state: i64| segs.iter().filter(|s| s["state"] == state).map(|s| i(s, "enddate") - i(s, "startdate")).sum::<i64>();
+            for (state, key) in [(0, "wakeupduration"), (1, "lightsleepduration"), (2, "deepsleepduration"), (3, "remsleepduration")] {
+                assert_eq!(total(state), i(x, key), "{d}: {key}");
+            }
+            let wakeups = segs.iter().skip(1).filter(|s| s["state"] == 0).count() as i64;
+            assert_eq!(wakeups, i(x, "wakeupcount"), "{d}");
+            let all = |key: &str| -> Vec<i64> { segs.iter().flat_map(|s| s[key].as_object().unwrap().values().map(|v| v.as_i64().unwrap())).collect() };
+            for (key, lo, avg, hi) in [("hr", "hr_min", "hr_average", "hr_max"), ("rr", "rr_min", "rr_average", "rr_max")] {
+                let v = all(key);
+                assert_eq!(v.len() as i64, (i(&n, "enddate") - i(&n, "startdate") + 59) / 60, "{d}: a reading a minute");
+                assert_eq!((*v.iter().min().unwrap(), *v.iter().max().unwrap()), (i(x, lo), i(x, hi)), "{d}: {key}");
+                assert_eq!(v.iter().sum::<i64>(), i(x, avg) * v.len() as i64, "{d}: {key}'s mean is the summary's");
+            }
+            assert_eq!(all("snoring").iter().sum::<i64>(), i(x, "snoring"), "{d}");
+        }
+        assert!(nights > 90, "{nights}");
+    }
+
+    /// An ECG is listed with the heart rate its signal beats at, and read by its id.
+    #[test]
+    fn an_ecg_signal_beats_at_its_listed_heart_rate_and_is_read_by_its_id() {
+        let p = Person::new("UTC", true);
+        let now: Timestamp = "2026-07-01T00:00:00Z".parse().unwrap();
+        let api = Api { person: &p, page_size: 2, now, order: None };
+        let (s, e) = (utc_midnight(Date::constant(2026, 6, 1)), utc_midnight(Date::constant(2026, 6, 30)));
+        let (mut listed, mut offset) = (vec![], 0);
+        loop {
+            let r =
+                api.answer("/v2/heart", &q(&[("action", "list"), ("startdate", &s.to_string()), ("enddate", &e.to_string()), ("offset", &offset.to_string())]));
+            let b = &r["body"];
+            listed.extend(b["series"].as_array().unwrap().iter().cloned());
+            if b["more"] == false {
+                break;
+            }
+            offset = b["offset"].as_u64().unwrap() as usize;
+        }
+        assert!(listed.len() >= 4, "{}", listed.len());
+        for ecg in &listed {
+            let id = ecg["ecg"]["signalid"].as_i64().unwrap();
+            let got = api.answer("/v2/heart", &q(&[("action", "get"), ("signalid", &id.to_string())]));
+            let b = &got["body"];
+            assert_eq!((b["heart_rate"].clone(), b["model"].clone()), (ecg["heart_rate"].clone(), ecg["model"].clone()));
+            let x: Vec<i64> = b["signal"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).collect();
+            assert_eq!(x.len(), ECG_SECONDS * ECG_HZ);
+            let peaks = (1..x.len() - 1).filter(|i| x[*i] > 600 && x[*i] >= x[i - 1] && x[*i] > x[i + 1]).count() as i64;
+            let bpm = ecg["heart_rate"].as_i64().unwrap();
+            assert!((peaks * 60 / ECG_SECONDS as i64 - bpm).abs() <= 2, "{peaks} beats in {ECG_SECONDS} s is not {bpm} bpm");
+        }
+        assert_eq!(api.answer("/v2/heart", &q(&[("action", "get"), ("signalid", "4000000001")]))["status"], 503, "no ECG has that id");
+        assert_eq!(api.answer("/v2/heart", &q(&[("action", "get"), ("signalid", &i64::MAX.to_string())]))["status"], 503);
     }
 
     #[test]
