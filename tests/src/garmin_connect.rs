@@ -117,6 +117,14 @@ pub struct Reply {
     pub retry_after: Option<u64>,
 }
 
+/// The most days the sleep-score stats route answers at once (garth pages it by 28).
+pub const SLEEP_SCORE_DAYS: usize = 28;
+
+/// Garmin's "nothing for that day" on some metrics routes.
+fn no_content() -> Reply {
+    Reply { status: 204, content_type: "application/json", body: String::new(), set_cookie: None, retry_after: None }
+}
+
 fn j(status: u16, v: Value) -> Reply {
     Reply { status, content_type: "application/json", body: v.to_string(), set_cookie: None, retry_after: None }
 }
@@ -391,58 +399,7 @@ impl GarminConnect {
             self.data_429_next -= 1;
             return Reply { retry_after: Some(1), ..j(429, json!({"message": "Too many requests", "error": "TooManyRequestsException"})) };
         }
-        let seg: Vec<String> = path
-            .trim_start_matches('/')
-            .split('/')
-            .map(|s| url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes()).next().map(|(_, v)| v.to_string()).unwrap_or_default())
-            .collect();
-        let seg: Vec<&str> = seg.iter().map(String::as_str).collect();
-        let p = Person;
-        let range = |a: &str, b: &str| -> Option<Vec<Date>> {
-            let (a, b): (Date, Date) = (a.parse().ok()?, b.parse().ok()?);
-            let mut out = vec![];
-            let mut d = a;
-            while d <= b {
-                out.push(d);
-                d = d.tomorrow().ok()?;
-            }
-            Some(out)
-        };
-        let not_found = || j(404, json!({"message": "Not Found", "error": "NotFoundException"}));
-        let name_ok = |n: &str| n == DISPLAY_NAME;
-        match seg.as_slice() {
-            ["userprofile-service", "socialProfile"] => {
-                j(200, json!({"id": 4000001, "profileId": 90000001, "displayName": DISPLAY_NAME, "fullName": "Test Runner", "userName": "runner"}))
-            }
-            ["userprofile-service", "userprofile", "user-settings"] => j(200, json!({"id": 90000001, "userData": {"measurementSystem": "metric"}})),
-            ["metrics-service", "metrics", "trainingreadiness", a, b] => match range(a, b) {
-                Some(days) => j(200, Value::Array(days.iter().flat_map(|d| p.readiness(*d)).collect())),
-                None => j(400, json!({"message": "bad date"})),
-            },
-            ["metrics-service", "metrics", "trainingstatus", "aggregated", d] => match d.parse::<Date>() {
-                Ok(d) => j(200, p.training_status(d)),
-                Err(_) => j(400, json!({"message": "bad date"})),
-            },
-            ["metrics-service", "metrics", "maxmet", "daily", a, b] => match range(a, b) {
-                Some(days) => j(200, Value::Array(days.iter().filter_map(|d| p.vo2max(*d)).collect())),
-                None => j(400, json!({"message": "bad date"})),
-            },
-            ["metrics-service", "metrics", "racepredictions", "daily", n] if name_ok(n) => {
-                match range(q.get("fromCalendarDate").map(String::as_str).unwrap_or(""), q.get("toCalendarDate").map(String::as_str).unwrap_or("")) {
-                    Some(days) if days.len() <= 366 => j(200, Value::Array(days.iter().map(|d| p.race_predictions(*d)).collect())),
-                    Some(_) => j(400, json!({"message": "range over 366 days"})),
-                    None => j(400, json!({"message": "bad date"})),
-                }
-            }
-            ["biometric-service", "stats", metric, "range", a, b] => match range(a, b) {
-                Some(days) => j(200, Value::Array(days.iter().filter_map(|d| p.threshold(*d, metric)).collect())),
-                None => j(400, json!({"message": "bad date"})),
-            },
-            ["personalrecord-service", "personalrecord", "prs", n] if name_ok(n) => j(200, p.records()),
-            ["activity-service", "activity", id, "splits"] => id.parse::<i64>().map(|id| j(200, p.splits(id))).unwrap_or_else(|_| not_found()),
-            ["activity-service", "activity", id, "typedsplits"] => id.parse::<i64>().map(|id| j(200, p.typed_splits(id))).unwrap_or_else(|_| not_found()),
-            _ => not_found(),
-        }
+        Person.serve(path, q)
     }
 }
 
@@ -454,6 +411,172 @@ fn n(d: Date) -> i64 {
 }
 
 impl Person {
+    /// A data route's answer (`path` below `/connectapi`, after the twin checked the token): the
+    /// person's data in Garmin's shapes, 404 for a route Garmin Connect does not have.
+    pub fn serve(&self, path: &str, q: &HashMap<String, String>) -> Reply {
+        let seg: Vec<String> = path
+            .trim_start_matches('/')
+            .split('/')
+            .map(|s| url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes()).next().map(|(_, v)| v.to_string()).unwrap_or_default())
+            .collect();
+        let seg: Vec<&str> = seg.iter().map(String::as_str).collect();
+        let p = self;
+        let range = |a: &str, b: &str| -> Option<Vec<Date>> {
+            let (a, b): (Date, Date) = (a.parse().ok()?, b.parse().ok()?);
+            let mut out = vec![];
+            let mut d = a;
+            while d <= b {
+                out.push(d);
+                d = d.tomorrow().ok()?;
+            }
+            Some(out)
+        };
+        let param = |k: &str| q.get(k).map(String::as_str).unwrap_or("");
+        let bad = || j(400, json!({"message": "bad date"}));
+        let not_found = || j(404, json!({"message": "Not Found", "error": "NotFoundException"}));
+        let name_ok = |n: &str| n == DISPLAY_NAME;
+        match seg.as_slice() {
+            ["userprofile-service", "socialProfile"] => {
+                j(200, json!({"id": 4000001, "profileId": 90000001, "displayName": DISPLAY_NAME, "fullName": "Test Runner", "userName": "runner"}))
+            }
+            ["userprofile-service", "userprofile", "user-settings"] => j(200, json!({"id": 90000001, "userData": {"measurementSystem": "metric"}})),
+            ["metrics-service", "metrics", "trainingreadiness", a, b] => match range(a, b) {
+                Some(days) => j(200, Value::Array(days.iter().flat_map(|d| p.readiness(*d)).collect())),
+                None => bad(),
+            },
+            ["metrics-service", "metrics", "trainingstatus", "aggregated", d] => match d.parse::<Date>() {
+                Ok(d) => j(200, p.training_status(d)),
+                Err(_) => bad(),
+            },
+            ["metrics-service", "metrics", "maxmet", "daily", a, b] => match range(a, b) {
+                Some(days) => j(200, Value::Array(days.iter().filter_map(|d| p.vo2max(*d)).collect())),
+                None => bad(),
+            },
+            ["metrics-service", "metrics", "racepredictions", "daily", n] if name_ok(n) => match range(param("fromCalendarDate"), param("toCalendarDate")) {
+                Some(days) if days.len() <= 366 => j(200, Value::Array(days.iter().map(|d| p.race_predictions(*d)).collect())),
+                Some(_) => j(400, json!({"message": "range over 366 days"})),
+                None => bad(),
+            },
+            ["metrics-service", "metrics", "endurancescore"] => match param("calendarDate").parse::<Date>() {
+                Ok(d) => p.endurance(d).map(|v| j(200, v)).unwrap_or_else(no_content),
+                Err(_) => bad(),
+            },
+            ["metrics-service", "metrics", "hillscore", "stats"] if param("aggregation") == "daily" => match range(param("startDate"), param("endDate")) {
+                Some(days) => j(200, p.hill_stats(&days)),
+                None => bad(),
+            },
+            ["wellness-service", "wellness", "daily", "respiration", d] => match d.parse::<Date>() {
+                Ok(d) => j(200, p.respiration(d)),
+                Err(_) => bad(),
+            },
+            ["wellness-service", "stats", "daily", "sleep", "score", a, b] => match range(a, b) {
+                Some(days) if days.len() <= SLEEP_SCORE_DAYS => j(200, Value::Array(days.iter().filter_map(|d| p.sleep_score(*d)).collect())),
+                Some(_) => j(400, json!({"message": "range over 28 days"})),
+                None => bad(),
+            },
+            ["biometric-service", "stats", metric, "range", a, b] => match range(a, b) {
+                Some(days) => j(200, Value::Array(days.iter().filter_map(|d| p.threshold(*d, metric)).collect())),
+                None => bad(),
+            },
+            ["personalrecord-service", "personalrecord", "prs", n] if name_ok(n) => j(200, p.records()),
+            ["activity-service", "activity", id, "splits"] => id.parse::<i64>().map(|id| j(200, p.splits(id))).unwrap_or_else(|_| not_found()),
+            ["activity-service", "activity", id, "typedsplits"] => id.parse::<i64>().map(|id| j(200, p.typed_splits(id))).unwrap_or_else(|_| not_found()),
+            _ => not_found(),
+        }
+    }
+
+    /// The endurance score of day `d`: drifting between well trained and expert, none on every
+    /// eleventh day (Garmin's 204). Thresholds and shape as a described capture shows them.
+    pub fn endurance(&self, d: Date) -> Option<Value> {
+        if n(d) % 11 == 0 {
+            return None;
+        }
+        let score = self.endurance_score(d);
+        Some(json!({"userProfilePK": 90000001, "deviceId": DEVICE, "calendarDate": d.to_string(), "overallScore": score,
+            "classification": if score >= 7300 { 5 } else { 4 }, "feedbackPhrase": 78, "primaryTrainingDevice": true, "gaugeLowerLimit": 3570,
+            "classificationLowerLimitIntermediate": 5100, "classificationLowerLimitTrained": 5800, "classificationLowerLimitWellTrained": 6600,
+            "classificationLowerLimitExpert": 7300, "classificationLowerLimitSuperior": 8100, "classificationLowerLimitElite": 8800, "gaugeUpperLimit": 10560,
+            "contributors": [{"activityTypeId": 1, "group": null, "contribution": 12.5}, {"activityTypeId": null, "group": 0, "contribution": 80.1},
+                {"activityTypeId": null, "group": 8, "contribution": 7.4}]}))
+    }
+    pub fn endurance_score(&self, d: Date) -> i64 {
+        6_700 + n(d) % 40 * 25
+    }
+
+    /// The hill score of day `d` on the primary watch (none every ninth day); every fifth day an
+    /// older watch scored it too, lower, as not the primary training device.
+    pub fn hill(&self, d: Date) -> Vec<Value> {
+        if n(d) % 9 == 0 {
+            return vec![];
+        }
+        let entry = |device: i64, primary: bool, score: i64| {
+            json!({"userProfilePK": 90000001, "deviceId": device, "calendarDate": d.to_string(), "overallScore": score, "strengthScore": 30 + n(d) % 10,
+                "enduranceScore": 70 + n(d) % 15, "hillScoreClassificationId": 4, "hillScoreFeedbackPhraseId": 30 + n(d) % 6, "vo2Max": null,
+                "vo2MaxPreciseValue": null, "primaryTrainingDevice": primary})
+        };
+        let mut v = vec![entry(DEVICE, true, self.hill_score(d))];
+        if n(d) % 5 == 0 {
+            v.insert(0, entry(1111, false, 12));
+        }
+        v
+    }
+    pub fn hill_score(&self, d: Date) -> i64 {
+        55 + n(d) % 20
+    }
+    /// The stats route over `days`: newest first, with the period's average and maximum.
+    pub fn hill_stats(&self, days: &[Date]) -> Value {
+        let list: Vec<Value> = days.iter().rev().flat_map(|d| self.hill(*d)).collect();
+        let scores: Vec<i64> = days.iter().filter(|d| !self.hill(**d).is_empty()).map(|d| self.hill_score(*d)).collect();
+        let first = days.first().map(|d| d.to_string()).unwrap_or_default();
+        let avg = if scores.is_empty() { Value::Null } else { json!(scores.iter().sum::<i64>() / scores.len() as i64) };
+        json!({"userProfilePK": 90000001, "startDate": first, "endDate": days.last().map(|d| d.to_string()), "periodAvgScore": {first: avg},
+            "maxScore": scores.iter().max(), "hillScoreDTOList": list})
+    }
+
+    /// The breathing of day `d` at UTC−6: a reading every 2 minutes from midnight, lower in the
+    /// night's first six hours; now and then Garmin's no-reading value (-2); every thirteenth day
+    /// nothing worn (every value null, no readings). The summary values are the readings' own.
+    pub fn respiration(&self, d: Date) -> Value {
+        let midnight_ms = (n(d) * 86_400 + 6 * 3_600) * 1_000;
+        let readings: Vec<(i64, f64)> = if n(d) % 13 == 0 {
+            vec![]
+        } else {
+            (0..720).map(|i: i64| (midnight_ms + i * 120_000, if i % 97 == 5 { -2.0 } else { self.breathing(d, i) })).collect()
+        };
+        let valid: Vec<(i64, f64)> = readings.iter().copied().filter(|(_, v)| *v >= 0.0).collect();
+        let night = |t: i64| t < midnight_ms + 6 * 3_600_000;
+        let mean = |xs: Vec<f64>| if xs.is_empty() { Value::Null } else { json!((xs.iter().sum::<f64>() / xs.len() as f64 * 10.0).round() / 10.0) };
+        let extreme = |pick: fn(f64, f64) -> f64| valid.iter().map(|(_, v)| *v).reduce(pick).map(Value::from).unwrap_or(Value::Null);
+        let asleep = !valid.is_empty();
+        json!({"userProfilePK": 90000001, "calendarDate": d.to_string(),
+            "startTimestampGMT": format!("{d}T06:00:00.0"), "endTimestampGMT": format!("{}T06:00:00.0", d.tomorrow().unwrap()),
+            "startTimestampLocal": format!("{d}T00:00:00.0"), "endTimestampLocal": format!("{}T00:00:00.0", d.tomorrow().unwrap()),
+            "sleepStartTimestampGMT": asleep.then(|| format!("{d}T06:00:00.0")), "sleepEndTimestampGMT": asleep.then(|| format!("{d}T12:00:00.0")),
+            "sleepStartTimestampLocal": asleep.then(|| format!("{d}T00:00:00.0")), "sleepEndTimestampLocal": asleep.then(|| format!("{d}T06:00:00.0")),
+            "tomorrowSleepStartTimestampGMT": "1970-01-01T00:00:00.000", "tomorrowSleepEndTimestampGMT": "1970-01-01T00:00:00.000",
+            "tomorrowSleepStartTimestampLocal": "1970-01-01T00:00:00.000", "tomorrowSleepEndTimestampLocal": "1970-01-01T00:00:00.000",
+            "lowestRespirationValue": extreme(f64::min), "highestRespirationValue": extreme(f64::max),
+            "avgWakingRespirationValue": mean(valid.iter().filter(|(t, _)| !night(*t)).map(|(_, v)| *v).collect()),
+            "avgSleepRespirationValue": mean(valid.iter().filter(|(t, _)| night(*t)).map(|(_, v)| *v).collect()),
+            "avgTomorrowSleepRespirationValue": asleep.then_some(12.0),
+            "respirationValueDescriptorsDTOList": [{"key": "timestamp", "index": 0}, {"key": "respiration", "index": 1}],
+            "respirationValuesArray": readings.iter().map(|(t, v)| json!([t, v])).collect::<Vec<_>>(),
+            "respirationAveragesValueDescriptorDTOList": [{"respirationAveragesValueDescriptorIndex": 0, "respirationAveragesValueDescriptionKey": "timestamp"}],
+            "respirationAveragesValuesArray": [], "respirationVersion": 200})
+    }
+    /// Breaths per minute of reading `i` (every 2 minutes from midnight) of day `d`.
+    pub fn breathing(&self, d: Date, i: i64) -> f64 {
+        if i < 180 {
+            11.0 + ((i + n(d)) % 3) as f64
+        } else {
+            13.0 + ((i + n(d)) % 6) as f64
+        }
+    }
+
+    /// The sleep score of the night that ends on `d`; every sixth day Garmin lists none.
+    pub fn sleep_score(&self, d: Date) -> Option<Value> {
+        (n(d) % 6 != 0).then(|| json!({"calendarDate": d.to_string(), "value": 50 + n(d) % 45}))
+    }
     /// Two snapshots a day: the morning report and an evening update.
     pub fn readiness(&self, d: Date) -> Vec<Value> {
         let score = 30 + n(d) % 60;

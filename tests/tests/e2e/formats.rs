@@ -85,7 +85,7 @@ fn days_ago(s: &str) -> String {
 
 const ZONE: &str = "America/Chicago";
 
-/// What the built-in sample (or, for Garmin Connect, the twin) answers `route?query` with.
+/// What the built-in sample (or, for Garmin Connect, the twin's person) answers `route?query` with.
 fn ours(provider: &str, route: &str, q: &HashMap<String, String>) -> Value {
     let now = jiff::Timestamp::now();
     let body = match provider {
@@ -107,8 +107,9 @@ fn ours(provider: &str, route: &str, q: &HashMap<String, String>) -> Value {
             String::from_utf8(vitals::providers::garmin::sample::Api { person: &p, now }.answer(route, q).body).unwrap()
         }
         "garmin_connect" => {
-            let day = route.rsplit('/').next().unwrap().parse::<jiff::civil::Date>().unwrap();
-            return Value::Array(vitals_twin::garmin_connect::Person.readiness(day));
+            let reply = vitals_twin::garmin_connect::Person.serve(route, q);
+            assert_eq!(reply.status, 200, "{route}: {}", reply.body);
+            reply.body
         }
         other => panic!("no sample for {other}"),
     };

@@ -211,11 +211,87 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
         assert!(c["summary"].as_str().unwrap().contains("unofficial API") && c["summary"].as_str().unwrap().contains("may stop working without notice"), "{c}");
         assert_eq!(c["available"], true, "{c}");
     }
-    assert_eq!(gc["collections"].as_array().unwrap().len(), 7);
+    assert_eq!(gc["collections"].as_array().unwrap().len(), 11);
     // The Personal API keeps its own collections (and its sample data): the session is not used for them.
     let before = twin.garmin_connect(|g| g.data_requests.len());
     let _ = query(&s, "daily_summary", json!({"day": end.to_string()})).await;
     assert_eq!(twin.garmin_connect(|g| g.data_requests.len()), before, "garmin.daily_summary is the Personal API's");
+    s.close().await;
+}
+
+/// Issue 48: endurance score (a request a day), hill score and sleep scores (28 days a request),
+/// breathing rate (a request a day) over 30 days and a day, each day from the twin's person:
+/// a level read against the thresholds sent with the score, the primary watch's hill score, Garmin's
+/// no-reading breathing values null and a day of nothing no row, the readings' extremes the day's.
+#[tokio::test(flavor = "multi_thread")]
+async fn scores_breathing_and_sleep_scores_over_a_month_and_a_day() {
+    let twin = twin().await;
+    let config = fresh("scores");
+    let src = garminconnect_dir(&twin, "scores");
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    let s = server(&twin, &config).await;
+    let p = Person;
+    let end = today().yesterday().unwrap();
+    let start = end.checked_sub(jiff::Span::new().days(29)).unwrap();
+    let days: Vec<Date> = (0..30).map(|i| start.checked_add(jiff::Span::new().days(i)).unwrap()).collect();
+    let range = json!({"start": start.to_string(), "end": end.to_string()});
+    let dates = |r: &Value| -> Vec<String> { r["data"].as_array().unwrap().iter().map(|x| x["date"].as_str().unwrap().to_string()).collect() };
+    let before = twin.garmin_connect(|g| g.data_requests.len());
+
+    let r = query(&s, "endurance_score", range.clone()).await;
+    let scored: Vec<Date> = days.iter().copied().filter(|d| p.endurance(*d).is_some()).collect();
+    assert_eq!(dates(&r), scored.iter().map(Date::to_string).collect::<Vec<_>>(), "a day Garmin answers 204 is no row: {}", r["notices"]);
+    for (row, d) in r["data"].as_array().unwrap().iter().zip(&scored) {
+        let score = p.endurance_score(*d);
+        assert_eq!(row["score"], score);
+        assert_eq!(row["level"], if score >= 7300 { "expert" } else { "well trained" }, "{row}");
+        assert_eq!(row["level_thresholds"]["elite"], 8800);
+    }
+    let r = query(&s, "hill_score", range.clone()).await;
+    let scored: Vec<Date> = days.iter().copied().filter(|d| !p.hill(*d).is_empty()).collect();
+    assert_eq!(dates(&r), scored.iter().map(Date::to_string).collect::<Vec<_>>(), "one row a day, in date order");
+    let scores: Vec<Value> = r["data"].as_array().unwrap().iter().map(|x| x["score"].clone()).collect();
+    assert_eq!(scores, scored.iter().map(|d| json!(p.hill_score(*d))).collect::<Vec<_>>(), "the primary watch's score");
+
+    let r = query(&s, "sleep_scores", range.clone()).await;
+    let nights: Vec<(Date, Value)> = days.iter().filter_map(|d| p.sleep_score(*d).map(|v| (*d, v["value"].clone()))).collect();
+    assert_eq!(dates(&r), nights.iter().map(|(d, _)| d.to_string()).collect::<Vec<_>>());
+    assert_eq!(r["data"].as_array().unwrap().iter().map(|x| x["score"].clone()).collect::<Vec<_>>(), nights.iter().map(|(_, v)| v.clone()).collect::<Vec<_>>());
+
+    let r = query(&s, "respiration", range.clone()).await;
+    let worn: Vec<Date> = days.iter().copied().filter(|d| !p.respiration(*d)["respirationValuesArray"].as_array().unwrap().is_empty()).collect();
+    assert!(worn.len() < days.len(), "a day of nothing is in the range");
+    assert_eq!(dates(&r), worn.iter().map(Date::to_string).collect::<Vec<_>>(), "a day with no reading at all is no row");
+    for (row, d) in r["data"].as_array().unwrap().iter().zip(&worn) {
+        let readings = &row["readings"];
+        assert_eq!((readings["interval_s"].as_f64(), readings["items"].as_array().unwrap().len()), (Some(120.0), 720), "{d}");
+        let valid: Vec<f64> = readings["items"].as_array().unwrap().iter().filter_map(Value::as_f64).collect();
+        assert!(valid.len() < 720, "{d}: Garmin's -2 is a gap, not a reading");
+        assert_eq!(row["lowest_per_min"].as_f64(), valid.iter().cloned().reduce(f64::min));
+        assert_eq!(row["highest_per_min"].as_f64(), valid.iter().cloned().reduce(f64::max));
+        assert_eq!(valid[0], p.breathing(*d, 0));
+        assert_eq!(row["sleep_end"], format!("{d}T06:00:00"));
+    }
+    // One request a day for the daily routes, 28 days a request for the stats routes.
+    let paths = twin.garmin_connect(|g| g.data_requests[before..].to_vec());
+    let count = |prefix: &str| paths.iter().filter(|x| x.starts_with(prefix)).count();
+    assert_eq!(count("/metrics-service/metrics/endurancescore"), 30);
+    assert_eq!(count("/wellness-service/wellness/daily/respiration/"), 30);
+    assert!((2..=3).contains(&count("/metrics-service/metrics/hillscore/stats")), "{paths:?}");
+    assert!((2..=3).contains(&count("/wellness-service/stats/daily/sleep/score/")), "{paths:?}");
+
+    // One day each.
+    let day = json!({"day": end.to_string()});
+    assert_eq!(query(&s, "endurance_score", day.clone()).await["count"], u64::from(p.endurance(end).is_some()));
+    assert_eq!(query(&s, "hill_score", day.clone()).await["count"], u64::from(!p.hill(end).is_empty()));
+    assert_eq!(query(&s, "sleep_scores", day.clone()).await["count"], u64::from(p.sleep_score(end).is_some()));
+    assert_eq!(query(&s, "respiration", day.clone()).await["count"], u64::from(worn.contains(&end)));
+    let listed = s.ok("vitals_sources", json!({})).await;
+    let gc = listed["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "garmin-connect").unwrap()["collections"].clone();
+    for c in ["garmin.endurance_score", "garmin.hill_score", "garmin.respiration", "garmin.sleep_scores"] {
+        assert!(gc[c].as_str().is_some_and(|b| b.contains("unofficial")), "{c}: {gc}");
+    }
     s.close().await;
 }
 

@@ -1,8 +1,8 @@
-//! Garmin Connect's private API as data: the seven collections the official Personal API does not
+//! Garmin Connect's private API as data: the eleven collections the official Personal API does not
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -51,7 +51,8 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
         portal: Some("https://connect.garmin.com"),
         caution: "Garmin Connect (unofficial) signs in to Garmin's private mobile API, as the Garmin Connect app does, for what \
                   Garmin's official Personal API does not serve: training readiness, training status, VO2max history, race \
-                  predictions, lactate threshold, personal records and activity splits. Garmin does not support it: it may stop \
+                  predictions, lactate threshold, personal records, activity splits, endurance and hill scores, breathing rate and \
+                  sleep-score history. Garmin does not support it: it may stop \
                   working without notice, and Garmin refuses logins it finds suspicious (often for hours). Your password is used \
                   once, for the login, and never stored; only the tokens Garmin returns are kept. Already signed in with \
                   garminconnect or garth? Import their tokens instead of logging in here.",
@@ -222,6 +223,59 @@ static COLLECTIONS: &[CollectionSpec] = &[
         order: PageOrder::Unknown,
         by_id: true,
         daily: None,
+        ..DAYS
+    },
+    CollectionSpec {
+        name: "endurance_score",
+        brief: "endurance score (unofficial)",
+        path: "metrics-service/metrics/endurancescore",
+        summary: unofficial!(
+            "Endurance score per day, one request a day: the score, its level (recreational, intermediate, trained, well trained, \
+             expert, superior, elite: read against the thresholds Garmin sends with it, which are in `level_thresholds`), Garmin's \
+             classification and feedback ids, and what contributed (percent per activity type or intensity group). Reply shape \
+             from clients and a described capture, not a recording."
+        ),
+        fields: &["score", "level", "classification", "feedback_id", "level_thresholds", "contributors"],
+        split: Split::Days(1),
+        ..DAYS
+    },
+    CollectionSpec {
+        name: "hill_score",
+        brief: "hill score (unofficial)",
+        path: "metrics-service/metrics/hillscore/stats",
+        summary: unofficial!(
+            "Hill score per day Garmin scored it (of the primary training device): overall score (0–100), its strength and \
+             endurance parts, Garmin's classification and feedback ids, and VO2max where sent. 28 days a request. Reply shape \
+             from clients and a described capture, not a recording."
+        ),
+        fields: &["score", "strength", "endurance", "classification", "feedback_id", "vo2max"],
+        split: Split::Days(28),
+        ..DAYS
+    },
+    CollectionSpec {
+        name: "respiration",
+        brief: "breathing rate by day (unofficial)",
+        path: "wellness-service/wellness/daily/respiration",
+        summary: unofficial!(
+            "Breathing rate per day in breaths per minute, one request a day: lowest, highest, waking and sleep averages, the \
+             night's sleep window (local), and the day's readings (about every 2 minutes) as the series `readings`, compacted to fit \
+             when large. Garmin's no-reading values (-1, -2) are null."
+        ),
+        fields: &["lowest_per_min", "highest_per_min", "waking_avg_per_min", "sleep_avg_per_min", "sleep_start", "sleep_end", "readings"],
+        split: Split::Days(1),
+        embedded: &[Embedded { field: "readings", kind: EmbeddedKind::Samples(crate::providers::garmin::catalog::SHAPE) }],
+        volume: "1 row a day with ~700 readings (about 4,000 characters)",
+        ..DAYS
+    },
+    CollectionSpec {
+        name: "sleep_scores",
+        brief: "nightly sleep scores (unofficial)",
+        path: "wellness-service/stats/daily/sleep/score",
+        summary: unofficial!(
+            "Garmin's sleep score per night (0–100), labelled with the day the night ends, 28 nights a request: a long history \
+             in few requests (garmin.sleep has each night's details). A day Garmin lists without a score keeps its row, score null."
+        ),
+        fields: &["score"],
         ..DAYS
     },
 ];

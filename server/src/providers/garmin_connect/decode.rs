@@ -233,6 +233,136 @@ pub fn typed_splits(v: &Value, gps: bool) -> Value {
     laps(&json!({ "lapDTOs": splits }), gps)
 }
 
+/// Garmin's endurance levels above the lowest, by the key of the threshold each starts at.
+const ENDURANCE_LEVELS: &[(&str, &str)] = &[
+    ("classificationLowerLimitIntermediate", "intermediate"),
+    ("classificationLowerLimitTrained", "trained"),
+    ("classificationLowerLimitWellTrained", "well trained"),
+    ("classificationLowerLimitExpert", "expert"),
+    ("classificationLowerLimitSuperior", "superior"),
+    ("classificationLowerLimitElite", "elite"),
+];
+
+/// A day's endurance score: the one-day route's object (its fields at the top, or under
+/// `enduranceScoreDTO` as the range route sends its latest). The level is read against the
+/// thresholds sent with the score, so it is Garmin's scale for this person; with none sent, null.
+pub fn endurance_score(v: &Value) -> Option<Value> {
+    let dto = v.get("enduranceScoreDTO").filter(|d| d.is_object()).unwrap_or(v);
+    let score = num(dto, "overallScore")?;
+    let thresholds: Vec<(&str, f64)> = ENDURANCE_LEVELS.iter().filter_map(|(k, name)| Some((*name, num(dto, k)?))).collect();
+    let level = match thresholds.iter().rev().find(|(_, at)| score >= *at) {
+        Some((name, _)) => Value::from(*name),
+        None if !thresholds.is_empty() => Value::from("recreational"),
+        None => Value::Null,
+    };
+    let contributors: Vec<Value> = dto
+        .get("contributors")
+        .map(list)
+        .unwrap_or_default()
+        .iter()
+        .map(|c| json!({"activity_type_id": f(c, "activityTypeId"), "group": f(c, "group"), "percent": f(c, "contribution")}))
+        .collect();
+    Some(json!({
+        "date": day_of(dto.get("calendarDate")?)?,
+        "score": f(dto, "overallScore"),
+        "level": level,
+        "classification": f(dto, "classification"),
+        "feedback_id": f(dto, "feedbackPhrase"),
+        "level_thresholds": Value::Object(ENDURANCE_LEVELS.iter().filter(|(k, _)| num(dto, k).is_some()).map(|(k, n)| (n.to_string(), f(dto, k))).collect()),
+        "contributors": contributors,
+    }))
+}
+
+/// The hill score stats route's days (`hillScoreDTOList`, newest first there), one row a day in
+/// date order: the primary training device's where two devices scored a day.
+pub fn hill_scores(v: &Value) -> Vec<Value> {
+    let mut days: std::collections::BTreeMap<String, (bool, Value)> = Default::default();
+    for h in v.get("hillScoreDTOList").map(list).unwrap_or_default() {
+        let (Some(date), Some(_)) = (h.get("calendarDate").and_then(day_of), num(&h, "overallScore")) else { continue };
+        let primary = h.get("primaryTrainingDevice").and_then(Value::as_bool) != Some(false);
+        if days.get(&date).is_some_and(|(p, _)| *p || !primary) {
+            continue;
+        }
+        let vo2 = [f(&h, "vo2MaxPreciseValue"), f(&h, "vo2Max")].into_iter().find(|x| !x.is_null()).unwrap_or(Value::Null);
+        let row = json!({
+            "date": date,
+            "score": f(&h, "overallScore"),
+            "strength": f(&h, "strengthScore"),
+            "endurance": f(&h, "enduranceScore"),
+            "classification": f(&h, "hillScoreClassificationId"),
+            "feedback_id": f(&h, "hillScoreFeedbackPhraseId"),
+            "vo2max": vo2,
+        });
+        days.insert(date, (primary, row));
+    }
+    days.into_values().map(|(_, r)| r).collect()
+}
+
+/// A local time Garmin sends, unless it is its placeholder for none (the epoch).
+fn local_or_none(v: &Value) -> Value {
+    local_time(v).as_str().filter(|s| !s.starts_with("1970-01-01")).map(Value::from).unwrap_or(Value::Null)
+}
+
+/// A breathing rate as Garmin wrote it: its negative values (-1, -2) are "no reading".
+fn breaths(v: &Value, k: &str) -> Value {
+    if num(v, k).is_some_and(|x| x >= 0.0) {
+        f(v, k)
+    } else {
+        Value::Null
+    }
+}
+
+/// A day's breathing: the summary values and the readings (`[epoch ms, breaths/min]`, at the
+/// indexes the descriptors name) as an evenly spaced series; a day with none of them is no row.
+pub fn respiration(v: &Value) -> Option<Value> {
+    let date = day_of(v.get("calendarDate")?)?;
+    let index = |key: &str, default: usize| -> usize {
+        v.get("respirationValueDescriptorsDTOList")
+            .map(list)
+            .unwrap_or_default()
+            .iter()
+            .find(|d| d.get("key").and_then(Value::as_str) == Some(key))
+            .and_then(|d| d.get("index").and_then(Value::as_u64))
+            .map_or(default, |i| i as usize)
+    };
+    let (at, value) = (index("timestamp", 0), index("respiration", 1));
+    // A no-reading keeps its time as NaN, which the series writes as null: the spacing is the
+    // device's, gaps included.
+    let points: Vec<(f64, f64)> = v
+        .get("respirationValuesArray")
+        .map(list)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| Some((p.get(at)?.as_f64()? / 1000.0, p.get(value)?.as_f64().filter(|x| *x >= 0.0).unwrap_or(f64::NAN))))
+        .filter(|(t, _)| t.is_finite() && jiff::Timestamp::from_second(*t as i64).is_ok())
+        .collect();
+    let readings = match points.first().filter(|_| points.iter().any(|(_, x)| !x.is_nan())) {
+        Some((t0, _)) => {
+            let start = jiff::Timestamp::from_second(*t0 as i64).map(|t| crate::time::rfc3339(&t.to_zoned(jiff::tz::TimeZone::UTC))).unwrap_or_default();
+            crate::providers::series::even(&points, &start)
+        }
+        None => Value::Null,
+    };
+    let row = json!({
+        "date": date,
+        "lowest_per_min": breaths(v, "lowestRespirationValue"),
+        "highest_per_min": breaths(v, "highestRespirationValue"),
+        "waking_avg_per_min": breaths(v, "avgWakingRespirationValue"),
+        "sleep_avg_per_min": breaths(v, "avgSleepRespirationValue"),
+        "sleep_start": local_or_none(&f(v, "sleepStartTimestampLocal")),
+        "sleep_end": local_or_none(&f(v, "sleepEndTimestampLocal")),
+        "readings": readings,
+    });
+    let measured = ["lowest_per_min", "highest_per_min", "waking_avg_per_min", "sleep_avg_per_min", "readings"].iter().any(|k| !row[*k].is_null());
+    measured.then_some(row)
+}
+
+/// A night of the sleep-score stats route: `{calendarDate, value}` (the day the night ends).
+pub fn sleep_score(v: &Value) -> Option<Value> {
+    let score = if num(v, "value").is_some() { f(v, "value") } else { Value::Null };
+    Some(json!({"date": day_of(v.get("calendarDate")?)?, "score": score}))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,6 +391,54 @@ mod tests {
         assert_eq!(rows[0]["heart_rate_bpm"], 171.0);
         assert_eq!(rows[0]["speed_m_s"], 4.1);
         assert_eq!(rows[1]["speed_m_s"], Value::Null);
+    }
+
+    /// The level is Garmin's scale for this person: read against the thresholds sent with the score.
+    #[test]
+    fn an_endurance_level_is_read_against_its_own_thresholds() {
+        let day = |score: i64| {
+            json!({"calendarDate": "2026-02-27", "overallScore": score, "classification": 5, "classificationLowerLimitIntermediate": 5100,
+                "classificationLowerLimitTrained": 5800, "classificationLowerLimitWellTrained": 6600, "classificationLowerLimitExpert": 7300,
+                "classificationLowerLimitSuperior": 8100, "classificationLowerLimitElite": 8800,
+                "contributors": [{"activityTypeId": 3, "group": null, "contribution": 6.38}]})
+        };
+        let levels: Vec<Value> = [4000, 5100, 7299, 7300, 9000].iter().map(|s| endurance_score(&day(*s)).unwrap()["level"].clone()).collect();
+        assert_eq!(levels, [json!("recreational"), json!("intermediate"), json!("well trained"), json!("expert"), json!("elite")]);
+        let row = endurance_score(&json!({"enduranceScoreDTO": day(7460), "groupMap": {}})).unwrap();
+        assert_eq!((row["score"].clone(), row["level_thresholds"]["expert"].clone()), (json!(7460), json!(7300)));
+        assert_eq!(row["contributors"][0], json!({"activity_type_id": 3, "group": null, "percent": 6.38}));
+        let bare = endurance_score(&json!({"calendarDate": "2026-02-27", "overallScore": 6000})).unwrap();
+        assert!(bare["level"].is_null(), "no thresholds sent, no level made up");
+        assert!(endurance_score(&json!({"calendarDate": "2026-02-27", "overallScore": null})).is_none());
+    }
+
+    #[test]
+    fn hill_scores_are_a_day_each_of_the_primary_device_in_date_order() {
+        let v = json!({"hillScoreDTOList": [
+            {"calendarDate": "2026-02-26", "overallScore": 74, "strengthScore": 36, "enduranceScore": 79, "primaryTrainingDevice": true},
+            {"calendarDate": "2026-02-25", "overallScore": 12, "primaryTrainingDevice": false},
+            {"calendarDate": "2026-02-25", "overallScore": 73, "vo2MaxPreciseValue": 51.2, "primaryTrainingDevice": true},
+            {"calendarDate": "2026-02-24", "overallScore": null}]});
+        let rows = hill_scores(&v);
+        let got: Vec<(&str, i64)> = rows.iter().map(|r| (r["date"].as_str().unwrap(), r["score"].as_i64().unwrap())).collect();
+        assert_eq!(got, [("2026-02-25", 73), ("2026-02-26", 74)]);
+        assert_eq!((rows[0]["vo2max"].as_f64(), rows[1]["strength"].as_i64()), (Some(51.2), Some(36)));
+    }
+
+    /// Garmin's -1 and -2 are no reading: null in the summary and a gap in the series.
+    #[test]
+    fn breathing_no_reading_is_null_and_a_day_of_nothing_is_no_row() {
+        let day = json!({"calendarDate": "2026-06-01", "lowestRespirationValue": -1.0, "highestRespirationValue": 19.0, "avgSleepRespirationValue": null,
+            "sleepStartTimestampLocal": "1970-01-01T00:00:00.000", "sleepEndTimestampLocal": "2026-06-01T06:40:15.0",
+            "respirationValueDescriptorsDTOList": [{"key": "respiration", "index": 0}, {"key": "timestamp", "index": 1}],
+            "respirationValuesArray": [[12.0, 1780293600000i64], [-2.0, 1780293720000i64], [14.0, 1780293840000i64]]});
+        let row = respiration(&day).unwrap();
+        assert_eq!((row["lowest_per_min"].clone(), row["highest_per_min"].clone()), (Value::Null, json!(19.0)));
+        assert_eq!((row["sleep_start"].clone(), row["sleep_end"].as_str()), (Value::Null, Some("2026-06-01T06:40:15")));
+        assert_eq!(row["readings"], json!({"interval_s": 120.0, "start": "2026-06-01T06:00:00+00:00", "items": [12.0, null, 14.0]}));
+        let none = json!({"calendarDate": "2026-06-02", "lowestRespirationValue": null, "respirationValuesArray": []});
+        assert!(respiration(&none).is_none());
+        assert_eq!(sleep_score(&json!({"calendarDate": "2023-07-01", "value": 60})).unwrap(), json!({"date": "2023-07-01", "score": 60}));
     }
 
     #[test]

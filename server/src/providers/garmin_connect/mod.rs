@@ -67,6 +67,15 @@ impl Provider for GarminConnect {
                 format!("{base}/{}/{metric}/range/{from}/{to}", c.path)
             }
             "personal_records" => format!("{base}/{}/{name}", c.path),
+            "endurance_score" => {
+                params.push(("calendarDate".into(), from));
+                format!("{base}/{}", c.path)
+            }
+            "hill_score" => {
+                params.extend([("startDate".into(), from), ("endDate".into(), to), ("aggregation".into(), "daily".into())]);
+                format!("{base}/{}", c.path)
+            }
+            "respiration" => format!("{base}/{}/{from}", c.path),
             "activity_splits" => {
                 let id = if let Window::Record(id) = w { segment(id) } else { String::new() };
                 format!("{base}/{}/{id}/{}", c.path, if next == Some(SECOND) { "typedsplits" } else { "splits" })
@@ -94,6 +103,10 @@ impl Provider for GarminConnect {
             "lactate_threshold" if second => (rows(decode::threshold_heart_rate), None),
             "lactate_threshold" => (rows(decode::threshold_speed), Some(SECOND.to_string())),
             "personal_records" => (rows(decode::personal_record), None),
+            "endurance_score" => (rows(decode::endurance_score), None),
+            "hill_score" => (decode::hill_scores(&v), None),
+            "respiration" => (rows(decode::respiration), None),
+            "sleep_scores" => (rows(decode::sleep_score), None),
             "activity_splits" if second => (vec![serde_json::json!({ "typed_splits": decode::typed_splits(&v, gps) })], None),
             "activity_splits" => {
                 let id = v.get("activityId").cloned().unwrap_or(Value::Null);
@@ -153,6 +166,9 @@ impl Provider for GarminConnect {
             "vo2max" | "race_predictions" | "lactate_threshold" => {
                 Some("Garmin updates this only after outdoor runs (or rides) with heart rate on a watch that has it.".into())
             }
+            "endurance_score" | "hill_score" => Some("Garmin computes this only on watches that have it, from the activities recorded with heart rate.".into()),
+            "respiration" => Some("Garmin measures breathing rate only on watches that have the sensor, while they are worn.".into()),
+            "sleep_scores" => Some("Garmin scores only nights a watch that scores sleep was worn through.".into()),
             _ => None,
         }
     }
