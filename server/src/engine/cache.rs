@@ -24,16 +24,24 @@ struct Inner {
 }
 
 struct Entry {
-    bodies: std::sync::Arc<Vec<String>>,
+    bodies: std::sync::Arc<Vec<Page>>,
     bytes: usize,
     fetched: Instant,
     expires: Option<Instant>,
     used: u64,
 }
 
-/// A window served from memory: the page bodies as they came.
+/// A page as it came, and the continuation it was asked with (a provider may read a page by it:
+/// Garmin Connect's second route of a window).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Page {
+    pub token: Option<String>,
+    pub body: String,
+}
+
+/// A window served from memory: the pages as they came.
 pub struct Hit {
-    pub bodies: std::sync::Arc<Vec<String>>,
+    pub bodies: std::sync::Arc<Vec<Page>>,
     pub age: Duration,
 }
 
@@ -62,8 +70,8 @@ impl Cache {
 
     /// Keep a window's page bodies. Windows with no record (`records == 0`) are never kept:
     /// "nothing yet" must be asked again.
-    pub fn keep(&self, key: String, bodies: Vec<String>, records: usize, ttl: Option<Duration>) {
-        let bytes: usize = bodies.iter().map(String::len).sum();
+    pub fn keep(&self, key: String, bodies: Vec<Page>, records: usize, ttl: Option<Duration>) {
+        let bytes: usize = bodies.iter().map(|p| p.body.len() + p.token.as_ref().map_or(0, String::len)).sum();
         if records == 0 || !self.enabled() || bytes > self.max_bytes {
             return;
         }
@@ -124,21 +132,21 @@ impl Inner {
 mod tests {
     use super::*;
 
-    fn page() -> Vec<String> {
-        vec![r#"{"data":[{"timestamp":"2026-06-01T00:00:00+00:00","bpm":60}],"next_token":null}"#.to_string()]
+    fn page() -> Vec<Page> {
+        vec![Page { token: None, body: r#"{"data":[{"timestamp":"2026-06-01T00:00:00+00:00","bpm":60}],"next_token":null}"#.to_string() }]
     }
 
     #[test]
     fn empty_windows_are_never_kept() {
         let c = Cache::new(1 << 20);
-        c.keep("k".into(), vec![r#"{"data":[],"next_token":null}"#.into()], 0, None);
+        c.keep("k".into(), vec![Page { token: None, body: r#"{"data":[],"next_token":null}"#.into() }], 0, None);
         assert!(c.get("k").is_none());
         assert_eq!(c.size(), (0, 0));
     }
 
     #[test]
     fn bytes_stay_under_the_bound_and_the_least_recent_goes_first() {
-        let one = page()[0].len();
+        let one = page()[0].body.len();
         let c = Cache::new(one * 2);
         c.keep("a".into(), page(), 1, None);
         c.keep("b".into(), page(), 1, None);

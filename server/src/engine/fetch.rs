@@ -300,10 +300,12 @@ async fn fetch_window(
             let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
             let mut out = WindowOut { stats: cached, ..Default::default() };
             // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
-            for body in hit.bodies.iter().filter(|b| !b.is_empty()) {
-                // These bodies decoded once already; one that no longer does is a bug, not data.
-                let at = crate::providers::PageAt { zone: plan.zone.clone(), token: None, options: plan.options.clone(), record: plan.id.clone() };
-                let page = plan.provider.parse_page(plan.collection, body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
+            for kept in hit.bodies.iter().filter(|p| !p.body.is_empty()) {
+                // These bodies decoded once already, each with the token it was asked with; one that
+                // no longer does is a bug, not data.
+                let at =
+                    crate::providers::PageAt { zone: plan.zone.clone(), token: kept.token.clone(), options: plan.options.clone(), record: plan.id.clone() };
+                let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
                 take_records(plan, piece, page.records, &mut keeper, &mut out);
             }
             if let Some(t) = &shared.tally {
@@ -314,7 +316,7 @@ async fn fetch_window(
     }
     let mut out = WindowOut::default();
     let mut coverage = Coverage::new(plan.collection.order);
-    let mut bodies: Vec<String> = vec![];
+    let mut bodies: Vec<super::cache::Page> = vec![];
     let mut seen: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
     loop {
@@ -342,7 +344,7 @@ async fn fetch_window(
                     t.page(page.next_token.is_some());
                 }
                 if key.is_some() {
-                    bodies.push(body);
+                    bodies.push(super::cache::Page { token: token.clone(), body });
                 }
                 coverage.page(take_records(plan, piece, page.records, &mut keeper, &mut out));
                 match page.next_token {

@@ -165,6 +165,10 @@ async fn imported_garminconnect_tokens_read_every_collection_over_a_range_and_a_
     assert_eq!(row["speed_m_s"], json!((p.threshold_speed_m_s(changes[0]) * 1000.0).round() / 1000.0), "converted from tenths of m/s");
     assert_eq!(row["heart_rate_bpm"], json!(p.threshold_hr(changes[0]) as f64), "both routes in one row");
     assert!(r["notices"]["rules"].to_string().contains("tenths of m/s"), "the conversion is said: {}", r["notices"]);
+    // Asked again, from memory: each page decoded as the route it came from (its page token kept).
+    let again = query(&s, "lactate_threshold", range.clone()).await;
+    assert!(again["notices"]["cached"].is_object(), "{}", again["notices"]);
+    assert_eq!(again["data"], r["data"], "the cached answer is the fetched one");
 
     let r = query(&s, "personal_records", json!({})).await;
     let types: Vec<&str> = r["data"].as_array().unwrap().iter().map(|x| x["type"].as_str().unwrap()).collect();
