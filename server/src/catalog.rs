@@ -74,6 +74,10 @@ pub struct CollectionSpec {
     /// Read one record at a time, named by `vitals_query`'s `id` (an activity by the id its
     /// listing gave), rather than over a range.
     pub by_id: bool,
+    /// Records dated after today exist (a cycle's predicted days), so a range may reach past today.
+    /// Elsewhere nothing after today has been measured: a range wholly after it is refused and one
+    /// ending after it is answered through today, said (engine/plan.rs).
+    pub ahead: bool,
     /// Which record is a day's value when a metric of this collection is analysed
     /// (`vitals_compare`, `vitals_relate`, `vitals_trend`). None: not a daily metric.
     pub daily: Option<DailyRule>,
@@ -85,6 +89,20 @@ pub struct CollectionSpec {
 pub struct DailyRule {
     pub pick: DayPick,
     pub says: &'static str,
+    /// When a day's value stops changing, which decides what today's value is.
+    pub settles: Settles,
+}
+
+/// When a day's value is final: what lets today be read as complete (a night that ended this
+/// morning, today's readiness) while a day's totals are still the day so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settles {
+    /// Final once it exists: a night that ended that day, a score made on waking, the day's first
+    /// reading (nothing later that day changes it). Today's is analysed and shown like any day's.
+    OnArrival,
+    /// Only once the day is over: a day's totals (steps, calories, load, stress) grow until
+    /// midnight. Today's value is the day so far: marked partial, and never analysed.
+    AtDayEnd,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -99,9 +117,18 @@ pub enum DayPick {
 }
 
 impl DailyRule {
-    pub const ONE_A_DAY: DailyRule = DailyRule { pick: DayPick::Only, says: "the provider sends one record a day: that day's record" };
-    pub const FIRST: DailyRule =
-        DailyRule { pick: DayPick::First, says: "the first record of the day (by its time); later ones that day are left out and counted" };
+    pub const ONE_A_DAY: DailyRule =
+        DailyRule { pick: DayPick::Only, says: "the provider sends one record a day: that day's record", settles: Settles::AtDayEnd };
+    pub const FIRST: DailyRule = DailyRule {
+        pick: DayPick::First,
+        says: "the first record of the day (by its time); later ones that day are left out and counted",
+        settles: Settles::OnArrival,
+    };
+
+    /// The same rule for a value that is final once it exists (a night, a morning score).
+    pub const fn on_arrival(self) -> DailyRule {
+        DailyRule { settles: Settles::OnArrival, ..self }
+    }
 }
 
 /// The provider serves only the last `days` days (today included): older days are unreachable,
@@ -394,6 +421,7 @@ impl CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Some(DailyRule::ONE_A_DAY),
     };
 

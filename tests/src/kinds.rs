@@ -339,6 +339,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     retention: None,
     exact_days: false,
     by_id: false,
+    ahead: false,
     daily: None,
     options: &[],
 }];

@@ -64,3 +64,32 @@ pub fn parse(engine: &Engine, param: &str, raw: &str) -> Result<Metric, QueryErr
     }
     Ok(Metric { name: format!("{qualified}.{}", path.join(".")), provider: spec.name, collection, qualified, path, rule })
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::Settles;
+
+    /// Today's value is read as complete only where it is final once it exists: every night and
+    /// every morning score `vitals_today` shows settles on arrival, every day's totals at its end.
+    #[test]
+    fn nights_and_morning_scores_settle_on_arrival_and_a_day_s_totals_at_its_end() {
+        for spec in crate::providers::specs() {
+            for t in spec.today {
+                let c = spec.collection(t.collection).unwrap();
+                let Some(rule) = super::daily_rule(c) else { continue };
+                let want = match t.role {
+                    "sleep" | "sleep_score" | "readiness" | "recovery" | "recharge" | "hrv" => Settles::OnArrival,
+                    "activity" | "strain" | "body_battery" => Settles::AtDayEnd,
+                    "weigh_in" => Settles::OnArrival,
+                    other => panic!("{}.{}: classify the role {other}", spec.name, c.name),
+                };
+                assert_eq!(rule.settles, want, "{}.{} ({})", spec.name, c.name, t.role);
+            }
+            for c in spec.collections.iter().filter(|c| c.night.is_some()) {
+                if let Some(rule) = super::daily_rule(c) {
+                    assert_eq!(rule.settles, Settles::OnArrival, "{}.{} is a night", spec.name, c.name);
+                }
+            }
+        }
+    }
+}

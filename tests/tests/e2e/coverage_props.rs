@@ -49,6 +49,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     }
@@ -80,6 +81,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     }

@@ -263,6 +263,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
             totals: &[(Stage::Deep, "deep_min", 1.0), (Stage::Rem, "rem_min", 1.0), (Stage::Light, "light_min", 1.0), (Stage::Awake, "awake_min", 1.0)],
         }),
         volume: "1 row a night, ~700 characters (most in `stages`)",
+        // A night is final once it is there: today's (the night that ended this morning) is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..BASE
     },
     CollectionSpec {
@@ -276,6 +278,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(1),
         embedded: &[Embedded { field: "readings", kind: Samples(SHAPE) }],
         volume: "1 row a night, ~1,500 characters (most in `readings`)",
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..BASE
     },
     CollectionSpec {
@@ -423,6 +426,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         fields: &["cycle_length_days", "period_length_days", "predicted"],
         volume: "one row a month",
         daily: None,
+        // Garmin lists the cycles it predicts, which start after today.
+        ahead: true,
         ..BASE
     },
     CollectionSpec {

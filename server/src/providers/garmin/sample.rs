@@ -420,7 +420,8 @@ impl Api<'_> {
         let p = self.person;
         let segs: Vec<&str> = path.trim_matches('/').split('/').collect();
         let qs = |k: &str| q.get(k).map(String::as_str);
-        let day = |s: &str| s.parse::<Date>().ok().filter(|d| *d <= self.today());
+        let day_of = |s: &str| s.parse::<Date>().ok();
+        let day = |s: &str| day_of(s).filter(|d| *d <= self.today());
         let each = |r: Result<Vec<Date>, Answer>, f: &dyn Fn(Date) -> Value| match r {
             Ok(ds) => json_answer(Value::Array(ds.into_iter().map(f).collect())),
             Err(a) => a,
@@ -450,8 +451,9 @@ impl Api<'_> {
                 None => status(204, ""),
             },
             ["nutrition-service", "food", "logs", d] => json_answer(day(d).map(food).unwrap_or(json!({}))),
+            // The calendar reaches past today: Garmin lists the cycles it predicts.
             ["periodichealth-service", "menstrualcycle", "calendar", a, b] => match self.range("menstrual", Some(a), Some(b)) {
-                Ok(ds) => json_answer(ds.first().zip(ds.last()).map_or(json!({"cycleSummaries": []}), |(x, y)| cycles(*x, *y, self.today()))),
+                Ok(_) => json_answer(day_of(a).zip(day_of(b)).map_or(json!({"cycleSummaries": []}), |(x, y)| cycles(x, y, self.today()))),
                 Err(e) => e,
             },
             ["fitnessage-service", "fitnessage", d] => json_answer(day(d).map(fitness_age).unwrap_or(json!({}))),

@@ -2,7 +2,7 @@
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, Embedded, EmbeddedKind, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{CollectionSpec, DailyRule, Embedded, EmbeddedKind, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -276,6 +276,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
              in few requests (garmin.sleep has each night's details). A day Garmin lists without a score keeps its row, score null."
         ),
         fields: &["score"],
+        // A night is final once it is there: today's (the night that ended this morning) is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..DAYS
     },
 ];

@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
     CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
-    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec,
+    SampleShape, SeriesSpec, Settles, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -117,6 +117,7 @@ macro_rules! col {
             retention: Option::None,
             exact_days: false,
             by_id: false,
+            ahead: false,
             daily: Option::None,
         }
     };
@@ -248,7 +249,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         brief: "readiness score and contributors",
-        daily: Some(DailyRule::ONE_A_DAY),
+        // The night (and the score made on waking) is final once it is there: today's is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..col!(
             "daily_readiness",
             Date,
@@ -276,7 +278,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         brief: "sleep score and contributors",
-        daily: Some(DailyRule::ONE_A_DAY),
+        // The night (and the score made on waking) is final once it is there: today's is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..col!(
             "daily_sleep",
             Date,
@@ -290,7 +293,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         brief: "night SpO2, breathing disturbances",
-        daily: Some(DailyRule::ONE_A_DAY),
+        // The night (and the score made on waking) is final once it is there: today's is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..col!(
             "daily_spo2",
             Date,
@@ -372,6 +376,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: Option::None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Option::None,
     },
     CollectionSpec {
@@ -430,6 +435,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: Option::None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Option::None,
     },
     CollectionSpec {
@@ -455,6 +461,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_duration", only: Some(("type", "long_sleep")) },
             says: "the day's longest long_sleep (the main night); naps and short sleeps are left out, and a day with only those counts as missing",
+            settles: Settles::OnArrival,
         }),
         embedded: SLEEP_SERIES,
         night: Some(NightSpec {

@@ -4,7 +4,7 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
     SampleShape, SeriesSpec, Split, Stage, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
@@ -334,6 +334,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
             totals: &[(Stage::Deep, "deep_min", 1.0), (Stage::Rem, "rem_min", 1.0), (Stage::Light, "light_min", 1.0)],
         }),
         retention: ret(28, "Polar serves sleep for the last 28 nights"),
+        // A night is final once it is there: today's (the night that ended this morning) is complete.
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..BASE
     },
     CollectionSpec {
@@ -360,6 +362,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Whole,
         embedded: &[Embedded { field: "hrv_samples", kind: Samples(SHAPE) }, Embedded { field: "breathing_samples", kind: Samples(SHAPE) }],
         retention: ret(28, "Polar serves Nightly Recharge for the last 28 nights"),
+        daily: Some(DailyRule::ONE_A_DAY.on_arrival()),
         ..BASE
     },
     CollectionSpec {

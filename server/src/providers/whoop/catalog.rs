@@ -1,7 +1,9 @@
 //! WHOOP API v2's collections as data (reference `whoop/README.md` §3–§6). Every listing is
 //! filtered by instants and paged newest first, 25 records at most a page; the decoder
 //! (`decode.rs`) gives each record its local day, so the engine asks by days.
-use crate::catalog::{CollectionSpec, DailyRule, DailySource, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{
+    CollectionSpec, DailyRule, DailySource, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Settles, Split, TodaySpec,
+};
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
 
@@ -156,7 +158,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "max_heart_rate",
         ],
         volume: "1 row a day, small",
-        daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one cycle a day: that day's cycle" }),
+        daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one cycle a day: that day's cycle", settles: Settles::AtDayEnd }),
         ..LISTING
     },
     CollectionSpec {
@@ -183,7 +185,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "skin_temp_celsius",
         ],
         volume: "1 row a day, small",
-        daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one recovery a morning (naps get none): that morning's" }),
+        daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one recovery a morning (naps get none): that morning's", settles: Settles::OnArrival }),
         ..LISTING
     },
     CollectionSpec {
@@ -237,6 +239,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_time_milli", only: Some(("kind", "sleep")) },
             says: "the longest sleep of the day that is not a nap (naps are left out and counted)",
+            settles: Settles::OnArrival,
         }),
         ..LISTING
     },

@@ -4,7 +4,7 @@
 //! mistake a model cannot make.
 use crate::catalog::{
     CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
-    SampleShape, SeriesSpec, Split, TodaySpec,
+    SampleShape, SeriesSpec, Settles, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -204,9 +204,11 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Some(DailyRule {
             pick: DayPick::First,
             says: "the first weigh-in of the day (the morning one, before food and training move it); later weigh-ins that day are left out and counted",
+            settles: Settles::OnArrival,
         }),
         options: &[OptionSpec {
             name: "include_manual",
@@ -238,7 +240,12 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
-        daily: Some(DailyRule { pick: DayPick::First, says: "the first reading of the day; later readings that day are left out and counted" }),
+        ahead: false,
+        daily: Some(DailyRule {
+            pick: DayPick::First,
+            says: "the first reading of the day; later readings that day are left out and counted",
+            settles: Settles::OnArrival,
+        }),
         options: &[],
     },
     CollectionSpec {
@@ -286,9 +293,11 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "steps", only: None },
             says: "Withings sends one row per day and device: the row with the most steps (the device worn most); the others are left out and counted",
+            settles: Settles::AtDayEnd,
         }),
         options: &[],
     },
@@ -340,9 +349,11 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_min", only: None },
             says: "the longest sleep that ends on the day (the main night); shorter ones that day are left out and counted",
+            settles: Settles::OnArrival,
         }),
         options: &[],
     },
@@ -386,6 +397,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     },
@@ -419,6 +431,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     },
@@ -455,6 +468,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     },
@@ -485,6 +499,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     },
@@ -515,6 +530,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: true,
+        ahead: false,
         daily: None,
         options: &[],
     },
@@ -542,6 +558,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         retention: None,
         exact_days: false,
         by_id: false,
+        ahead: false,
         daily: None,
         options: &[],
     },
