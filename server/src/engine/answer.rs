@@ -68,6 +68,12 @@ pub struct Notices {
     pub fields_split: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range_defaulted: Option<String>,
+    /// The asked end was after today: the answer stops at today (nothing later has been measured).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after_today: Option<String>,
+    /// Today's record holds the day so far (its totals still grow until the day is over).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partial: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub empty: Option<String>,
     /// The asked range began before the oldest day the provider serves: answered from that day.

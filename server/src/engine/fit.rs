@@ -89,6 +89,10 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
     }
     n.excluded = excluded(plan, &absent);
     if let Some((from, whole)) = fitted.cut {
+        if from <= plan.zone.today() {
+            // Today's record was cut out with the days after `range`: nothing partial is left.
+            n.partial = None;
+        }
         let start = range.map(|(s, _)| s).unwrap_or(from);
         range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
         // Like with like: the data's size against the part of max_chars left for data.

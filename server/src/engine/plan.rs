@@ -72,6 +72,8 @@ pub struct Plan {
     pub fields_split: bool,
     pub format: Format,
     pub range_note: Option<String>,
+    /// The asked end was after today: the range stops at today, and this says so.
+    pub after_today: Option<String>,
     /// None: automatic (raw when it fits the budget, else the finest resolution that does).
     pub resolution: Option<Resolution>,
     pub max_chars: usize,
@@ -138,8 +140,9 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let resolution = resolution(engine, req.resolution.as_deref(), collection, &qualified)?;
     let max_chars = max_chars(req.max_chars)?;
     latest(engine, &req, collection, &qualified)?;
-    let (range, range_note) = range(&req, &provider, collection, &qualified, &zone)?;
-    let (range, beyond_retention) = retention(range, provider.spec().display, collection, &qualified, &zone)?;
+    let asked = range(&req, collection, &qualified, &zone)?;
+    let (range, beyond_retention) = retention(asked.days, provider.spec().display, collection, &qualified, &zone)?;
+    longest(range, &provider)?;
     let (fields, upstream_fields, ignored_fields) = fields(req.fields.as_deref(), collection, &qualified)?;
     let options = plan_options(collection, &qualified, req.options.as_ref())?;
     let id = record_id(engine, req.id.as_deref(), &req, collection, &qualified)?;
@@ -155,7 +158,8 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         ignored_fields,
         fields_split: req.fields_split,
         format,
-        range_note,
+        range_note: asked.defaulted,
+        after_today: asked.after_today,
         resolution,
         max_chars,
         fresh: req.fresh,
@@ -224,7 +228,9 @@ fn word<'a>(name: &str, v: Option<&'a str>, send: &str) -> Result<Option<&'a str
 
 const TZ_SEND: &str = "Send an IANA name such as Europe/Paris or an offset such as -06:00";
 
-fn zone(tz: Option<&str>) -> Result<Zone, QueryError> {
+/// `tz` of any tool that reads local days: an IANA name or an offset; this machine's zone when
+/// absent. Every tool refuses a bad one in the same words.
+pub fn zone(tz: Option<&str>) -> Result<Zone, QueryError> {
     match word("tz", tz, TZ_SEND)? {
         Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. {TZ_SEND}."))),
         None => Ok(Zone::default_zone()),
@@ -289,13 +295,21 @@ fn latest(engine: &Engine, req: &QueryRequest, collection: &CollectionSpec, qual
     Ok(())
 }
 
-/// `start`, `end`, `day`: inclusive local days, defaults said, within the provider's longest range.
-type Range = (Option<(Date, Date)>, Option<String>);
+/// `start`, `end`, `day`: inclusive local days, defaults said, up to today.
+struct Asked {
+    /// None for `latest` and range-less collections.
+    days: Option<(Date, Date)>,
+    /// A default taken for a missing `start` or `end`, said.
+    defaulted: Option<String>,
+    /// An end after today moved back to today, said.
+    after_today: Option<String>,
+}
 
-fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &CollectionSpec, qualified: &str, zone: &Zone) -> Result<Range, QueryError> {
+fn range(req: &QueryRequest, collection: &CollectionSpec, qualified: &str, zone: &Zone) -> Result<Asked, QueryError> {
     let has_range = req.start.is_some() || req.end.is_some() || req.day.is_some();
+    let none = |defaulted| Asked { days: None, defaulted, after_today: None };
     if req.latest {
-        return Ok((None, None));
+        return Ok(none(None));
     }
     let today = zone.today();
     if collection.range == RangeKind::None {
@@ -306,7 +320,7 @@ fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &Collecti
             }
         }
         let note = has_range.then(|| format!("{qualified} is not filtered by time: `start`/`end`/`day` were not used, and every record is returned."));
-        return Ok((None, note));
+        return Ok(none(note));
     }
     if req.day.is_some() && (req.start.is_some() || req.end.is_some()) {
         return Err(bad("`day` is one day by itself: send either `day`, or `start` and `end`, not both.".into()));
@@ -344,18 +358,50 @@ fn range(req: &QueryRequest, provider: &Arc<dyn Provider>, collection: &Collecti
     if e < s {
         return Err(bad(format!("`end` ({e}) is before `start` ({s}). Send a range with start ≤ end; both ends are inclusive.")));
     }
-    if let Some(max) = provider.spec().max_days {
-        let days = (e - s).get_days() + 1;
-        if days > max as i32 {
-            let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
-            return Err(bad(format!(
-                "`start`/`end`: {days} days asked, but {} allows at most {max} days per query. Send at most {max} days \
-                 (for example {s} to {last}) and ask for the rest in a second call.",
-                provider.spec().display
-            )));
-        }
+    let (e, after_today) = up_to_today(req, collection, (s, e), today, zone)?;
+    Ok(Asked { days: Some((s, e)), defaulted: note, after_today })
+}
+
+/// Nothing after today has been measured: a range wholly after it is refused (an answer would
+/// claim days that have not happened), and one ending after it is answered through today, said.
+/// A collection whose records reach ahead (a cycle's predicted days) is read as asked.
+fn up_to_today(req: &QueryRequest, c: &CollectionSpec, (s, e): (Date, Date), today: Date, zone: &Zone) -> Result<(Date, Option<String>), QueryError> {
+    if c.ahead || e <= today {
+        return Ok((e, None));
     }
-    Ok((Some((s, e)), note))
+    if s > today {
+        let name = if req.day.is_some() {
+            "day"
+        } else if req.start.is_some() {
+            "start"
+        } else {
+            "end"
+        };
+        return Err(bad(format!(
+            "`{name}`: {s} to {e} is after today ({today} in {}): nothing after today has been measured, so no provider has data \
+             for those days. Send days up to {today}.",
+            zone.name
+        )));
+    }
+    Ok((today, Some(format!("`end` {e} is after today ({today}): the answer stops at today, since nothing after it has been measured."))))
+}
+
+/// The provider's longest range per query, checked on the days that will be asked (after the
+/// retention cut), so the range a refusal suggests can itself be read.
+fn longest(range: Option<(Date, Date)>, provider: &Arc<dyn Provider>) -> Result<(), QueryError> {
+    let (Some((s, e)), Some(max)) = (range, provider.spec().max_days) else {
+        return Ok(());
+    };
+    let days = (e - s).get_days() + 1;
+    if days > max as i32 {
+        let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
+        return Err(bad(format!(
+            "`start`/`end`: {days} days asked ({s} to {e}), but {} allows at most {max} days per query. Send at most {max} days \
+             (for example {s} to {last}) and ask for the rest in a second call.",
+            provider.spec().display
+        )));
+    }
+    Ok(())
 }
 
 /// The days to fetch, and what was cut off before the provider's reach.

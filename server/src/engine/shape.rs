@@ -8,8 +8,9 @@ use super::fetch::Fetched;
 use super::kept::Kept;
 use super::pacing::{self, After};
 use super::plan::Plan;
-use super::record::{dedup, project};
+use super::record::{dedup, project, record_day};
 use super::stats::Stats;
+use crate::catalog::Settles;
 use crate::providers::{Due, Mode};
 use jiff::civil::Date;
 
@@ -60,7 +61,9 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         n.fields_split = Some("`fields` arrived as one comma-separated string and was split into names.".into());
     }
     n.range_defaulted = plan.range_note.clone();
+    n.after_today = plan.after_today.clone();
     n.beyond_retention = plan.beyond_retention.clone();
+    n.partial = partial(plan, &kept);
     if let (Some(fields), Kept::Documents(records)) = (&plan.fields, &mut kept) {
         *records = project(std::mem::take(records), fields);
     }
@@ -80,6 +83,19 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         n.empty = Some(empty(plan, range));
     }
     Shaped { kept, range, notices: n, synthetic, pages: f.stats.pages }
+}
+
+/// Said when the answer holds today's record of a collection whose day's value grows until the
+/// day is over (steps so far): that record is the day so far, not the day. A night or a morning
+/// score is final once it is there (`Settles::OnArrival`) and needs no such word.
+fn partial(plan: &Plan, kept: &Kept) -> Option<String> {
+    let Kept::Documents(records) = kept else { return None };
+    if plan.collection.daily.is_none_or(|r| r.settles != Settles::AtDayEnd) {
+        return None;
+    }
+    let today = plan.zone.today();
+    let of_today = records.iter().any(|r| record_day(r, plan.collection, &plan.zone) == Some(today));
+    of_today.then(|| format!("{today} is today and not over: its record holds the day so far (totals still grow), not the whole day."))
 }
 
 fn empty(plan: &Plan, range: Option<(Date, Date)>) -> String {
