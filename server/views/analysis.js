@@ -7,11 +7,12 @@ const Analysis = (() => {
   const ms = (day) => Date.parse(day + "T12:00:00Z");
   const points = (a) => (a.days || []).map(([d, v]) => [ms(d), v]);
   const verdict = (d) => el("p", { class: "verdict", "data-verdict": d.verdict }, el("b", {}, d.verdict.replace(/_/g, " ")), ": " + d.reading);
-  const days = (metric, start, end) => V.callTool("vitals_view_data", { metric, start, end });
+  // In the zone the report was read in, when `tz` named one.
+  const days = (metric, start, end, tz) => V.callTool("vitals_view_data", tz ? { metric, start, end, tz } : { metric, start, end });
 
   async function compare(root, d) {
     const r = d, first = d.a.start < d.b.start ? d.a : d.b, last = d.a.start < d.b.start ? d.b : d.a;
-    const a = await days(d.metric, first.start, last.end);
+    const a = await days(d.metric, first.start, last.end, d.tz);
     root.append(...V.banners(null, a.synthetic || d.synthetic));
     const all = points(a);
     const inside = (p, s) => p[0] >= ms(s.start) && p[0] <= ms(s.end);
@@ -29,7 +30,7 @@ const Analysis = (() => {
   }
 
   async function trend(root, d) {
-    const r = d, a = await days(d.metric, d.range.start, d.range.end);
+    const r = d, a = await days(d.metric, d.range.start, d.range.end, d.tz);
     root.append(...V.banners(null, a.synthetic || d.synthetic));
     const series = [{ name: d.metric, points: points(a) }];
     if (typeof r.fitted_start === "number") series.push({ name: "fitted", points: [[ms(d.range.start), r.fitted_start], [ms(d.range.end), r.fitted_end]] });
@@ -38,7 +39,7 @@ const Analysis = (() => {
   }
 
   async function relate(root, d) {
-    const [x, y] = await Promise.all([days(d.x, d.range.start, d.range.end), days(d.y, d.range.start, d.range.end)]);
+    const [x, y] = await Promise.all([days(d.x, d.range.start, d.range.end, d.tz), days(d.y, d.range.start, d.range.end, d.tz)]);
     root.append(...V.banners(null, x.synthetic || y.synthetic || d.synthetic));
     const map = (a) => new Map(a.days);
     const X = map(x), Y = map(y), step = (day, k) => new Date(ms(day) + k * 86400000).toISOString().slice(0, 10);

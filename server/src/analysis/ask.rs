@@ -1,4 +1,6 @@
-//! The three questions end to end: the dates checked (today is never analysed: it is not over),
+//! The three questions end to end: the dates checked (nothing after today; today only for a
+//! value that is final once it exists, such as a night that ended this morning or today's
+//! readiness, never for one still filling such as steps; and only days the provider still keeps),
 //! the days fetched through the engine, the method run, and the verdict worded so that
 //! `within_noise` is never read as "no change".
 use super::compare::{self, Comparison};
@@ -8,6 +10,7 @@ use super::metric::{self, Metric};
 use super::relate::{self, Relation};
 use super::trend::{self, Trend};
 use super::Verdict;
+use crate::catalog::Settles;
 use crate::engine::{Engine, QueryError};
 use crate::time::{read_date, Zone};
 use jiff::civil::Date;
@@ -36,9 +39,12 @@ pub struct Provenance {
     pub daily_rule: Vec<String>,
     /// What was left out before the method ran, and why.
     pub excluded: Excluded,
-    /// Things the caller should know: today dropped, an end moved back.
+    /// Things the caller should know: an end moved back, a history that starts later.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The zone of the days, when `tz` named one (else this machine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tz: Option<String>,
     /// Every engine answer read, with its notices.
     pub fetches: Vec<Fetch>,
 }
@@ -92,22 +98,92 @@ fn date(param: &str, v: &str) -> Result<Date, QueryError> {
     read_date(v.trim()).map_err(|e| bad(format!("`{param}`: {:?} {e}; send a local day as YYYY-MM-DD.", v.chars().take(40).collect::<String>())))
 }
 
-/// A range checked: in order, not wholly today or later; an end on or after today is moved to
-/// yesterday and said.
-pub(super) fn range(ps: &str, pe: &str, start: &str, end: &str, today: Date, notes: &mut Vec<String>) -> Result<(Date, Date), QueryError> {
+/// The zone the days are read in: `tz`, checked as vitals_query checks it, else this machine's;
+/// and `tz` as it will be said back (only when one was sent).
+pub(super) fn zone(tz: Option<&str>) -> Result<(Zone, Option<String>), QueryError> {
+    let zone = crate::engine::plan::zone(tz)?;
+    let said = tz.map(|_| zone.name.clone());
+    Ok((zone, said))
+}
+
+/// The last day a metric can be analysed through: today for a value final once it exists (a
+/// night that ended this morning, today's readiness), yesterday for one still filling (steps so
+/// far would look like a change).
+pub(super) fn last_day(m: &Metric, today: Date) -> Date {
+    match m.rule.settles {
+        Settles::OnArrival => today,
+        Settles::AtDayEnd => shift(today, -1).unwrap_or(today),
+    }
+}
+
+/// A range checked: in order, not after today, not starting after `last` (the last day that can
+/// be read whole: today, or yesterday for `what` still filling today); an end after `last` is
+/// moved back to it and said.
+pub(super) fn range(
+    ps: &str,
+    pe: &str,
+    (start, end): (&str, &str),
+    today: Date,
+    last: Date,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Result<(Date, Date), QueryError> {
     let (s, e) = (date(ps, start)?, date(pe, end)?);
     if s > e {
         return Err(bad(format!("`{pe}`: {e} is before `{ps}` {s}; send an end on or after the start (both inclusive).")));
     }
-    let yesterday = shift(today, -1).unwrap_or(today);
-    if s > yesterday {
-        return Err(bad(format!("`{ps}`: {s} is today or later; today is not over, so a range must start by {yesterday}.")));
+    if s > today {
+        return Err(bad(format!("`{ps}`: {s} is after today ({today}): nothing after today has been measured. Send a range that starts by {last}.")));
     }
-    if e > yesterday {
-        notes.push(format!("`{pe}` {e} was moved back to {yesterday}: today is not over, and a day still filling would look like a change."));
-        return Ok((s, yesterday));
+    if s > last {
+        return Err(bad(format!(
+            "`{ps}`: {s} is today, and today is not over: {what}'s value of today is the day so far. Send a range that starts by {last}."
+        )));
+    }
+    if e > last {
+        notes.push(if last == today {
+            format!("`{pe}` {e} is after today: the days read stop at today ({today}), since nothing after it has been measured.")
+        } else {
+            format!("`{pe}` {e} was moved back to {last}: today ({today}) is not over, and {what}'s value of today is the day so far, which would look like a change.")
+        });
+        return Ok((s, last));
     }
     Ok((s, e))
+}
+
+/// How far back a metric's provider serves it, when it does not serve every day: the first day it
+/// still serves, and the sentence that says so.
+pub(super) struct Reach {
+    pub first: Date,
+    pub says: String,
+}
+
+pub(super) fn reach(engine: &Engine, m: &Metric, today: Date) -> Option<Reach> {
+    let r = m.collection.retention?;
+    let display = engine.provider(m.provider).map_or(m.provider, |p| p.spec().display);
+    let first = r.first_day(today);
+    Some(Reach { first, says: format!("{display} keeps {} only {} days ({}), back to {first}", m.qualified, r.days, r.why) })
+}
+
+/// A range that starts before a provider's reach is refused with why: the days before it cannot
+/// be read by any app, and an analysis of part of the range would not be what it claims. The
+/// range suggested starts where every metric's provider still serves and ends by `last`.
+fn in_reach(param: &str, (s, e): (Date, Date), last: Date, limits: &[(Date, String)]) -> Result<(), QueryError> {
+    let Some((earliest, says)) = limits.iter().max_by_key(|(d, _)| *d) else {
+        return Ok(());
+    };
+    if s >= *earliest {
+        return Ok(());
+    }
+    let send = if *earliest <= last {
+        format!("Send a `{param}` from {earliest} on, for example {earliest} to {}.", e.clamp(*earliest, last))
+    } else {
+        "Nothing of it can be analysed yet.".into()
+    };
+    Err(bad(format!(
+        "`{param}`: {s} is before {earliest}: {says}, so no app can read the days before it, and an analysis of part of the range would \
+         not be what it claims. {send}"
+    )))
 }
 
 fn within(first: Date, last: Date, what: &str) -> Result<(), QueryError> {
@@ -120,7 +196,7 @@ fn within(first: Date, last: Date, what: &str) -> Result<(), QueryError> {
     Ok(())
 }
 
-fn provenance(metrics: &[&Metric], fetched: Vec<daily::DailyValues>, notes: Vec<String>) -> Provenance {
+fn provenance(metrics: &[&Metric], fetched: Vec<daily::DailyValues>, notes: Vec<String>, tz: Option<String>) -> Provenance {
     let mut excluded = Excluded::default();
     let mut fetches = vec![];
     let mut synthetic = false;
@@ -131,28 +207,36 @@ fn provenance(metrics: &[&Metric], fetched: Vec<daily::DailyValues>, notes: Vec<
     }
     let mut daily_rule: Vec<String> = metrics.iter().map(|m| format!("{}: {}", m.qualified, m.rule.says)).collect();
     daily_rule.dedup();
-    Provenance { synthetic, daily_rule, excluded, notes, fetches }
+    Provenance { synthetic, daily_rule, excluded, notes, tz, fetches }
 }
 
 const MULTIPLE: &str = "At 95 %, one comparison in twenty of periods that do not differ comes out outside_noise by chance: if several \
 periods or metrics were tried, expect some of those.";
 
-pub async fn compare(engine: &Engine, metric: &str, a: [&str; 2], b: [&str; 2]) -> Result<CompareReport, QueryError> {
+pub async fn compare(engine: &Engine, metric: &str, a: [&str; 2], b: [&str; 2], tz: Option<&str>) -> Result<CompareReport, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let zone = Zone::default_zone();
+    let (zone, tz) = zone(tz)?;
     let today = zone.today();
+    let whole = last_day(&m, today);
     let mut notes = vec![];
-    let (a0, a1) = range("a_start", "a_end", a[0], a[1], today, &mut notes)?;
-    let (b0, b1) = range("b_start", "b_end", b[0], b[1], today, &mut notes)?;
+    let (a0, a1) = range("a_start", "a_end", (a[0], a[1]), today, whole, &m.name, &mut notes)?;
+    let (b0, b1) = range("b_start", "b_end", (b[0], b[1]), today, whole, &m.name, &mut notes)?;
     if a0 <= b1 && b0 <= a1 {
         return Err(bad(format!("`b_start`: period B ({b0} to {b1}) shares days with period A ({a0} to {a1}); send two periods that do not overlap.")));
     }
     let first = a0.min(b0);
-    let h0 = shift(first, -compare::HISTORY_DAYS).unwrap_or(first);
+    let mut h0 = shift(first, -compare::HISTORY_DAYS).unwrap_or(first);
+    if let Some(r) = reach(engine, &m, today) {
+        history_in_reach(if a0 <= b0 { "a_start" } else { "b_start" }, first, whole, &m.name, &r)?;
+        if r.first > h0 {
+            notes.push(format!("The history starts on {}, not {h0}: {}.", r.first, r.says));
+            h0 = r.first;
+        }
+    }
     let h1 = shift(first, -1).unwrap_or(first);
     let last = a1.max(b1);
     within(h0, last, "`a_start` to `b_end`, with the 120 days of history before the earlier period")?;
-    let v = daily::fetch(engine, "metric", &m, h0, last, &zone).await?;
+    let v = daily::fetch(engine, "metric", &m, h0, last, &zone, tz.clone()).await?;
     let (history, da, db) = (between(&v.days, h0, h1), between(&v.days, a0, a1), between(&v.days, b0, b1));
     let result = compare::compare(&history, &da, &db);
     let reading = compare_reading(&m.name, &result);
@@ -164,8 +248,34 @@ pub async fn compare(engine: &Engine, metric: &str, a: [&str; 2], b: [&str; 2]) 
         reading,
         result,
         multiple_comparisons: MULTIPLE.into(),
-        provenance: provenance(&[&m], vec![v], notes),
+        provenance: provenance(&[&m], vec![v], notes, tz),
     })
+}
+
+/// A comparison needs the days of both periods and, before the earlier one, enough history to
+/// learn how the metric swings: with a provider that keeps only recent days, the earlier period
+/// can start no sooner than [`compare::MIN_HISTORY_DAYS`] after its first day. Earlier, the
+/// verdict could only be `cannot_tell` for a reason nobody could fix, so it is refused with why,
+/// and with two periods that fit, when any do.
+fn history_in_reach(param: &str, first: Date, last: Date, name: &str, r: &Reach) -> Result<(), QueryError> {
+    let min_history = compare::MIN_HISTORY_DAYS as i64;
+    let earliest = shift(r.first, min_history).unwrap_or(r.first);
+    if first >= earliest {
+        return Ok(());
+    }
+    let n = (last - earliest).get_days() as i64 + 1;
+    let example = if n >= 2 * compare::MIN_PERIOD_DAYS as i64 {
+        let mid = shift(earliest, n / 2).unwrap_or(earliest);
+        format!("For example period A {earliest} to {} and period B {mid} to {last}.", shift(mid, -1).unwrap_or(mid))
+    } else {
+        format!("That leaves no room for two periods of {} days or more by {last}: no comparison of {name} can be made.", compare::MIN_PERIOD_DAYS)
+    };
+    Err(bad(format!(
+        "`{param}`: {first} is too early: {}. vitals_compare learns how {name} swings from the {} days before the earlier period and needs at \
+         least {min_history} of them, so the earlier period can start on {earliest} at the soonest. {example}",
+        r.says,
+        compare::HISTORY_DAYS
+    )))
 }
 
 fn signed(x: f64) -> String {
@@ -194,7 +304,7 @@ fn compare_reading(name: &str, c: &Comparison) -> String {
     }
 }
 
-pub async fn relate(engine: &Engine, x: &str, y: &str, start: &str, end: &str, lag: Option<i64>) -> Result<RelateReport, QueryError> {
+pub async fn relate(engine: &Engine, x: &str, y: &str, (start, end): (&str, &str), lag: Option<i64>, tz: Option<&str>) -> Result<RelateReport, QueryError> {
     let lag = lag.unwrap_or(0);
     if !(0..=relate::MAX_LAG).contains(&lag) {
         return Err(bad(format!("`lag`: {lag} is not a whole number of days from 0 to {}; send 0 (same day) or how many days y follows x.", relate::MAX_LAG)));
@@ -204,19 +314,35 @@ pub async fn relate(engine: &Engine, x: &str, y: &str, start: &str, end: &str, l
     if mx.name == my.name && lag == 0 {
         return Err(bad(format!("`y`: the same metric as `x` ({}) on the same day always moves with itself; send another metric, or a lag.", mx.name)));
     }
-    let zone = Zone::default_zone();
+    let (zone, tz) = zone(tz)?;
     let today = zone.today();
+    let (lx, ly) = (last_day(&mx, today), last_day(&my, today));
     let mut notes = vec![];
-    let (s, e) = range("start", "end", start, end, today, &mut notes)?;
+    let (s, e) = range("start", "end", (start, end), today, lx, &mx.name, &mut notes)?;
     within(s, e, "`start` to `end`")?;
-    let yesterday = shift(today, -1).unwrap_or(today);
-    let (ys, ye) = (shift(s, lag).unwrap_or(s), shift(e, lag).unwrap_or(e).min(yesterday));
-    if lag > 0 && ye < shift(e, lag).unwrap_or(e) {
-        notes.push(format!("y is read {lag} day(s) after x, up to {ye}: the days after that are today or later, so the last x days have no y to meet."));
+    let mut limits = vec![];
+    if let Some(r) = reach(engine, &mx, today) {
+        limits.push((r.first, format!("x: {}", r.says)));
     }
-    let vx = daily::fetch(engine, "x", &mx, s, e, &zone).await?;
+    if let Some(r) = reach(engine, &my, today) {
+        let says = if lag > 0 { format!("y is read {lag} day(s) after x, and {}", r.says) } else { format!("y: {}", r.says) };
+        limits.push((shift(r.first, -lag).unwrap_or(r.first), says));
+    }
+    in_reach("start", (s, e), lx, &limits)?;
+    let wanted = shift(e, lag).unwrap_or(e);
+    let (ys, ye) = (shift(s, lag).unwrap_or(s), wanted.min(ly));
+    if ye < wanted {
+        let why = if ly == today {
+            "nothing after today has been measured".to_string()
+        } else {
+            format!("today is not over, and {}'s value of today is the day so far", my.name)
+        };
+        let after = if lag > 0 { format!(", {lag} day(s) after x,") } else { String::new() };
+        notes.push(format!("y is read{after} up to {ye}: {why}, so the last x day(s) have no y to meet."));
+    }
+    let vx = daily::fetch(engine, "x", &mx, s, e, &zone, tz.clone()).await?;
     let vy = if ys <= ye {
-        daily::fetch(engine, "y", &my, ys, ye, &zone).await?
+        daily::fetch(engine, "y", &my, ys, ye, &zone, tz.clone()).await?
     } else {
         daily::DailyValues { days: Default::default(), excluded: Excluded::default(), synthetic: false, fetches: vec![] }
     };
@@ -238,7 +364,7 @@ pub async fn relate(engine: &Engine, x: &str, y: &str, start: &str, end: &str, l
         reading,
         result,
         multiple_comparisons,
-        provenance: provenance(&[&mx, &my], vec![vx, vy], notes),
+        provenance: provenance(&[&mx, &my], vec![vx, vy], notes, tz),
     })
 }
 
@@ -258,16 +384,27 @@ fn relate_reading(x: &str, y: &str, lag: i64, r: &Relation) -> String {
     }
 }
 
-pub async fn trend(engine: &Engine, metric: &str, start: &str, end: &str) -> Result<TrendReport, QueryError> {
+pub async fn trend(engine: &Engine, metric: &str, (start, end): (&str, &str), tz: Option<&str>) -> Result<TrendReport, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let zone = Zone::default_zone();
+    let (zone, tz) = zone(tz)?;
     let mut notes = vec![];
-    let (s, e) = range("start", "end", start, end, zone.today(), &mut notes)?;
+    let (s, e) = one_metric_range(engine, &m, (start, end), &zone, &mut notes)?;
     within(s, e, "`start` to `end`")?;
-    let v = daily::fetch(engine, "metric", &m, s, e, &zone).await?;
+    let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz.clone()).await?;
     let result = trend::trend(&v.days);
     let reading = trend_reading(&m.name, &result);
-    Ok(TrendReport { metric: m.name.clone(), range: span(s, e), reading, result, provenance: provenance(&[&m], vec![v], notes) })
+    Ok(TrendReport { metric: m.name.clone(), range: span(s, e), reading, result, provenance: provenance(&[&m], vec![v], notes, tz) })
+}
+
+/// The days of one metric a trend (and its view) reads: checked, up to its last whole day, and
+/// within its provider's reach.
+fn one_metric_range(engine: &Engine, m: &Metric, asked: (&str, &str), zone: &Zone, notes: &mut Vec<String>) -> Result<(Date, Date), QueryError> {
+    let today = zone.today();
+    let last = last_day(m, today);
+    let (s, e) = range("start", "end", asked, today, last, &m.name, notes)?;
+    let limits: Vec<(Date, String)> = reach(engine, m, today).map(|r| (r.first, r.says)).into_iter().collect();
+    in_reach("start", (s, e), last, &limits)?;
+    Ok((s, e))
 }
 
 fn trend_reading(name: &str, t: &Trend) -> String {
@@ -287,8 +424,8 @@ fn trend_reading(name: &str, t: &Trend) -> String {
     }
 }
 
-/// A metric's daily values as the analyses read them (the same daily rule, the same exclusions),
-/// for a view to draw beside a verdict. Today is left out here too.
+/// A metric's daily values as the analyses read them (the same daily rule, the same exclusions,
+/// the same days), for a view to draw beside a verdict.
 #[derive(Debug, Serialize)]
 pub struct MetricDays {
     pub metric: String,
@@ -299,12 +436,12 @@ pub struct MetricDays {
     pub notes: Vec<String>,
 }
 
-pub async fn metric_days(engine: &Engine, metric: &str, start: &str, end: &str) -> Result<MetricDays, QueryError> {
+pub async fn metric_days(engine: &Engine, metric: &str, asked: (&str, &str), tz: Option<&str>) -> Result<MetricDays, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let zone = Zone::default_zone();
+    let (zone, tz) = zone(tz)?;
     let mut notes = vec![];
-    let (s, e) = range("start", "end", start, end, zone.today(), &mut notes)?;
-    let v = daily::fetch(engine, "metric", &m, s, e, &zone).await?;
+    let (s, e) = one_metric_range(engine, &m, asked, &zone, &mut notes)?;
+    let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz).await?;
     Ok(MetricDays {
         metric: m.name.clone(),
         days: v.days.iter().map(|(d, x)| (d.to_string(), *x)).collect(),

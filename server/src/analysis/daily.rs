@@ -96,7 +96,8 @@ pub struct Read {
 
 /// `m`'s collection read through the engine as vitals_query would, in ranges the provider takes,
 /// projected to `fields`. A cut or cycling answer is an error: nothing is made of part of the days.
-pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, start: Date, end: Date) -> Result<Read, QueryError> {
+/// `tz`: the zone the caller named, read by the engine as vitals_query reads it (None: the engine's default).
+pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, (start, end): (Date, Date), tz: Option<String>) -> Result<Read, QueryError> {
     let mut out = Read { records: vec![], synthetic: false, fetches: vec![] };
     let step = chunk_days(engine, m);
     let mut from = start;
@@ -108,9 +109,10 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
             end: Some(to.to_string()),
             fields: Some(fields.clone()),
             format: Some("records".into()),
-            // The engine's own default zone is this one; a name it could not parse back (a machine
-            // zone without an IANA name is called "system") must not turn into a refusal.
-            tz: None,
+            // The caller's zone as it was sent. Without one, the engine's own default zone is this
+            // one; a name it could not parse back (a machine zone without an IANA name is called
+            // "system") must not turn into a refusal.
+            tz: tz.clone(),
             max_chars: Some(MAX_MAX_CHARS as i64),
             ..QueryRequest::default()
         };
@@ -149,8 +151,8 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
 }
 
 /// The metric's daily values from `start` to `end`, both inclusive.
-pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone) -> Result<DailyValues, QueryError> {
-    let r = read(engine, param, m, fields_for(&[m]), start, end).await?;
+pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone, tz: Option<String>) -> Result<DailyValues, QueryError> {
+    let r = read(engine, param, m, fields_for(&[m]), (start, end), tz).await?;
     let (days, excluded) = reduce(m, &r.records, zone);
     Ok(DailyValues { days: days.range(start..=end).map(|(k, v)| (*k, *v)).collect(), excluded, synthetic: r.synthetic, fetches: r.fetches })
 }

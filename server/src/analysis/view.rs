@@ -1,15 +1,16 @@
 //! `vitals_daily`: one row per local day, with normalised columns across providers. Each value
 //! says where it came from (`provider.collection.field`) and any unit conversion; where two
 //! providers measured the same day, the column shows one by the rule the catalog states
-//! (`DAILY_COLUMNS`) and keeps the others beside it. Nothing is averaged across devices.
+//! (`DAILY_COLUMNS`) and keeps the others beside it. Nothing is averaged across devices. Today is
+//! a day like the others (last night is filed under it); its values still filling (steps so far)
+//! are marked `partial`.
 use super::ask::{self, Span};
 use super::daily::{self, Fetch};
 use super::days::round3;
 use super::metric::{daily_rule, Metric};
-use crate::catalog::{DailySource, DAILY_COLUMNS};
+use crate::catalog::{DailySource, Settles, DAILY_COLUMNS};
 use crate::engine::{Engine, QueryError};
 use crate::providers::Mode;
-use crate::time::Zone;
 use jiff::civil::Date;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -30,13 +31,17 @@ pub struct DailyReport {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub left_out: Vec<String>,
     pub columns: Vec<ColumnOut>,
-    /// One object per day: `day`, then each column as {value, from, converted?, also?} or null.
+    /// One object per day: `day`, then each column as {value, from, converted?, partial?, also?} or null;
+    /// `partial`: today's value so far (the day is not over).
     pub rows: Vec<Value>,
     /// Reads that failed or came back incomplete: their columns are missing for that provider.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The zone of the days, when `tz` named one (else this machine's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tz: Option<String>,
     pub fetches: Vec<Fetch>,
 }
 
@@ -63,6 +68,8 @@ struct Candidate {
     value: f64,
     from: String,
     conversion: Option<&'static str>,
+    /// Today's value of a day's total still growing.
+    partial: bool,
 }
 
 fn cell(c: &Candidate) -> Map<String, Value> {
@@ -72,10 +79,13 @@ fn cell(c: &Candidate) -> Map<String, Value> {
     if let Some(conv) = c.conversion {
         m.insert("converted".into(), json!(conv));
     }
+    if c.partial {
+        m.insert("partial".into(), json!(true));
+    }
     m
 }
 
-pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<Vec<String>>) -> Result<DailyReport, QueryError> {
+pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec<String>>, tz: Option<&str>) -> Result<DailyReport, QueryError> {
     let wanted: Vec<&'static str> = match fields {
         None => column_names(),
         Some(list) => {
@@ -93,9 +103,10 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
             out
         }
     };
-    let zone = Zone::default_zone();
+    let (zone, tz) = ask::zone(tz)?;
+    let today = zone.today();
     let mut notes = vec![];
-    let (s, e) = ask::range("start", "end", start, end, zone.today(), &mut notes)?;
+    let (s, e) = ask::range("start", "end", asked, today, today, "", &mut notes)?;
     let n = (e - s).get_days() as i64 + 1;
     if n > MAX_DAYS {
         return Err(QueryError::BadInput(format!("`end`: {n} days from {s} to {e}; the daily view covers at most {MAX_DAYS} days. Send a shorter range.")));
@@ -148,7 +159,7 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
                 })
                 .collect();
             let refs: Vec<&Metric> = metrics.iter().map(|(m, _)| m).collect();
-            let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), s, e).await {
+            let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), (s, e), tz.clone()).await {
                 Ok(r) => r,
                 Err(err) => {
                     errors.push(format!("{}.{}: {err}", spec.name, c.name));
@@ -156,7 +167,11 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
                 }
             };
             synthetic |= r.synthetic;
-            fetches.extend(r.fetches);
+            // Today's partial values are marked in their cells and said once below.
+            fetches.extend(r.fetches.into_iter().map(|mut f| {
+                f.notices.as_object_mut().map(|n| n.remove("partial"));
+                f
+            }));
             for (m, d) in &metrics {
                 let (days, _) = daily::reduce(m, &r.records, &zone);
                 for (day, v) in days.range(s..=e) {
@@ -165,6 +180,7 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
                         value: v * d.scale,
                         from: m.name.clone(),
                         conversion: d.conversion,
+                        partial: *day == today && rule.settles == Settles::AtDayEnd,
                     });
                 }
             }
@@ -192,6 +208,10 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
             days_with_a_value: days.map_or(0, |d| d.len()),
             days_measured_twice: days.map_or(0, |d| d.values().filter(|c| c.len() > 1).count()),
         });
+    }
+    let partial: Vec<&str> = by_column.iter().filter(|(_, d)| d.get(&today).is_some_and(|c| c.iter().any(|c| c.partial))).map(|(c, _)| *c).collect();
+    if !partial.is_empty() {
+        notes.push(format!("{today} is today and not over: values marked partial ({}) are the day so far.", partial.join(", ")));
     }
     let mut rows = vec![];
     let mut day = s;
@@ -227,6 +247,7 @@ pub async fn daily_view(engine: &Engine, start: &str, end: &str, fields: Option<
         rows,
         errors,
         notes,
+        tz,
         fetches,
     })
 }

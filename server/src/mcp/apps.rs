@@ -166,6 +166,9 @@ pub struct ViewDataArgs {
     /// A workout collection's one workout to draw with every sample (its `id` in the answer).
     #[serde(default)]
     pub id: Option<String>,
+    /// Zone of the local days, as the tool's answer said it (`tz`). Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 impl ViewDataArgs {
@@ -201,7 +204,7 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
                 return Err("`from`: a metric's days have no span within them; leave `from` and `to` out".into());
             }
             let (start, end) = a.days()?;
-            let days = crate::analysis::ask::metric_days(engine, &m, &start, &end).await.map_err(|e| e.to_string())?;
+            let days = crate::analysis::ask::metric_days(engine, &m, (&start, &end), a.tz.as_deref()).await.map_err(|e| e.to_string())?;
             let mut out = serde_json::to_value(days).map_err(|e| e.to_string())?;
             out["kind"] = json!("days");
             return Ok(out);
@@ -231,6 +234,7 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
         // A night is drawn epoch by epoch; a series at the finest resolution that fits.
         resolution: (kind == "night" && spec.is_some_and(|c| c.has_resolution())).then(|| "raw".into()),
         max_chars: Some(MAX_MAX_CHARS as i64),
+        tz: a.tz.clone(),
         window,
         deadline: Some(deadline),
         ..Default::default()
@@ -251,7 +255,13 @@ pub async fn view_data(engine: &Engine, a: ViewDataArgs, deadline: Deadline) -> 
 /// collection that reads one by id when the spec names one.
 async fn workout_data(engine: &Engine, collection: &str, c: &'static CollectionSpec, a: &ViewDataArgs, deadline: Deadline) -> Result<Value, String> {
     let spec = c.workout.expect("a workout collection");
-    let base = QueryRequest { format: Some("records".into()), max_chars: Some(MAX_MAX_CHARS as i64), deadline: Some(deadline), ..Default::default() };
+    let base = QueryRequest {
+        format: Some("records".into()),
+        max_chars: Some(MAX_MAX_CHARS as i64),
+        tz: a.tz.clone(),
+        deadline: Some(deadline),
+        ..Default::default()
+    };
     let Some(id) = a.id.clone() else {
         if c.by_id {
             return Err(format!("`id`: {collection} is read one workout at a time; send the workout's id"));

@@ -63,7 +63,7 @@ pub struct QueryArgs {
     /// `columns` (default), `records` or `csv`.
     #[serde(default)]
     pub format: Option<String>,
-    /// Zone of the local days: IANA name or offset, e.g. Europe/Paris. Default: the machine's.
+    /// Zone: IANA name or offset. Default: the machine's.
     #[serde(default)]
     pub tz: Option<String>,
     /// Series: `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw when it fits max_chars.
@@ -102,6 +102,9 @@ pub struct TodayArgs {
     /// Budget in characters, 2,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
+    /// Zone: IANA name or offset. Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -133,6 +136,9 @@ pub struct CompareArgs {
     pub b_start: String,
     /// Period B's last day (inclusive).
     pub b_end: String,
+    /// Zone: IANA name or offset. Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -149,6 +155,9 @@ pub struct RelateArgs {
     /// Days y follows x, 0 to 7. Default 0.
     #[serde(default)]
     pub lag: Option<i64>,
+    /// Zone: IANA name or offset. Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -160,6 +169,9 @@ pub struct TrendArgs {
     pub start: String,
     /// Last day (inclusive).
     pub end: String,
+    /// Zone: IANA name or offset. Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -172,6 +184,9 @@ pub struct DailyArgs {
     /// Columns (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
     #[serde(default)]
     pub fields: Option<Vec<String>>,
+    /// Zone: IANA name or offset. Default: the machine's.
+    #[serde(default)]
+    pub tz: Option<String>,
 }
 
 /// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
@@ -396,7 +411,7 @@ with why.",
     pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<Json<TodayReport>, String> {
         let a: TodayArgs = self.args("vitals_today", args)?;
         let deadline = Some(self.deadline());
-        let req = |progress| TodayRequest { days: a.days, max_chars: a.max_chars, detail: a.detail.clone(), progress, deadline };
+        let req = |progress| TodayRequest { days: a.days, max_chars: a.max_chars, detail: a.detail.clone(), tz: a.tz.clone(), progress, deadline };
         progress::reported(&ctx, |p| self.engine.today(req(p))).await.map(Json).map_err(|e| e.to_string())
     }
 
@@ -421,14 +436,14 @@ replaced unless overwrite=true. `synthetic` true: the sample's file, not the use
         title = "Did a daily metric differ between two periods, beyond its own noise?",
         description = "Did a daily metric differ between two periods beyond its own day-to-day noise (learnt from the 120 days \
 before)? Verdict `outside_noise`, `within_noise` (not evidence of a change, never \"no change\") or `cannot_tell`, with the \
-means, the band, the method and a `reading` to repeat. Today is never analysed.",
+means, the band, the method and a `reading` to repeat.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<CompareArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::CompareReport>()
     )]
     pub async fn vitals_compare(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: CompareArgs = self.args("vitals_compare", args)?;
-        crate::analysis::ask::compare(&self.engine, &a.metric, [&a.a_start, &a.a_end], [&a.b_start, &a.b_end])
+        crate::analysis::ask::compare(&self.engine, &a.metric, [&a.a_start, &a.a_end], [&a.b_start, &a.b_end], a.tz.as_deref())
             .await
             .map(|r| structured(&r))
             .map_err(|e| e.to_string())
@@ -446,22 +461,22 @@ months are needed), with r, its interval, the method and a `reading`. An associa
     )]
     pub async fn vitals_relate(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: RelateArgs = self.args("vitals_relate", args)?;
-        crate::analysis::ask::relate(&self.engine, &a.x, &a.y, &a.start, &a.end, a.lag).await.map(|r| structured(&r)).map_err(|e| e.to_string())
+        let ask = crate::analysis::ask::relate(&self.engine, &a.x, &a.y, (&a.start, &a.end), a.lag, a.tz.as_deref());
+        ask.await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
     #[tool(
         name = "vitals_trend",
         title = "Is a daily metric drifting?",
         description = "Is a daily metric drifting? The slope per 30 days with a 95 % interval that allows for autocorrelation: \
-`rising`, `falling`, `flat_within_noise` (not evidence of no trend) or `cannot_tell`, with the method and a `reading`. Today is \
-never analysed.",
+`rising`, `falling`, `flat_within_noise` (not evidence of no trend) or `cannot_tell`, with the method and a `reading`.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         input_schema = input::<TrendArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::TrendReport>()
     )]
     pub async fn vitals_trend(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: TrendArgs = self.args("vitals_trend", args)?;
-        crate::analysis::ask::trend(&self.engine, &a.metric, &a.start, &a.end).await.map(|r| structured(&r)).map_err(|e| e.to_string())
+        crate::analysis::ask::trend(&self.engine, &a.metric, (&a.start, &a.end), a.tz.as_deref()).await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
     #[tool(
@@ -476,7 +491,8 @@ in `also`: nothing is averaged across devices.",
     )]
     pub async fn vitals_daily(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: DailyArgs = self.args("vitals_daily", args)?;
-        crate::analysis::view::daily_view(&self.engine, &a.start, &a.end, a.fields).await.map(|r| structured(&r)).map_err(|e| e.to_string())
+        let view = crate::analysis::view::daily_view(&self.engine, (&a.start, &a.end), a.fields, a.tz.as_deref());
+        view.await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
     #[tool(

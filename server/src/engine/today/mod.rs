@@ -28,6 +28,8 @@ pub struct TodayRequest {
     pub days: Option<i64>,
     pub max_chars: Option<i64>,
     pub detail: Option<String>,
+    /// The zone of "today" and of every day (vitals_query's `tz`); None: this machine's.
+    pub tz: Option<String>,
     pub progress: Option<Progress>,
     pub deadline: Option<Deadline>,
 }
@@ -105,6 +107,7 @@ struct Asked {
     days: i64,
     max_chars: usize,
     detail: Detail,
+    zone: crate::time::Zone,
 }
 
 fn asked(req: &TodayRequest) -> Result<Asked, QueryError> {
@@ -129,7 +132,8 @@ fn asked(req: &TodayRequest) -> Result<Asked, QueryError> {
             ))
         })?,
     };
-    Ok(Asked { days, max_chars: max_chars as usize, detail })
+    let zone = super::plan::zone(req.tz.as_deref())?;
+    Ok(Asked { days, max_chars: max_chars as usize, detail, zone })
 }
 
 const NOTE: &str = "Each section: one row per record, `day` first. `raw` is the vitals_query call for every field and the full series; \
@@ -139,12 +143,13 @@ impl Engine {
     /// The report for today and the `days` before it.
     pub async fn today(&self, req: TodayRequest) -> Result<TodayReport, QueryError> {
         let a = asked(&req)?;
-        let zone = crate::time::Zone::default_zone();
+        let zone = a.zone.clone();
         let today = zone.today();
         let from = today.checked_sub(jiff::Span::new().days(a.days)).unwrap_or(today);
         let deadline = req.deadline.unwrap_or_else(|| Deadline::after(self.limits.call_budget));
         let choice = read::choose(self);
-        let reads = read::all(self, &choice.read, from, today, a.detail, deadline, req.progress.clone()).await;
+        let asked = read::Days { from, today, tz: req.tz.as_ref().map(|_| zone.name.clone()) };
+        let reads = read::all(self, &choice.read, &asked, a.detail, deadline, req.progress.clone()).await;
         let synthetic = choice.read.iter().any(|p| p.credential().current().mode() == crate::providers::Mode::Sandbox);
         let mut providers: Vec<(TodayProvider, Vec<read::Section>)> = vec![];
         for (p, sections) in choice.read.iter().zip(reads) {

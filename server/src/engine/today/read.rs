@@ -68,12 +68,19 @@ pub struct Section {
     pub latest: bool,
 }
 
+/// The report's days: `from` to `today`, in the zone the caller named (`tz`, sent on with every
+/// read and in every `raw` call) or, without one, the engine's default.
+pub struct Days {
+    pub from: Date,
+    pub today: Date,
+    pub tz: Option<String>,
+}
+
 /// Every section of every provider in `read`, at once, in the providers' order.
 pub async fn all(
     engine: &Engine,
     read: &[Arc<dyn Provider>],
-    from: Date,
-    today: Date,
+    days: &Days,
     detail: Detail,
     deadline: Deadline,
     progress: Option<Progress>,
@@ -92,7 +99,7 @@ pub async fn all(
     let per_provider = read.iter().map(|p| {
         let tell = &tell;
         futures::future::join_all(p.spec().today.iter().map(move |t| async move {
-            let s = section(engine, p.as_ref(), t, from, today, detail, deadline).await;
+            let s = section(engine, p.as_ref(), t, days, detail, deadline).await;
             tell(&s.collection);
             s
         }))
@@ -104,7 +111,8 @@ pub async fn all(
 /// week is usually one request, where reading the whole span at once pages through all of it.
 const LOOK_BACK: &[u32] = &[7, 30];
 
-async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, from: Date, today: Date, detail: Detail, deadline: Deadline) -> Section {
+async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, days: &Days, detail: Detail, deadline: Deadline) -> Section {
+    let (from, today, tz) = (days.from, days.today, &days.tz);
     let spec = p.spec().collection(t.collection).expect("a provider's today sections name its own collections (catalog test)");
     let collection = p.spec().qualified(t.collection);
     let mut out = Section {
@@ -122,8 +130,8 @@ async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, from:
         latest: t.latest_within_days.is_some(),
     };
     let Some(within) = t.latest_within_days else {
-        let answer = engine.query(request(&collection, spec, t, from, today, detail, deadline, None)).await;
-        take(&mut out, answer, (from, today));
+        let answer = engine.query(request(&collection, spec, t, (from, today, tz), detail, deadline, None)).await;
+        take(&mut out, answer, (from, today, tz));
         return out;
     };
     // The latest record of the last `within` days: the nearest span first, then further back.
@@ -131,8 +139,8 @@ async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, from:
     let mut newer = today;
     for n in LOOK_BACK.iter().copied().filter(|n| *n < within).chain([within]) {
         let older = ago(n);
-        let answer = engine.query(request(&collection, spec, t, older, newer, detail, deadline, Some(1))).await;
-        take(&mut out, answer, (older, today));
+        let answer = engine.query(request(&collection, spec, t, (older, newer, tz), detail, deadline, Some(1))).await;
+        take(&mut out, answer, (older, today, tz));
         out.range = Some(format!("the latest record of {older} to {today} (the last {n} days; up to {within} are looked at)"));
         if !out.empty || out.error.is_some() {
             break;
@@ -142,13 +150,14 @@ async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, from:
     out
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The days of one read, and the caller's `tz` if one was sent.
+type Span<'a> = (Date, Date, &'a Option<String>);
+
 fn request(
     collection: &str,
     spec: &CollectionSpec,
     t: &TodaySpec,
-    start: Date,
-    end: Date,
+    (start, end, tz): Span,
     detail: Detail,
     deadline: Deadline,
     keep_last: Option<usize>,
@@ -157,6 +166,7 @@ fn request(
         collection: collection.to_string(),
         start: Some(start.to_string()),
         end: Some(end.to_string()),
+        tz: tz.clone(),
         fields: headline::fields(t.lead, spec, detail),
         format: Some("records".into()),
         // The series are counted, not shown: read them whole, whatever their size.
@@ -168,9 +178,14 @@ fn request(
     }
 }
 
-/// What one read gave the section. `asked`: the days it was asked for (for the `raw` call).
-fn take(out: &mut Section, answer: Result<Answer, super::super::QueryError>, asked: (Date, Date)) {
-    out.raw = format!("vitals_query {}", json!({"collection": out.collection, "start": asked.0.to_string(), "end": asked.1.to_string()}));
+/// What one read gave the section. `asked`: the days it was asked for (for the `raw` call, which
+/// names the zone only when the caller did, so it reads the same days).
+fn take(out: &mut Section, answer: Result<Answer, super::super::QueryError>, (start, end, tz): Span) {
+    let mut raw = json!({"collection": out.collection, "start": start.to_string(), "end": end.to_string()});
+    if let Some(tz) = tz {
+        raw["tz"] = json!(tz);
+    }
+    out.raw = format!("vitals_query {raw}");
     let a = match answer {
         Ok(a) => a,
         Err(e) => {
