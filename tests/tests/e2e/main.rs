@@ -11,6 +11,7 @@ mod conformance;
 mod connect;
 mod coverage_props;
 mod credentials;
+mod days_read;
 mod decoders;
 mod docs;
 mod economy;
