@@ -3,11 +3,11 @@
 //! on the twin's clock), every route with its range limit (a longer range is 400), per-day
 //! placeholders, activity paging newest first, the FIT in a ZIP, 404 off the allowlist, and 429 with
 //! `Retry-After` when more than two requests are in flight. The data is the server's sample person
-//! (`vitals::providers::garmin::sample`), so tests can compute what an answer must hold.
+//! (`vitals_providers::providers::garmin::sample`), so tests can compute what an answer must hold.
 use jiff::Timestamp;
 use serde_json::json;
 use std::collections::HashMap;
-use vitals::providers::garmin::sample::{Api, Person};
+use vitals_providers::providers::garmin::sample::{Api, Person};
 
 pub const KEY: &str = "garmin-twin-key-0123456789-SECRET";
 pub const EXPIRED_KEY: &str = "garmin-twin-key-expired-SECRET";
@@ -137,7 +137,7 @@ impl Garmin {
 /// Which of Garmin's paths (below its prefix) the wire's faults count: the key exchange as a token
 /// request, every other path as data.
 pub fn wire_route(path: &str) -> Option<crate::wire::Route> {
-    if path == vitals::providers::garmin::auth::KEY_EXCHANGE {
+    if path == vitals_providers::providers::garmin::auth::KEY_EXCHANGE {
         Some(crate::wire::Route::Token)
     } else {
         Some(crate::wire::Route::Data)

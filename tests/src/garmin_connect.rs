@@ -271,7 +271,7 @@ impl GarminConnect {
         if basic.as_deref() != Some(&format!("{client}:")) {
             return j(401, json!({"error": "invalid_client"}));
         }
-        let ticket = f.get("grant_type").map(String::as_str) == Some(vitals::providers::garmin_connect::config::TICKET_GRANT);
+        let ticket = f.get("grant_type").map(String::as_str) == Some(vitals_providers::providers::garmin_connect::config::TICKET_GRANT);
         if ticket {
             self.exchanges.push(client.clone());
         }
@@ -294,7 +294,7 @@ impl GarminConnect {
                     j(200, json!({"access_token": a, "token_type": "bearer", "expires_in": self.token_lifetime_s}))
                 }
             }
-            Some(vitals::providers::garmin_connect::config::TICKET_GRANT) => {
+            Some(vitals_providers::providers::garmin_connect::config::TICKET_GRANT) => {
                 if self.di_down || self.failing_clients.contains(&client.as_str()) {
                     return j(400, json!({"error": "unauthorized_client"}));
                 }

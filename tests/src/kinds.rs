@@ -14,14 +14,14 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
-use vitals::catalog::{CollectionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split};
-use vitals::connection::{
+use vitals_providers::catalog::{CollectionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split};
+use vitals_providers::connection::{
     AfterExchange, ApiKeySpec, AppEnv, BoxFuture, ClientAuth, Connection, Grant, ImportSpec, KeyError, OAuthSpec, Revoke, SessionForm, SessionSpec, SessionStep,
 };
-use vitals::http::Reply;
-use vitals::providers::credential::StoredCredential;
-use vitals::providers::{Credential, CredentialSource, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
-use vitals::secret::Secret;
+use vitals_providers::http::Reply;
+use vitals_providers::providers::credential::StoredCredential;
+use vitals_providers::providers::{Credential, CredentialSource, Page, PageError, Provider, ReadMethod, Request, SampleApi, Window};
+use vitals_providers::secret::Secret;
 
 pub const CLIENT_ID: &str = "kinds-client";
 pub const CLIENT_SECRET: &str = "kinds-client-secret-0123456789";
@@ -488,7 +488,7 @@ impl SampleApi for Sample {
 impl Kind {
     pub fn new(spec: &'static ProviderSpec) -> Kind {
         let sample = matches!(spec.connection, Connection::None).then_some(Sample);
-        Kind { spec, cred: StoredCredential::in_home(spec, None, sample.as_ref().map(|_| "built-in sample data"), &vitals::accounts::Home::Local), sample }
+        Kind { spec, cred: StoredCredential::in_home(spec, None, sample.as_ref().map(|_| "built-in sample data"), &vitals_providers::accounts::Home::Local), sample }
     }
 }
 
@@ -509,7 +509,7 @@ impl Provider for Kind {
         _fields: Option<&[String]>,
         _next: Option<&str>,
         cred: &Credential,
-        _options: &vitals::providers::Options,
+        _options: &vitals_providers::providers::Options,
     ) -> Request {
         let mut params = match w {
             Window::Dates { start, end } => vec![("start_date".to_string(), start.to_string()), ("end_date".to_string(), end.to_string())],
@@ -521,7 +521,7 @@ impl Provider for Kind {
         }
         Request { method: ReadMethod::Get, url: format!("{}/{}", std::env::var("KINDS_BASE_URL").unwrap_or_default(), c.path), params, headers: &[] }
     }
-    fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals::providers::PageAt) -> Result<Page, PageError> {
+    fn parse_page(&self, _c: &CollectionSpec, body: &str, _at: &vitals_providers::providers::PageAt) -> Result<Page, PageError> {
         let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(e.to_string()))?;
         Ok(Page { records: v["data"].as_array().cloned().unwrap_or_default(), next_token: None })
     }

@@ -12,7 +12,7 @@ pub mod wire;
 pub mod withings;
 
 /// The order a twin pages a listing in (oldest first, newest first, or a fixed shuffle).
-pub use vitals::providers::withings::sample::Order;
+pub use vitals_providers::providers::withings::sample::Order;
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State as AxState};
@@ -378,7 +378,7 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
         }
         b.body(Body::from(a.body)).unwrap()
     };
-    if uri.path() == vitals::providers::garmin::auth::KEY_EXCHANGE && m == Method::POST {
+    if uri.path() == vitals_providers::providers::garmin::auth::KEY_EXCHANGE && m == Method::POST {
         return reply(s.garmin.lock().unwrap().exchange(header("authorization").as_deref()));
     }
     if m != Method::GET {

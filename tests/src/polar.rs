@@ -3,7 +3,7 @@
 //! for it), no refresh token, registration by `POST /v3/users` (200, 409, 403 without consents)
 //! before any data, 204/404/`[]` empties, retention, the spellings the live API is reported to
 //! use, `RateLimit-*` headers and 429. The data is the server's sample person
-//! (`vitals::providers::polar::sample`), so tests can compute what the answer must hold.
+//! (`vitals_providers::providers::polar::sample`), so tests can compute what the answer must hold.
 use axum::body::Body;
 use axum::response::Response;
 use base64::Engine as _;
@@ -11,7 +11,7 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use vitals::providers::polar::sample::{Api, Dialect, Person};
+use vitals_providers::providers::polar::sample::{Api, Dialect, Person};
 
 pub const CLIENT_ID: &str = "polar-twin-client";
 pub const CLIENT_SECRET: &str = "polar-twin-secret-SECRET";
@@ -141,9 +141,9 @@ impl Polar {
 
     /// [`Polar::grant`] as vitals stores a finished Polar login (`login` names it), for a test
     /// or the bench that starts connected. Polar's tokens last ten years and carry the user id.
-    pub fn stored_login(&mut self, login: &str) -> vitals::accounts::Tokens {
-        vitals::accounts::Tokens {
-            access: vitals::secret::Secret::new(self.grant()),
+    pub fn stored_login(&mut self, login: &str) -> vitals_providers::accounts::Tokens {
+        vitals_providers::accounts::Tokens {
+            access: vitals_providers::secret::Secret::new(self.grant()),
             expires_at: Some(Timestamp::now().as_second() + 315_359_999),
             scopes: vec!["accesslink.read_all".into()],
             extra: [("x_user_id".to_string(), USER_ID.to_string())].into_iter().collect(),

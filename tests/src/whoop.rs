@@ -4,7 +4,7 @@
 //! reuse, the client in the form body), data routes that want a live bearer with the route's
 //! scope, `X-RateLimit-*` headers and 429 past a per-minute budget, `DELETE /v2/user/access`
 //! recorded as a violation (vitals must never send it), and the data of the server's sample
-//! member (`vitals::providers::whoop::sample`) with WHOOP's paging, filtering and quirks.
+//! member (`vitals_providers::providers::whoop::sample`) with WHOOP's paging, filtering and quirks.
 use axum::body::Body;
 use axum::extract::{RawQuery, State as AxState};
 use axum::http::{HeaderMap, Method};
@@ -15,7 +15,7 @@ use jiff::Timestamp;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::Arc;
-use vitals::providers::whoop::sample::{Api, Person, Quirks};
+use vitals_providers::providers::whoop::sample::{Api, Person, Quirks};
 
 /// Where this twin mounts: every WHOOP host (authorize, token, API) is below it.
 pub const PREFIX: &str = "/whoop";
@@ -147,11 +147,11 @@ impl Whoop {
     }
 
     /// A stored login for the server's token store, as a connected member has it.
-    pub fn stored_login(&mut self, login: &str) -> vitals::accounts::Tokens {
+    pub fn stored_login(&mut self, login: &str) -> vitals_providers::accounts::Tokens {
         let (a, r) = self.grant(SCOPES);
-        vitals::accounts::Tokens {
-            access: vitals::secret::Secret::new(a),
-            refresh: Some(vitals::secret::Secret::new(r)),
+        vitals_providers::accounts::Tokens {
+            access: vitals_providers::secret::Secret::new(a),
+            refresh: Some(vitals_providers::secret::Secret::new(r)),
             expires_at: Some(self.now().as_second() + self.cfg.expires_in),
             scopes: SCOPES.split(' ').map(str::to_string).collect(),
             login: Some(login.into()),
@@ -334,7 +334,7 @@ impl Whoop {
         }
         let mut q = q.clone();
         if let (Some(cap), Some(l)) = (self.cfg.page_cap, q.get("limit").and_then(|l| l.parse::<usize>().ok())) {
-            if l <= vitals::providers::whoop::sample::MAX_LIMIT {
+            if l <= vitals_providers::providers::whoop::sample::MAX_LIMIT {
                 q.insert("limit".into(), l.min(cap).to_string());
             }
         }

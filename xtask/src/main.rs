@@ -112,9 +112,9 @@ async fn main() {
             }
         }
         Cmd::Cycles => {
-            let src = root().join("server/src");
+            let src = cycles::server_sources(&root());
             match (cycles::report(&src), cycles::upward(&src)) {
-                (Ok(c), Ok(u)) if c.is_empty() && u.is_empty() => println!("server/src: no import circle, and no room names a room above it"),
+                (Ok(c), Ok(u)) if c.is_empty() && u.is_empty() => println!("the server's crates: no import circle, and no room names a room above it"),
                 (Ok(c), Ok(u)) => {
                     fail(format!("modules of server/src import each other in a circle:\n{}\nname a room above their own:\n{}", c.join("\n"), u.join("\n")))
                 }

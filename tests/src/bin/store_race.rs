@@ -7,8 +7,8 @@
 //! real Secret Service). Label `seed` saves the first pair; `show` prints the stored access token;
 //! `hold` takes the lock and waits there to be killed.
 use std::path::PathBuf;
-use vitals::accounts::{TokenStore, Tokens};
-use vitals::secret::Secret;
+use vitals_providers::accounts::{TokenStore, Tokens};
+use vitals_providers::secret::Secret;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -2,14 +2,14 @@
 //! the form, the token in the header or an `access_token` parameter, HTTP 200 and `{status, body}`
 //! for every outcome, scopes per service, 120 requests a minute per application (status 601), and
 //! the faults the real service has. The data itself is the server's sample person
-//! (`vitals::providers::withings::sample`), served with a small page size so paging is exercised.
+//! (`vitals_providers::providers::withings::sample`), served with a small page size so paging is exercised.
 pub mod oauth;
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use vitals::providers::withings::sample::{self, Api, Order, Person};
+use vitals_providers::providers::withings::sample::{self, Api, Order, Person};
 
 /// The recorded text of Withings' answer to an unknown or expired token (reference §1).
 pub const INVALID_TOKEN: &str = "XRequestID: Not provided invalid_token: The access token provided is invalid";

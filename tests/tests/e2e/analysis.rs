@@ -1,7 +1,7 @@
 //! The analyses end to end on the twins (issue 24): a relation across two providers, a compare on
 //! sample data whose score never moves, a trend over a fetch that was cut (refused), each verdict
 //! on data built to give it (issue 41), and the parameter errors. The methods themselves are
-//! judged by `server/tests/analysis_simulation.rs`.
+//! judged by `server/engine/tests/analysis_simulation.rs`.
 use crate::common::*;
 use serde_json::{json, Value};
 

@@ -1,7 +1,7 @@
 //! Credentials under faults, as the server says them (issue 22): a damaged token file is an error
 //! that names it and says what to do, never sample data in the login's place; a token file open to
 //! other users is closed to 0600 and said. The store's own faults (a full disk at rotation, a
-//! folder that cannot be written) are unit tests in `server/src/accounts/store.rs`; a process
+//! folder that cannot be written) are unit tests in `server/providers/src/accounts/store.rs`; a process
 //! killed during a rotation is in `store_race.rs`.
 use crate::common;
 use common::*;

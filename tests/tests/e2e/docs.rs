@@ -19,7 +19,7 @@ fn server_source() -> String {
         }
     }
     // The server, and the commands that build it (their variables are documented too).
-    for d in ["../server/src", "../xtask/src"] {
+    for d in ["../server/src", "../server/core/src", "../server/providers/src", "../server/engine/src", "../xtask/src"] {
         walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join(d), &mut s);
     }
     s
@@ -157,7 +157,7 @@ async fn query_parameters_in_the_readme_are_the_tool_schema() {
 #[test]
 fn every_truncation_cause_is_in_the_readme_and_the_answer_schema() {
     let readme = doc("README.md");
-    let answer = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/engine/answer.rs")).unwrap();
+    let answer = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/engine/src/engine/answer.rs")).unwrap();
     for cause in vitals::engine::cut::CAUSES {
         assert!(readme.contains(&format!("`{cause}`")), "README.md does not name the truncation cause `{cause}`");
         assert!(answer.contains(&format!("`{cause}`")), "the `cause` field's doc does not name `{cause}`");

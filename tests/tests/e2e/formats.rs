@@ -118,7 +118,7 @@ fn ours(provider: &str, route: &str, q: &HashMap<String, String>) -> Value {
 
 /// The decoder's own source for a provider: a key it names (as a string literal) is a key it reads.
 fn decoder_source(provider: &str) -> String {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/providers").join(provider);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/providers/src/providers").join(provider);
     std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name() != "sample.rs").map(|e| std::fs::read_to_string(e.path()).unwrap_or_default()).collect()
 }
 

@@ -7,7 +7,7 @@
 //!
 //! - [`days`]: one value per local day and the statistics the methods share;
 //! - [`compare`], [`relate`], [`trend`]: the methods, pure functions of days (tested by simulation
-//!   in `server/tests/analysis_simulation.rs` and by hand-computed cases here);
+//!   in `server/engine/tests/analysis_simulation.rs` and by hand-computed cases here);
 //! - [`metric`]: a metric's name read against the catalog;
 //! - [`daily`]: from an engine answer to one value a day, with what was left out and why;
 //! - [`ask`]: the three questions, end to end (dates checked, fetched, judged, worded);

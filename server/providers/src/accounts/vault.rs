@@ -248,7 +248,7 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/vault")).join(format!("{name}-{}", std::process::id()));
+        let d = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/vault")).join(format!("{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d

@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn environment_wins_then_the_settings_file_and_empty_means_unset() {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-app-{}", std::process::id()));
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp")).join(format!("vitals-app-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let s = Settings::at(&dir);
         assert!(s.app_credentials("oura", &ENV).unwrap().is_none());

@@ -194,7 +194,7 @@ mod tests {
 
     #[test]
     fn each_tools_files_are_read_and_a_folder_with_neither_is_said() {
-        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/garmin-connect-files"));
+        let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/garmin-connect-files"));
         let _ = std::fs::remove_dir_all(root);
         let (gc, garth, none) = (root.join("gc"), root.join("garth"), root.join("none"));
         for d in [&gc, &garth, &none] {

@@ -190,7 +190,7 @@ mod tests {
 
     #[test]
     fn a_destination_is_absolute_in_a_folder_that_exists_and_new() {
-        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!("vitals-export-{}", std::process::id()));
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp")).join(format!("vitals-export-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let f = dir.join("a.fit");
         assert!(destination("runs/a.fit", false).is_err());

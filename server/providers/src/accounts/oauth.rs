@@ -45,7 +45,7 @@ pub enum AuthError {
     Config(String),
 }
 
-pub(crate) fn env_or(var: &str, default: &str) -> String {
+pub fn env_or(var: &str, default: &str) -> String {
     crate::env::var(var).unwrap_or_else(|| default.to_string())
 }
 
@@ -202,7 +202,7 @@ fn tokens_of(spec: &OAuthSpec, t: &Reply) -> Tokens {
 }
 
 /// What went wrong, without any secret: the provider's error code and description, or the kind of failure.
-fn describe(e: &RequestTokenError<oauth2::HttpClientError<reqwest::Error>, oauth2::basic::BasicErrorResponse>) -> String {
+fn describe(e: &RequestTokenError<crate::http::TokenClientError, oauth2::basic::BasicErrorResponse>) -> String {
     match e {
         RequestTokenError::ServerResponse(r) => {
             format!("{}{}", r.error(), r.error_description().map(|d| format!(": {d}")).unwrap_or_default())
@@ -214,7 +214,7 @@ fn describe(e: &RequestTokenError<oauth2::HttpClientError<reqwest::Error>, oauth
     }
 }
 
-type TokenFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, oauth2::HttpClientError<reqwest::Error>>> + Send>>;
+type TokenFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, crate::http::TokenClientError>> + Send>>;
 
 /// The HTTP client the `oauth2` crate sends token requests through: [`crate::http::token_client`],
 /// with the provider's extra form fields added on the way out and its reply dialect translated on

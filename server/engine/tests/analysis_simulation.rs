@@ -7,8 +7,8 @@
 use jiff::civil::Date;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use vitals::analysis::days::{self, shift, Days};
-use vitals::analysis::{compare, relate, trend, Verdict};
+use vitals_engine::analysis::days::{self, shift, Days};
+use vitals_engine::analysis::{compare, relate, trend, Verdict};
 
 const RUNS: usize = 2_000;
 const LIMIT: f64 = 0.06;

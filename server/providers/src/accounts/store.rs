@@ -196,14 +196,14 @@ pub fn token_store() -> Result<TokenStore, String> {
 }
 
 /// Read a JSON map file; a missing file is an empty map.
-pub(crate) fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
+pub fn read_json<T: serde::de::DeserializeOwned + Default>(path: &Path) -> Result<T, StoreError> {
     read_json_sealed(path, None, "")
 }
 
 /// Read a JSON file that may be sealed (a hosted tenant's secrets): opened with `vault`, or refused
 /// with what to do when there is no key; `what` names it in that error. A plain file is read as it
 /// is (one written before its tenants were sealed: the next write seals it).
-pub(crate) fn read_json_sealed<T: serde::de::DeserializeOwned + Default>(path: &Path, vault: Option<&Vault>, what: &str) -> Result<T, StoreError> {
+pub fn read_json_sealed<T: serde::de::DeserializeOwned + Default>(path: &Path, vault: Option<&Vault>, what: &str) -> Result<T, StoreError> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(T::default()),
@@ -219,13 +219,13 @@ pub(crate) fn read_json_sealed<T: serde::de::DeserializeOwned + Default>(path: &
 
 /// Make `dir` (0700), then replace `path` atomically: a sibling temporary file, created 0600,
 /// synced, renamed over. A crash leaves the old file or the new one, never half of one.
-pub(crate) fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
+pub fn write_json_private<T: Serialize>(dir: &Path, path: &Path, value: &T) -> Result<(), StoreError> {
     write_json_sealed(dir, path, value, None)
 }
 
 /// As [`write_json_private`], sealed under `vault` when there is one (bound to the file's tenant
 /// folder and name).
-pub(crate) fn write_json_sealed<T: Serialize>(dir: &Path, path: &Path, value: &T, vault: Option<&Vault>) -> Result<(), StoreError> {
+pub fn write_json_sealed<T: Serialize>(dir: &Path, path: &Path, value: &T, vault: Option<&Vault>) -> Result<(), StoreError> {
     let plain = zeroize::Zeroizing::new(serde_json::to_vec_pretty(value).expect("credentials serialise"));
     let body = match vault {
         Some(v) => v.seal(&plain, &super::vault::aad_for(path)),
@@ -235,7 +235,7 @@ pub(crate) fn write_json_sealed<T: Serialize>(dir: &Path, path: &Path, value: &T
 }
 
 /// Replace `path` with `body` atomically, `dir` made 0700 and the file 0600.
-pub(crate) fn write_private(dir: &Path, path: &Path, body: &[u8]) -> Result<(), StoreError> {
+pub fn write_private(dir: &Path, path: &Path, body: &[u8]) -> Result<(), StoreError> {
     std::fs::create_dir_all(dir).map_err(|e| io(dir, "created", e))?;
     #[cfg(unix)]
     {
@@ -557,7 +557,7 @@ mod tests {
     }
 
     pub(super) fn temp() -> PathBuf {
-        let d = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp")).join(format!(
+        let d = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp")).join(format!(
             "vitals-store-{}-{:?}",
             std::process::id(),
             std::thread::current().id()
