@@ -241,3 +241,43 @@ fn readme_in_flight_and_settings_counts_are_the_code_s() {
     let n = m["user_config"].as_object().unwrap().len();
     assert!(readme.contains(&format!("Its {n} settings")), "README names the extension's {n} settings");
 }
+
+/// ARCHITECTURE's table of crates is the workspace: every member, its folder, and the workspace
+/// crates it depends on (normal dependencies; dev-dependencies in parentheses are not compared).
+#[test]
+fn architecture_crates_and_their_dependencies_are_the_workspaces() {
+    let meta = std::process::Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(".."))
+        .output()
+        .unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&meta.stdout).expect("cargo metadata");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").canonicalize().unwrap();
+    let members: Vec<&serde_json::Value> = meta["packages"].as_array().unwrap().iter().collect();
+    let names: Vec<&str> = members.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    let doc = doc("ARCHITECTURE.md");
+    let table = &doc[doc.find("## Crates").unwrap()..doc.find("Beside the crates:").unwrap()];
+    let rows: Vec<Vec<&str>> = table.lines().filter(|l| l.starts_with("| `")).map(|l| l.split(" | ").collect()).collect();
+    let ticked = |cell: &str| -> Vec<String> {
+        let before = cell.split('(').next().unwrap_or("");
+        before.split('`').skip(1).step_by(2).map(str::to_string).collect()
+    };
+    assert_eq!(rows.len(), members.len(), "one row per workspace member");
+    for p in &members {
+        let name = p["name"].as_str().unwrap();
+        let row = rows.iter().find(|r| ticked(r[0]).first().map(String::as_str) == Some(name)).unwrap_or_else(|| panic!("ARCHITECTURE has no row for {name}"));
+        let folder = Path::new(p["manifest_path"].as_str().unwrap()).parent().unwrap().strip_prefix(&root).unwrap().display().to_string();
+        assert_eq!(ticked(row[1]), vec![format!("{folder}/")], "{name}'s folder");
+        let mut deps: Vec<String> = p["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["kind"].is_null() && names.contains(&d["name"].as_str().unwrap()))
+            .map(|d| d["name"].as_str().unwrap().to_string())
+            .collect();
+        deps.sort();
+        let mut said = ticked(row[2]);
+        said.sort();
+        assert_eq!(said, deps, "ARCHITECTURE's dependencies of {name}");
+    }
+}
