@@ -488,7 +488,11 @@ impl SampleApi for Sample {
 impl Kind {
     pub fn new(spec: &'static ProviderSpec) -> Kind {
         let sample = matches!(spec.connection, Connection::None).then_some(Sample);
-        Kind { spec, cred: StoredCredential::in_home(spec, None, sample.as_ref().map(|_| "built-in sample data"), &vitals_providers::accounts::Home::Local), sample }
+        Kind {
+            spec,
+            cred: StoredCredential::in_home(spec, None, sample.as_ref().map(|_| "built-in sample data"), &vitals_providers::accounts::Home::Local),
+            sample,
+        }
     }
 }
 

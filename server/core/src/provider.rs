@@ -241,4 +241,3 @@ pub trait Provider: Send + Sync {
         None
     }
 }
-

@@ -20,7 +20,7 @@ use crate::engine::{Engine, Limits};
 use crate::mcp::Vitals;
 use crate::secret::Secret;
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use mount::Mount;
@@ -192,91 +192,75 @@ impl Server {
         self.tenants.lock().expect("tenants lock").remove(id);
     }
 
-    /// Which route a path names: a site's MCP endpoint, or the provider logins' callback.
-    fn route(&self, path: &str) -> Option<Route> {
-        if let (Some(m), Some(site)) = (&self.mount, &self.own) {
-            return match route_under(path, m.base())? {
-                Under::Mcp => Some(Route::Mcp(site.clone())),
-                Under::Callback(p) => Some(Route::Callback(p)),
-            };
-        }
-        if let Some(Under::Callback(p)) = route_under(path, "") {
-            return Some(Route::Callback(p));
-        }
-        if !self.opts.auth.urls() {
-            return None;
-        }
-        let secret = path.strip_prefix("/u/")?.strip_suffix("/mcp")?;
+    /// The tenant a connector URL's secret opens (with `--auth url`).
+    fn tenant_of_url(&self, secret: &str) -> Option<Arc<Site>> {
         let id = hashed::tenant_of_url(self.opts.tenants.as_ref()?, secret)?;
-        Some(Route::Mcp(self.tenant(&id)?))
+        self.tenant(&id)
     }
 }
 
-enum Route {
-    Mcp(Arc<Site>),
-    Callback(String),
+/// Every route this server serves, for its mode, on axum's router; every other path (and a route
+/// asked with a method it does not take) is a bare 404, and every answer is hardened.
+fn router(server: Arc<Server>) -> axum::Router {
+    use axum::routing::{any, get};
+    let mut r: axum::Router<Arc<Server>> = axum::Router::new();
+    match (&server.mount, &server.opts.tenants) {
+        (Some(m), _) => {
+            r = r.route(&format!("{}/mcp", m.base()), any(own_mcp)).route(&format!("{}/callback/{{provider}}", m.base()), get(callback));
+        }
+        (None, Some(_)) => {
+            r = r.route("/callback/{provider}", get(callback)).merge(people::routes(server.opts.open_signup));
+            if server.opts.auth.urls() {
+                r = r.route("/u/{secret}/mcp", any(url_mcp));
+            }
+            if server.opts.auth.oauth() {
+                r = r.route("/mcp", any(token_mcp)).merge(oauth::routes());
+            }
+        }
+        (None, None) => unreachable!("a mount is made whenever there are no tenants"),
+    }
+    let https = https(&server);
+    r.fallback(|| async { not_found() })
+        .method_not_allowed_fallback(|| async { not_found() })
+        .layer(axum::middleware::map_response(move |mut resp: Response| async move {
+            harden(&mut resp, https);
+            resp
+        }))
+        .with_state(server)
 }
 
-enum Under {
-    Mcp,
-    Callback(String),
+/// The one person's endpoint at the secret path (and `--bearer-file`'s token, when it names one).
+async fn own_mcp(State(server): State<Arc<Server>>, req: Request) -> Response {
+    if let Some(token) = &server.opts.bearer {
+        if !guard::bearer_matches(req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes()), token) {
+            return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
+        }
+    }
+    let site = server.own.clone().expect("a mount has its site");
+    mcp(&server, &site, req).await
 }
 
-fn route_under(path: &str, base: &str) -> Option<Under> {
-    match path.strip_prefix(base)? {
-        "/mcp" => Some(Under::Mcp),
-        rest => rest
-            .strip_prefix("/callback/")
-            .filter(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b == b'-'))
-            .map(|p| Under::Callback(p.into())),
+/// A tenant at its connector URL (`--auth url`); an unknown secret is a bare 404.
+async fn url_mcp(State(server): State<Arc<Server>>, axum::extract::Path(secret): axum::extract::Path<String>, req: Request) -> Response {
+    match server.tenant_of_url(&secret) {
+        Some(site) => mcp(&server, &site, req).await,
+        None => not_found(),
+    }
+}
+
+/// A tenant opened by the token its person allowed (`--auth oauth`).
+async fn token_mcp(State(server): State<Arc<Server>>, req: Request) -> Response {
+    let auth = server.auth.as_ref().expect("/mcp is served with --auth oauth only");
+    match oauth::tenant_of_request(&server, auth, &req).map(|t| server.tenant(&t)) {
+        Ok(Some(site)) => mcp(&server, &site, req).await,
+        Ok(None) => oauth::challenge(&server, Some("the token's person is gone")),
+        Err(refused) => *refused,
     }
 }
 
 /// A 404 that tells a scanner nothing.
 fn not_found() -> Response {
     StatusCode::NOT_FOUND.into_response()
-}
-
-async fn dispatch(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request) -> Response {
-    let mut resp = answer(&server, peer, req).await;
-    harden(&mut resp, https(&server));
-    resp
-}
-
-async fn answer(server: &Arc<Server>, peer: SocketAddr, req: Request) -> Response {
-    let server = server.clone();
-    let req = match &server.auth {
-        Some(auth) => match oauth::handle(&server, auth, req, peer.ip()).await {
-            Ok(answer) => return answer,
-            Err(req) => req,
-        },
-        None => req,
-    };
-    let req = match people::handle(&server, req, peer.ip()).await {
-        Ok(page) => return page,
-        Err(req) => req,
-    };
-    if let (Some(auth), "/mcp") = (&server.auth, req.uri().path()) {
-        return match oauth::tenant_of_request(&server, auth, &req).map(|t| server.tenant(&t)) {
-            Ok(Some(site)) => mcp(&server, &site, req).await,
-            Ok(None) => oauth::challenge(&server, Some("the token's person is gone")),
-            Err(refused) => *refused,
-        };
-    }
-    let Some(route) = server.route(req.uri().path()) else {
-        return not_found();
-    };
-    match route {
-        Route::Callback(provider) => callback(&server.doors, &provider, &req.uri().to_string(), server.opts.tenants.is_some()).await,
-        Route::Mcp(site) => {
-            if let Some(token) = &server.opts.bearer {
-                if !guard::bearer_matches(req.headers().get(header::AUTHORIZATION).map(|v| v.as_bytes()), token) {
-                    return (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")]).into_response();
-                }
-            }
-            mcp(&server, &site, req).await
-        }
-    }
 }
 
 /// A request for a site's MCP endpoint, counted while its answer streams (SIGTERM waits for it).
@@ -341,7 +325,9 @@ pub(crate) fn harden(resp: &mut Response, https: bool) {
 }
 
 /// The browser back from a provider's login page: the login its `state` names, whoever's it is.
-async fn callback(doors: &Doors, provider: &str, uri: &str, people: bool) -> Response {
+async fn callback(State(server): State<Arc<Server>>, axum::extract::Path(provider): axum::extract::Path<String>, req: Request) -> Response {
+    let (doors, uri, people) = (&server.doors, req.uri().to_string(), server.opts.tenants.is_some());
+    let provider = provider.as_str();
     // The login reads only the query (code, state): the host before it is a placeholder.
     let landed = format!("https://callback{uri}");
     // A person who started from their page gets a way back to it.
@@ -476,7 +462,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     let server = Arc::new(server);
     let in_flight = server.in_flight.clone();
     let left = server.in_flight.clone();
-    let app = axum::Router::new().fallback(dispatch).with_state(server);
+    let app = router(server);
     let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         stop.await;

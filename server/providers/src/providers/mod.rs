@@ -11,9 +11,9 @@ pub mod series;
 pub mod whoop;
 pub mod withings;
 
+use crate::catalog::ProviderSpec;
 /// The provider vocabulary lives in the core crate, so the engine reads providers only through it.
 pub use crate::provider::*;
-use crate::catalog::ProviderSpec;
 
 /// A stable pseudo-random number per day and purpose (splitmix64): what the built-in sample people
 /// are made of, so the same day is the same data in every process.

@@ -15,16 +15,21 @@
 pub mod clients;
 pub mod grants;
 
+use super::people::PostForm;
 use super::people::{pages, person};
 use super::tenants::TenantId;
 use super::Server;
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// The scope a token carries: reading, the only thing this server does.
 pub const SCOPE: &str = "vitals:read";
@@ -81,39 +86,48 @@ pub(super) fn tenant_of_request(server: &Server, auth: &Auth, req: &Request) -> 
     }
 }
 
-/// Answer the authorization routes; any other request back to the caller.
-pub(super) async fn handle(server: &Server, auth: &Auth, req: Request, peer: IpAddr) -> Result<Response, Request> {
-    let path = req.uri().path().to_string();
-    // Incoming requests' methods, as text (this crate names no HTTP method type: see http.rs).
-    let method = req.method().as_str().to_string();
-    Ok(match (method.as_str(), path.as_str()) {
-        ("GET", "/.well-known/oauth-protected-resource" | "/.well-known/oauth-protected-resource/mcp") => json_ok(json!({
-            "resource": resource(server), "authorization_servers": [server.base_url], "bearer_methods_supported": ["header"],
+/// The authorization routes (with `--auth oauth`), as routes of axum's router.
+pub(super) fn routes() -> Router<Arc<Server>> {
+    let resource_metadata = get(|State(s): State<Arc<Server>>| async move {
+        json_ok(json!({
+            "resource": resource(&s), "authorization_servers": [s.base_url], "bearer_methods_supported": ["header"],
             "scopes_supported": [SCOPE], "resource_name": "vitals",
-        })),
-        ("GET", "/.well-known/oauth-authorization-server") => json_ok(server_metadata(server)),
-        ("POST", "/oauth/register") => register(auth, req).await,
-        ("GET", "/oauth/authorize") => {
-            let q: HashMap<String, String> = url::form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
-            let session = super::people::session_of(server, &req);
-            drop(req);
-            authorize(server, auth, session, q).await
-        }
-        ("POST", "/oauth/authorize") => {
-            let cookie = super::people::session_of(server, &req);
-            let form = super::people::read_form(req).await;
-            authorize_post(server, auth, cookie, form, peer).await
-        }
-        ("POST", "/oauth/token") => token(server, auth, super::people::read_form(req).await).await,
-        ("POST", "/oauth/revoke") => {
-            let form = super::people::read_form(req).await;
-            if let Some(t) = form.get("token") {
-                let _ = auth.grants.revoke_token(t);
-            }
-            json_ok(json!({}))
-        }
-        _ => return Err(req),
-    })
+        }))
+    });
+    Router::new()
+        .route("/.well-known/oauth-protected-resource", resource_metadata.clone())
+        .route("/.well-known/oauth-protected-resource/mcp", resource_metadata)
+        .route("/.well-known/oauth-authorization-server", get(|State(s): State<Arc<Server>>| async move { json_ok(server_metadata(&s)) }))
+        .route("/oauth/register", post(|State(s): State<Arc<Server>>, req: Request| async move { register(auth_of(&s), req).await }))
+        .route("/oauth/authorize", get(authorize_get).post(authorize_form))
+        .route("/oauth/token", post(|State(s): State<Arc<Server>>, f: PostForm| async move { token(&s, auth_of(&s), f.0).await }))
+        .route("/oauth/revoke", post(|State(s): State<Arc<Server>>, f: PostForm| async move { revoke(auth_of(&s), &f.0) }))
+}
+
+/// The authorization server of a server whose routes include these (they are mounted with it only).
+fn auth_of(server: &Server) -> &Auth {
+    server.auth.as_ref().expect("the authorization routes are served with --auth oauth only")
+}
+
+async fn authorize_get(State(server): State<Arc<Server>>, req: Request) -> Response {
+    let q: HashMap<String, String> = url::form_urlencoded::parse(req.uri().query().unwrap_or("").as_bytes()).into_owned().collect();
+    let session = super::people::session_of(&server, &req);
+    drop(req);
+    authorize(&server, auth_of(&server), session, q).await
+}
+
+async fn authorize_form(State(server): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request) -> Response {
+    let cookie = super::people::session_of(&server, &req);
+    let form = super::people::read_form(req).await;
+    authorize_post(&server, auth_of(&server), cookie, form, peer.ip()).await
+}
+
+/// RFC 7009: the grant a token belongs to is revoked; the answer is the same whatever it was.
+fn revoke(auth: &Auth, form: &HashMap<String, String>) -> Response {
+    if let Some(t) = form.get("token") {
+        let _ = auth.grants.revoke_token(t);
+    }
+    json_ok(json!({}))
 }
 
 fn server_metadata(server: &Server) -> Value {

@@ -19,12 +19,16 @@ use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, SessionForm};
 use crate::secret::Secret;
 use axum::body::Body;
-use axum::extract::Request;
+use axum::extract::{ConnectInfo, Path, Request};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
 use invite::Invitations;
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::net::SocketAddr;
+use std::sync::Arc;
 
 /// The largest form taken.
 const MAX_FORM: usize = 16 * 1024;
@@ -37,46 +41,69 @@ struct Visit {
     tenant: Option<TenantId>,
 }
 
-/// Answer `req` if its path is one of the people's pages; None leaves it to the MCP routes.
-pub(super) async fn handle(server: &Server, req: Request, peer: IpAddr) -> Result<Response, Request> {
-    let Some(tenants) = server.opts.tenants.clone() else { return Err(req) };
-    let path = req.uri().path().to_string();
-    // Incoming requests' methods, as text (this crate names no HTTP method type: see http.rs).
-    let method = req.method().as_str().to_string();
-    let known = path == "/join" || path.starts_with("/join/") || path == "/signin" || path == "/signout" || path == "/me" || path.starts_with("/me/");
-    if !known {
-        return Err(req);
+/// The people's pages as routes of axum's router (with `--tenants`): the invitation, sign-in and
+/// the person's page. `/join` without a token only when sign-up is open.
+pub(super) fn routes(open_signup: bool) -> Router<Arc<Server>> {
+    let r = Router::new()
+        .route("/join/{token}", get(|c: Ctx, Path(t): Path<String>| async move { c.join_page(Some(&t)) }).post(join_with))
+        .route("/signin", get(|c: Ctx| async move { c.sign_in_page(None, StatusCode::OK) }).post(|c: Ctx, f: PostForm| async move { c.sign_in(&f.0) }))
+        .route("/signout", post(|c: Ctx, f: PostForm| async move { c.sign_out(&f.0) }))
+        .route("/me", get(|c: Ctx| async move { c.me(None) }))
+        .route("/me/delete", get(confirm_delete).post(|c: Ctx, f: PostForm| async move { c.delete_everything(&f.0).await }))
+        .route("/me/connect/{provider}", post(|c: Ctx, Path(p): Path<String>, f: PostForm| async move { c.connect(&p, &f.0) }))
+        .route("/me/disconnect/{provider}", post(|c: Ctx, Path(p): Path<String>, f: PostForm| async move { c.disconnect(&p, &f.0).await }))
+        .route("/me/revoke-client", post(|c: Ctx, f: PostForm| async move { c.revoke_client(&f.0) }))
+        .route("/me/new-url", post(|c: Ctx, f: PostForm| async move { c.new_url(&f.0) }))
+        .route("/me/key/{provider}", get(|c: Ctx, Path(p): Path<String>| async move { c.key_page(&p, None) }).post(key_with))
+        .route("/me/login/{provider}", get(|c: Ctx, Path(p): Path<String>| async move { c.login_page(&p, None, None) }).post(login_with));
+    match open_signup {
+        true => r.route("/join", get(|c: Ctx| async move { c.join_page(None) }).post(|c: Ctx, f: PostForm| async move { c.join(None, &f.0) })),
+        false => r,
     }
-    let visit = visit(server, &req);
-    let form = if method == "POST" { Some(read_form(req).await) } else { None };
-    let ctx = Ctx { server, tenants: &tenants, visit, peer };
-    Ok(match (method.as_str(), path.as_str(), form) {
-        ("GET", "/join", None) if server.opts.open_signup => ctx.join_page(None),
-        ("POST", "/join", Some(f)) if server.opts.open_signup => ctx.join(None, &f),
-        ("GET", p, None) if p.starts_with("/join/") => ctx.join_page(Some(&p[6..])),
-        ("POST", p, Some(f)) if p.starts_with("/join/") => ctx.join(Some(&p[6..]), &f),
-        ("GET", "/signin", None) => ctx.sign_in_page(None, StatusCode::OK),
-        ("POST", "/signin", Some(f)) => ctx.sign_in(&f),
-        ("POST", "/signout", Some(f)) => ctx.sign_out(&f),
-        ("GET", "/me", None) => ctx.me(None),
-        ("GET", "/me/delete", None) => ctx.signed_in(|_, csrf| ctx.html(StatusCode::OK, pages::confirm_delete(csrf), None)),
-        ("POST", "/me/delete", Some(f)) => ctx.delete_everything(&f).await,
-        ("POST", p, Some(f)) if p.starts_with("/me/connect/") => ctx.connect(&p[12..], &f),
-        ("POST", p, Some(f)) if p.starts_with("/me/disconnect/") => ctx.disconnect(&p[15..], &f).await,
-        ("POST", "/me/revoke-client", Some(f)) => ctx.revoke_client(&f),
-        ("POST", "/me/new-url", Some(f)) => ctx.new_url(&f),
-        ("GET", p, None) if p.starts_with("/me/key/") => ctx.key_page(&p[8..], None),
-        ("POST", p, Some(f)) if p.starts_with("/me/key/") => ctx.key(&p[8..], &f).await,
-        ("GET", p, None) if p.starts_with("/me/login/") => ctx.login_page(&p[10..], None, None),
-        ("POST", p, Some(f)) if p.starts_with("/me/login/") => ctx.login(&p[10..], &f).await,
-        _ => StatusCode::NOT_FOUND.into_response(),
-    })
+}
+
+async fn join_with(c: Ctx, Path(t): Path<String>, f: PostForm) -> Response {
+    c.join(Some(&t), &f.0)
+}
+
+async fn confirm_delete(c: Ctx) -> Response {
+    c.signed_in(|_, csrf| c.html(StatusCode::OK, pages::confirm_delete(csrf), None))
+}
+
+async fn key_with(c: Ctx, Path(p): Path<String>, f: PostForm) -> Response {
+    c.key(&p, &f.0).await
+}
+
+async fn login_with(c: Ctx, Path(p): Path<String>, f: PostForm) -> Response {
+    c.login(&p, &f.0).await
+}
+
+/// A posted form's fields; none when it is not a form or is over [`MAX_FORM`] (its CSRF check fails).
+pub(super) struct PostForm(pub HashMap<String, String>);
+
+impl<S: Send + Sync> axum::extract::FromRequest<S> for PostForm {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request(req: Request, _: &S) -> Result<PostForm, Self::Rejection> {
+        Ok(PostForm(read_form(req).await))
+    }
+}
+
+/// A request to a person's page: the server, its tenants, the browser's session and its address.
+impl axum::extract::FromRequestParts<Arc<Server>> for Ctx {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut axum::http::request::Parts, server: &Arc<Server>) -> Result<Ctx, Response> {
+        let tenants = server.opts.tenants.clone().ok_or_else(super::not_found)?;
+        let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()).unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        let visit = visit_of(server, &parts.headers);
+        Ok(Ctx { server: server.clone(), tenants, visit, peer })
+    }
 }
 
 /// The session the browser's cookie names, if it is alive.
-fn visit(server: &Server, req: &Request) -> Visit {
-    let cookie = req
-        .headers()
+fn visit_of(server: &Server, headers: &axum::http::HeaderMap) -> Visit {
+    let cookie = headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
@@ -97,9 +124,9 @@ pub(super) async fn read_form(req: Request) -> HashMap<String, String> {
     axum::Form::<HashMap<String, String>>::from_request(req, &()).await.map(|f| f.0).unwrap_or_default()
 }
 
-struct Ctx<'a> {
-    server: &'a Server,
-    tenants: &'a super::tenants::Tenants,
+struct Ctx {
+    server: Arc<Server>,
+    tenants: super::tenants::Tenants,
     visit: Visit,
     peer: IpAddr,
 }
@@ -110,7 +137,7 @@ enum Cookie {
     Clear,
 }
 
-impl Ctx<'_> {
+impl Ctx {
     fn sessions(&self) -> &session::Sessions {
         &self.server.people
     }
@@ -148,12 +175,12 @@ impl Ctx<'_> {
         if !self.server.opts.auth.urls() {
             return Ok(None);
         }
-        let secret = super::hashed::new_url(self.tenants, id)?;
+        let secret = super::hashed::new_url(&self.tenants, id)?;
         Ok(Some(format!("{}{}", self.server.base_url, super::tenants::mcp_path(&secret))))
     }
 
     fn join_page(&self, token: Option<&str>) -> Response {
-        let invitations = Invitations::of(self.tenants);
+        let invitations = Invitations::of(&self.tenants);
         let expires = match token.map(|t| invitations.check(t)) {
             Some(Err(e)) => return self.html(StatusCode::NOT_FOUND, pages::message("Invitation", &e.to_string()), None),
             Some(Ok(at)) => at.strftime("%Y-%m-%d %H:%M UTC").to_string(),
@@ -169,11 +196,11 @@ impl Ctx<'_> {
             return self.refused_form();
         }
         if let Some(t) = token {
-            if let Err(e) = Invitations::of(self.tenants).claim(t) {
+            if let Err(e) = Invitations::of(&self.tenants).claim(t) {
                 return self.html(StatusCode::NOT_FOUND, pages::message("Invitation", &e.to_string()), None);
             }
         }
-        let made = self.tenants.add().and_then(|id| person::new_key(self.tenants, &id).map(|k| (id, k)));
+        let made = self.tenants.add().and_then(|id| person::new_key(&self.tenants, &id).map(|k| (id, k)));
         let made = made.and_then(|(id, k)| self.new_connector(&id).map(|u| (id, k, u)));
         let (id, key, url) = match made {
             Ok(x) => x,
@@ -203,7 +230,7 @@ impl Ctx<'_> {
             return self.sign_in_page(Some(&text), StatusCode::TOO_MANY_REQUESTS);
         }
         let key = form.get("key").map(|k| k.trim()).unwrap_or_default();
-        match person::tenant_of(self.tenants, key) {
+        match person::tenant_of(&self.tenants, key) {
             Some(id) => {
                 let sid = self.sessions().sign_in(self.visit.session.as_deref(), id);
                 self.redirect("/me", Some(Cookie::Set(sid)))
@@ -447,7 +474,7 @@ impl Ctx<'_> {
             }
         }
         self.server.drop_tenant(&t);
-        if let Err(e) = person::remove_tenant(self.tenants, t.as_str()) {
+        if let Err(e) = person::remove_tenant(&self.tenants, t.as_str()) {
             tracing::warn!("a tenant's folder could not be removed: {e}");
             let text = "Your accounts were disconnected and your sign-in key deleted, but the rest of your folder could not be removed. The operator can see why in the server's log.";
             return self.html(StatusCode::INTERNAL_SERVER_ERROR, pages::message("Not all deleted", text), Some(Cookie::Clear));
@@ -499,7 +526,7 @@ fn set_cookie(resp: &mut Response, cookie: Option<Cookie>, https: bool) {
 
 /// The live session a request's cookie names, and its tenant (for the authorization page).
 pub(super) fn session_of(server: &Server, req: &Request) -> Option<(String, Option<TenantId>)> {
-    let v = visit(server, req);
+    let v = visit_of(server, req.headers());
     v.session.map(|s| (s, v.tenant))
 }
 
@@ -516,7 +543,7 @@ pub(super) fn set_session(resp: &mut Response, made: Option<String>, server: &Se
     set_cookie(resp, made.map(Cookie::Set), super::https(server));
 }
 
-impl Ctx<'_> {
+impl Ctx {
     fn html(&self, status: StatusCode, body: String, cookie: Option<Cookie>) -> Response {
         self.html_posting_to(status, body, cookie, &[])
     }
@@ -525,14 +552,14 @@ impl Ctx<'_> {
     fn html_posting_to(&self, status: StatusCode, body: String, cookie: Option<Cookie>, also: &[String]) -> Response {
         let mut r = (status, [(header::CONTENT_TYPE, "text/html; charset=utf-8")], Body::from(body)).into_response();
         secure_headers_for(&mut r, also);
-        set_cookie(&mut r, cookie, super::https(self.server));
+        set_cookie(&mut r, cookie, super::https(&self.server));
         r
     }
 
     fn redirect(&self, to: &str, cookie: Option<Cookie>) -> Response {
         let mut r = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
         secure_headers(&mut r);
-        set_cookie(&mut r, cookie, super::https(self.server));
+        set_cookie(&mut r, cookie, super::https(&self.server));
         r
     }
 }
