@@ -283,8 +283,14 @@ pub async fn revoke(url: &str, declared: &str, param: &str, token: &Secret) -> R
 
 /// A client's metadata document (MCP authorization's Client ID Metadata Document): a GET, no
 /// redirect followed, at most `max` bytes, within `timeout`. The status and the body.
-pub async fn client_document(url: &str, max: usize, timeout: Duration) -> Result<(u16, Vec<u8>), String> {
-    let c = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none()).build().map_err(|e| e.to_string())?;
+pub async fn client_document(url: &str, max: usize, timeout: Duration, pinned: Option<std::net::SocketAddr>) -> Result<(u16, Vec<u8>), String> {
+    let mut b = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none());
+    // The address the caller checked, and no other: a name that resolves again elsewhere (DNS
+    // rebinding) is still connected to the address that was checked.
+    if let (Some(addr), Some(host)) = (pinned, url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string))) {
+        b = b.resolve(&host, addr);
+    }
+    let c = b.build().map_err(|e| e.to_string())?;
     let resp = c.get(url).send().await.map_err(|e| e.to_string())?;
     let status = resp.status().as_u16();
     let body = resp.bytes().await.map_err(|e| e.to_string())?;

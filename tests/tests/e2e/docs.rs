@@ -180,6 +180,13 @@ fn readme_hosted_section_is_the_servers() {
     assert!(hosted.contains(&format!("up to {} s", vitals::hosted::DRAIN.as_secs())), "the drain");
     assert!(hosted.contains(&format!("at least {} characters", vitals::hosted::guard::BEARER_MIN)), "the bearer's length");
     assert!(hosted.contains(&format!("at most {} tenants are kept in memory", vitals::hosted::TENANTS_IN_MEMORY)), "tenants in memory");
+    use vitals::hosted::oauth::clients::{MAX_CLIENTS, REGISTER_PER_ADDRESS, REGISTER_WINDOW};
+    assert_eq!(REGISTER_WINDOW.as_secs(), 3600, "README says an hour");
+    assert!(
+        hosted.contains(&format!("takes {REGISTER_PER_ADDRESS} clients an hour"))
+            && hosted.contains(&format!("at most {},{:03}", MAX_CLIENTS / 1000, MAX_CLIENTS % 1000)),
+        "registration bounds"
+    );
     assert_eq!(vitals::hosted::TENANT_CACHE_SHARE, 8, "README says a tenant's cache is an eighth");
     assert!(
         hosted.contains(&format!("under {} × `VITALS_CACHE_MB`", vitals::hosted::TENANTS_IN_MEMORY / vitals::hosted::TENANT_CACHE_SHARE)),

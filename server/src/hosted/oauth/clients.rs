@@ -2,6 +2,11 @@
 //! `<tenants>/.oauth/clients.json`) or one whose `client_id` is the URL of its own metadata
 //! document (a Client ID Metadata Document, fetched once and held in memory). Either way a client
 //! is public (PKCE, no secret) and its redirect URIs are matched exactly.
+//!
+//! Bounded: registrations from one address are limited per hour, and past [`MAX_CLIENTS`] the
+//! oldest client never used for a code makes room. A metadata document is fetched from a public
+//! address only (the name resolved, every address checked, and the connection made to the address
+//! checked), unless this server itself is on loopback.
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -14,12 +19,47 @@ const MAX_DOCUMENT: usize = 5 * 1024;
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// The most redirect URIs one client may register.
 const MAX_REDIRECTS: usize = 10;
+/// The most registered clients kept; past it the oldest never used for a code goes.
+pub const MAX_CLIENTS: usize = 1000;
+/// Registrations allowed from one address within [`REGISTER_WINDOW`].
+pub const REGISTER_PER_ADDRESS: usize = 20;
+pub const REGISTER_WINDOW: Duration = Duration::from_secs(3600);
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Client {
     pub client_id: String,
     pub client_name: String,
     pub redirect_uris: Vec<String>,
+    /// When it registered (Unix seconds), and whether a person ever let it in.
+    #[serde(default)]
+    pub registered: i64,
+    #[serde(default)]
+    pub used: bool,
+}
+
+/// Why a registration is refused: each with the RFC 7591 error code it is answered with.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Refused {
+    #[error("redirect_uris: {0}")]
+    RedirectUris(String),
+    #[error("{0}")]
+    Metadata(String),
+    #[error("too many registrations from this address; try again in {0} minutes")]
+    TooMany(u64),
+    #[error("the client could not be saved ({0})")]
+    Store(String),
+}
+
+impl Refused {
+    /// The OAuth error code (RFC 7591 §3.2.2), and the HTTP status.
+    pub fn code(&self) -> (&'static str, u16) {
+        match self {
+            Refused::RedirectUris(_) => ("invalid_redirect_uri", 400),
+            Refused::Metadata(_) => ("invalid_client_metadata", 400),
+            Refused::TooMany(_) => ("temporarily_unavailable", 429),
+            Refused::Store(_) => ("server_error", 500),
+        }
+    }
 }
 
 pub struct Clients {
@@ -30,6 +70,8 @@ pub struct Clients {
     /// Whether this server is on loopback (a development setup): then a client on loopback may use http.
     loopback: bool,
     saved: Mutex<()>,
+    /// Recent registrations, by address.
+    recent: Mutex<Vec<(std::time::Instant, std::net::IpAddr)>>,
 }
 
 /// A redirect URI a client may register: https, or http on loopback (a native app's listener);
@@ -47,35 +89,77 @@ fn is_loopback(u: &url::Url) -> bool {
 
 impl Clients {
     pub fn in_dir(dir: PathBuf, loopback: bool) -> Clients {
-        Clients { file: dir.join("clients.json"), dir, documents: Mutex::new(HashMap::new()), loopback, saved: Mutex::new(()) }
+        Clients { file: dir.join("clients.json"), dir, documents: Mutex::new(HashMap::new()), loopback, saved: Mutex::new(()), recent: Mutex::new(vec![]) }
     }
 
-    /// RFC 7591: a public client with these redirect URIs; what to answer (201) or why not (400).
-    pub fn register(&self, body: &Value) -> Result<Value, String> {
+    /// RFC 7591: a public client with these redirect URIs, registered from `from`; what to answer
+    /// (201) or why not.
+    pub fn register(&self, body: &Value, from: std::net::IpAddr) -> Result<Value, Refused> {
         let uris: Vec<String> = body["redirect_uris"].as_array().map(|a| a.iter().filter_map(|u| u.as_str().map(str::to_string)).collect()).unwrap_or_default();
         if uris.is_empty() || uris.len() > MAX_REDIRECTS {
-            return Err(format!("redirect_uris: send 1 to {MAX_REDIRECTS} redirect URIs"));
+            return Err(Refused::RedirectUris(format!("send 1 to {MAX_REDIRECTS} redirect URIs")));
         }
         if let Some(bad) = uris.iter().find(|u| !redirect_ok(u)) {
-            return Err(format!("redirect_uris: {bad:?} must be https (or http on localhost) with no fragment"));
+            return Err(Refused::RedirectUris(format!("{bad:?} must be https (or http on localhost) with no fragment")));
         }
         match body["token_endpoint_auth_method"].as_str() {
             None | Some("none") => {}
-            Some(other) => return Err(format!("token_endpoint_auth_method: {other:?} is not offered; clients here are public (\"none\") and use PKCE")),
+            Some(other) => {
+                return Err(Refused::Metadata(format!("token_endpoint_auth_method: {other:?} is not offered; clients here are public (\"none\") and use PKCE")))
+            }
         }
+        self.admit(from)?;
         let name = body["client_name"].as_str().unwrap_or("an MCP client").chars().take(80).collect::<String>();
-        let client = Client { client_id: format!("dcr-{}", super::super::mount::random_token()), client_name: name, redirect_uris: uris };
-        {
-            let _held = self.saved.lock().expect("clients lock");
-            let mut all: Vec<Client> = crate::accounts::store::read_json(&self.file).unwrap_or_default();
+        let client = Client {
+            client_id: format!("dcr-{}", super::super::mount::random_token()),
+            client_name: name,
+            redirect_uris: uris,
+            registered: jiff::Timestamp::now().as_second(),
+            used: false,
+        };
+        self.change(|all| {
+            if all.len() >= MAX_CLIENTS {
+                // The oldest never let in makes room (a flood of registrations pushes out only itself).
+                if let Some(i) = all.iter().enumerate().filter(|(_, c)| !c.used).min_by_key(|(_, c)| c.registered).map(|(i, _)| i) {
+                    all.remove(i);
+                }
+            }
             all.push(client.clone());
-            crate::accounts::store::write_json_private(&self.dir, &self.file, &all).map_err(|e| format!("the client could not be saved ({e})"))?;
-        }
+        })?;
         Ok(serde_json::json!({
             "client_id": client.client_id, "client_id_issued_at": jiff::Timestamp::now().as_second(), "client_name": client.client_name,
             "redirect_uris": client.redirect_uris, "token_endpoint_auth_method": "none",
             "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
         }))
+    }
+
+    /// One more registration from `from`, or how long it must wait.
+    fn admit(&self, from: std::net::IpAddr) -> Result<(), Refused> {
+        let mut recent = self.recent.lock().expect("recent lock");
+        let now = std::time::Instant::now();
+        recent.retain(|(t, _)| now.duration_since(*t) < REGISTER_WINDOW);
+        let mine: Vec<std::time::Instant> = recent.iter().filter(|(_, a)| *a == from).map(|(t, _)| *t).collect();
+        if mine.len() >= REGISTER_PER_ADDRESS {
+            let oldest = mine.iter().min().copied().unwrap_or(now);
+            return Err(Refused::TooMany(REGISTER_WINDOW.saturating_sub(now.duration_since(oldest)).as_secs().div_ceil(60)));
+        }
+        recent.push((now, from));
+        Ok(())
+    }
+
+    /// Read, change and write the registered clients under one lock.
+    fn change(&self, f: impl FnOnce(&mut Vec<Client>)) -> Result<(), Refused> {
+        let _held = self.saved.lock().expect("clients lock");
+        let mut all: Vec<Client> = crate::accounts::store::read_json(&self.file).unwrap_or_default();
+        f(&mut all);
+        crate::accounts::store::write_json_private(&self.dir, &self.file, &all).map_err(|e| Refused::Store(e.to_string()))
+    }
+
+    /// A person let `client_id` in: it is kept when registrations crowd the list.
+    pub fn used(&self, client_id: &str) {
+        if client_id.starts_with("dcr-") {
+            let _ = self.change(|all| all.iter_mut().filter(|c| c.client_id == client_id).for_each(|c| c.used = true));
+        }
     }
 
     /// The client `client_id` names: registered here, or its metadata document's.
@@ -98,7 +182,11 @@ impl Clients {
         if !allowed || u.path() == "/" || u.fragment().is_some() {
             return Err(format!("client_id {url:?}: a metadata document's URL must be https with a path (no fragment)"));
         }
-        let (status, body) = crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT)
+        let pinned = match self.loopback {
+            true => None,
+            false => Some(public_address(&u).await.map_err(|e| format!("client_id {url:?}: {e}"))?),
+        };
+        let (status, body) = crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT, pinned)
             .await
             .map_err(|e| format!("client_id {url:?}: its metadata document could not be read ({e})"))?;
         if !(200..300).contains(&status) {
@@ -113,9 +201,59 @@ impl Clients {
             return Err(format!("client_id {url:?}: its metadata document's redirect_uris must be 1 to {MAX_REDIRECTS} https (or loopback) URIs"));
         }
         let name = v["client_name"].as_str().map(str::to_string).unwrap_or_else(|| u.host_str().unwrap_or("a client").to_string());
-        let c = Client { client_id: url.into(), client_name: name.chars().take(80).collect(), redirect_uris: uris };
+        let c = Client { client_id: url.into(), client_name: name.chars().take(80).collect(), redirect_uris: uris, registered: 0, used: true };
         self.documents.lock().expect("documents lock").insert(url.into(), c.clone());
         Ok(c)
+    }
+}
+
+/// The address to fetch a metadata document from: its name resolved, and every address it
+/// resolves to public (a name that also points inside this server's network is refused).
+async fn public_address(u: &url::Url) -> Result<std::net::SocketAddr, String> {
+    let host = u.host_str().ok_or("no host")?;
+    let port = u.port_or_known_default().unwrap_or(443);
+    let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.trim_start_matches('[').trim_end_matches(']'), port))
+        .await
+        .map_err(|e| format!("its host could not be resolved ({})", e.kind()))?
+        .collect();
+    if let Some(inside) = addrs.iter().find(|a| !is_public(a.ip())) {
+        return Err(format!("its host resolves to {}, an address that is not public", inside.ip()));
+    }
+    addrs.first().copied().ok_or_else(|| "its host resolves to no address".into())
+}
+
+/// Whether an address is on the public internet (not loopback, private, link-local, shared,
+/// documentation, multicast or unspecified; an IPv4-mapped address as its IPv4).
+pub fn is_public(ip: std::net::IpAddr) -> bool {
+    use std::net::IpAddr;
+    match ip {
+        IpAddr::V4(v) => {
+            let o = v.octets();
+            !(v.is_loopback()
+                || v.is_private()
+                || v.is_link_local()
+                || v.is_unspecified()
+                || v.is_broadcast()
+                || v.is_multicast()
+                || v.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (64..128).contains(&o[1]))
+                || (o[0] == 192 && o[1] == 0 && o[2] == 0)
+                || (o[0] == 198 && (18..20).contains(&o[1]))
+                || o[0] >= 240)
+        }
+        IpAddr::V6(v) => match v.to_ipv4_mapped() {
+            Some(v4) => is_public(IpAddr::V4(v4)),
+            None => {
+                let s = v.segments();
+                !(v.is_loopback()
+                    || v.is_unspecified()
+                    || v.is_multicast()
+                    || (s[0] & 0xfe00) == 0xfc00
+                    || (s[0] & 0xffc0) == 0xfe80
+                    || s[0] == 0x2001 && s[1] == 0xdb8)
+            }
+        },
     }
 }
 
@@ -129,17 +267,66 @@ mod tests {
         let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/oauth-clients"));
         let _ = std::fs::remove_dir_all(&dir);
         let c = Clients::in_dir(dir, false);
-        assert!(c.register(&json!({"redirect_uris": []})).is_err());
-        assert!(c.register(&json!({"redirect_uris": ["http://evil.example/cb"]})).unwrap_err().contains("https"));
-        assert!(c.register(&json!({"redirect_uris": ["https://a.example/cb#x"]})).is_err());
-        assert!(c.register(&json!({"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "client_secret_basic"})).is_err());
-        let ok =
-            c.register(&json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback", "http://127.0.0.1:33418/cb"], "client_name": "Claude"})).unwrap();
+        let from: std::net::IpAddr = "203.0.113.9".parse().unwrap();
+        assert!(c.register(&json!({"redirect_uris": []}), from).is_err());
+        let e = c.register(&json!({"redirect_uris": ["http://evil.example/cb"]}), from).unwrap_err();
+        assert!(e.to_string().contains("https") && e.code() == ("invalid_redirect_uri", 400), "{e}");
+        assert!(c.register(&json!({"redirect_uris": ["https://a.example/cb#x"]}), from).is_err());
+        let e = c.register(&json!({"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "client_secret_basic"}), from).unwrap_err();
+        assert_eq!(e.code().0, "invalid_client_metadata");
+        let ok = c
+            .register(&json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback", "http://127.0.0.1:33418/cb"], "client_name": "Claude"}), from)
+            .unwrap();
         let id = ok["client_id"].as_str().unwrap();
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let found = rt.block_on(c.resolve(id)).unwrap();
         assert_eq!(found.client_name, "Claude");
         assert!(rt.block_on(c.resolve("dcr-unknown")).is_err());
         assert!(rt.block_on(c.resolve("http://127.0.0.1:1/client.json")).unwrap_err().contains("https"), "no loopback document on a public server");
+        let inside = rt.block_on(c.resolve("https://localhost:1/client.json")).unwrap_err();
+        assert!(inside.contains("https") || inside.contains("not public"), "{inside}");
+    }
+
+    #[test]
+    fn registrations_are_bounded_per_address_and_in_all() {
+        let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../target/tmp/oauth-clients-bound"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let c = Clients::in_dir(dir, false);
+        let body = json!({"redirect_uris": ["https://a.example/cb"]});
+        let (a, b): (std::net::IpAddr, std::net::IpAddr) = ("203.0.113.1".parse().unwrap(), "203.0.113.2".parse().unwrap());
+        let first = c.register(&body, a).unwrap()["client_id"].as_str().unwrap().to_string();
+        c.used(&first);
+        for _ in 1..REGISTER_PER_ADDRESS {
+            c.register(&body, a).unwrap();
+        }
+        let e = c.register(&body, a).unwrap_err();
+        assert!(matches!(e, Refused::TooMany(m) if m >= 59) && e.code().1 == 429, "{e}");
+        assert!(c.register(&body, b).is_ok(), "another address is not held back");
+        // Full: the oldest never let in makes room, a client a person let in stays.
+        c.change(|all| {
+            while all.len() < MAX_CLIENTS {
+                let mut x = all[1].clone();
+                x.client_id = format!("dcr-filler-{}", all.len());
+                all.push(x);
+            }
+        })
+        .unwrap();
+        let d: std::net::IpAddr = "203.0.113.3".parse().unwrap();
+        c.register(&body, d).unwrap();
+        let all: Vec<Client> = crate::accounts::store::read_json(&c.file).unwrap();
+        assert_eq!(all.len(), MAX_CLIENTS);
+        assert!(all.iter().any(|x| x.client_id == first), "the client a person let in is kept");
+    }
+
+    #[test]
+    fn only_public_addresses_are_public() {
+        for ip in
+            ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fd00::1", "fe80::1", "::ffff:10.0.0.1"]
+        {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["8.8.8.8", "1.1.1.1", "2606:4700::1111"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
     }
 }

@@ -98,7 +98,12 @@ pub(super) fn routes() -> Router<Arc<Server>> {
         .route("/.well-known/oauth-protected-resource", resource_metadata.clone())
         .route("/.well-known/oauth-protected-resource/mcp", resource_metadata)
         .route("/.well-known/oauth-authorization-server", get(|State(s): State<Arc<Server>>| async move { json_ok(server_metadata(&s)) }))
-        .route("/oauth/register", post(|State(s): State<Arc<Server>>, req: Request| async move { register(auth_of(&s), req).await }))
+        .route(
+            "/oauth/register",
+            post(|State(s): State<Arc<Server>>, ConnectInfo(peer): ConnectInfo<SocketAddr>, req: Request| async move {
+                register(auth_of(&s), req, peer.ip()).await
+            }),
+        )
         .route("/oauth/authorize", get(authorize_get).post(authorize_form))
         .route("/oauth/token", post(|State(s): State<Arc<Server>>, f: PostForm| async move { token(&s, auth_of(&s), f.0).await }))
         .route("/oauth/revoke", post(|State(s): State<Arc<Server>>, f: PostForm| async move { revoke(auth_of(&s), &f.0) }))
@@ -154,14 +159,17 @@ fn oauth_error(error: &str, description: &str) -> Response {
     json_status(StatusCode::BAD_REQUEST, json!({"error": error, "error_description": description}))
 }
 
-async fn register(auth: &Auth, req: Request) -> Response {
+async fn register(auth: &Auth, req: Request, from: IpAddr) -> Response {
     let body = match axum::body::to_bytes(req.into_body(), 16 * 1024).await.ok().and_then(|b| serde_json::from_slice::<Value>(&b).ok()) {
         Some(v) => v,
         None => return oauth_error("invalid_client_metadata", "send the client's metadata as a JSON object"),
     };
-    match auth.clients.register(&body) {
+    match auth.clients.register(&body, from) {
         Ok(v) => json_status(StatusCode::CREATED, v),
-        Err(e) => oauth_error(if e.starts_with("redirect_uris") { "invalid_redirect_uri" } else { "invalid_client_metadata" }, &e),
+        Err(e) => {
+            let (code, status) = e.code();
+            json_status(StatusCode::from_u16(status).unwrap_or(StatusCode::BAD_REQUEST), json!({"error": code, "error_description": e.to_string()}))
+        }
     }
 }
 
@@ -274,6 +282,7 @@ async fn authorize_post(server: &Server, auth: &Auth, sid: Option<(String, Optio
         }
     };
     let code = auth.grants.code(tenant, (&ask.client.client_id, &ask.client.client_name), &ask.redirect_uri, &ask.challenge, &ask.resource);
+    auth.clients.used(&ask.client.client_id);
     tracing::info!("a person let a client in");
     back.query_pairs_mut().append_pair("code", code.expose()).append_pair("iss", &server.base_url);
     if let Some(s) = &ask.state {
