@@ -81,10 +81,11 @@ fn waiting(link: &Link, why: &str) -> Connection {
         provider: p.name.into(),
         state: "waiting_for_browser".into(),
         message: format!(
-            "{why} The login address is {}: open it in a browser{where_} and {}. The login stays open for 10 minutes and is \
+            "{why} The login address is {}: open it in a browser{where_} and {}. The login stays open for {} more minute(s) and is \
              saved as soon as it is done; then call vitals_connect again to finish (or just ask again).{terminal}",
             link.url,
-            task(p)
+            task(p),
+            link.minutes_left()
         ),
         url: Some(link.url.clone()),
         cli: (!link.hosted).then(|| cli_command(p)),
@@ -148,12 +149,9 @@ pub async fn connect(
     if links.hosted() {
         return waiting(&link, "This server runs elsewhere and cannot open a browser for you.");
     }
-    // A second call joins the login under way: its browser window is already open.
-    let opened = match link.first_open() {
-        true => crate::accounts::browser::open(&link.url),
-        false => Ok(()),
-    };
-    if let Err(why) = opened {
+    // A second call joins the login under way and says what the first found: a window opened, or
+    // none could be (then at once, as the first did, rather than waiting on a browser that never came).
+    if let Err(why) = link.open_browser(crate::accounts::browser::open) {
         return waiting(&link, &format!("No browser could be opened on this machine ({why})."));
     }
     match wait_with_progress(&link, ctx, deadline).await {

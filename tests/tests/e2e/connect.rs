@@ -176,8 +176,34 @@ async fn without_a_browser_the_link_and_the_cli_command_come_back_and_the_login_
     s.close().await;
 }
 
+/// A second call while no browser can be opened answers at once, as the first did: that no
+/// browser opened (never that one did), with the same link and the terminal command. It does not
+/// wait for a browser: the call sends no "waiting for the login in the browser" progress, which a
+/// wait sends every two seconds of its budget (6 s here, which a wait would sit out).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_second_call_without_a_browser_says_so_at_once_with_the_link() {
+    let fx = Fixture::new("nobrowser2").await;
+    let watcher = Watcher::default();
+    let s = fx.server(ClientLifecycleMode::Initialize, watcher.clone(), &[("VITALS_CALL_BUDGET_S", "6")]).await;
+    let first = s.ok("vitals_connect", json!({"provider": "oura"})).await;
+    let mut params = CallToolRequestParams::new("vitals_connect").with_arguments(json!({"provider": "oura"}).as_object().unwrap().clone());
+    params.meta = Some(serde_json::from_value(json!({"progressToken": "connect-2"})).unwrap());
+    let second = s.client.call_tool(params).await.unwrap().structured_content.unwrap();
+    for r in [&first, &second] {
+        assert_eq!(r["state"], "waiting_for_browser", "{r}");
+        let said = r["message"].as_str().unwrap();
+        assert!(said.contains("No browser could be opened") && !said.contains("was opened"), "{said}");
+        assert!(r["cli"].as_str().unwrap().contains("vitals-mcp auth oura"), "{r}");
+    }
+    assert_eq!(first["url"], second["url"], "the second call joins the first login");
+    let progress = watcher.progress.lock().unwrap().clone();
+    assert!(progress.is_empty(), "no wait for a browser that never opened: {progress:?}");
+    visit_and_read(&fx, &s, second["url"].as_str().unwrap()).await;
+    s.close().await;
+}
+
 /// Open the login link as a browser would, wait for the login to be saved, read real data, close.
-async fn visit_and_read(fx: &Fixture, s: &Session, url: &str) {
+async fn visit_and_read<H: ClientHandler>(fx: &Fixture, s: &Session<H>, url: &str) {
     let (status, page) = open_in_browser(url).await;
     assert_eq!(status, 200, "{page}");
     for _ in 0..100 {

@@ -133,8 +133,11 @@ pub struct Link {
     landing: Mutex<Option<Landing>>,
     /// The browser comes back to a hosted server (not to this computer).
     pub hosted: bool,
-    /// Whether a browser was already opened at `url` for this login (a second call joins it).
-    opened: std::sync::atomic::AtomicBool,
+    /// How opening a browser at `url` went, the first time a call asked: a second call joins the
+    /// login and answers from it, never claiming a window that did not open.
+    opened: std::sync::OnceLock<Result<(), String>>,
+    /// When the login started: what is left of its [`CALLBACK_WAIT`] is what a later call can say.
+    started: Instant,
     /// A hosted OAuth login's `state`, the door its browser comes back through.
     state: Option<crate::secret::Secret>,
 }
@@ -182,7 +185,17 @@ impl Link {
                 let late = format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60);
                 tx.send_if_modified(|o| o.is_none() && o.replace(Err(late)).is_none());
             });
-            return Ok(Link { provider: p, url, id, done, landing: Mutex::new(Some(landing)), hosted: true, opened: Default::default(), state });
+            return Ok(Link {
+                provider: p,
+                url,
+                id,
+                done,
+                landing: Mutex::new(Some(landing)),
+                hosted: true,
+                opened: Default::default(),
+                started: Instant::now(),
+                state,
+            });
         }
         let url = match p.connection {
             Connection::OAuth(_) => Self::oauth(p, tx)?,
@@ -192,7 +205,7 @@ impl Link {
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
         };
-        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default(), state: None })
+        Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default(), started: Instant::now(), state: None })
     }
 
     fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
@@ -218,9 +231,15 @@ impl Link {
         Ok(url)
     }
 
-    /// True the first time it is asked: whoever asks opens the browser at `url`, once per login.
-    pub fn first_open(&self) -> bool {
-        !self.opened.swap(true, std::sync::atomic::Ordering::SeqCst)
+    /// Open a browser at `url` once per login (`open` is how), and say how that went to every
+    /// call that asks, the first and the ones that join it.
+    pub fn open_browser(&self, open: impl FnOnce(&str) -> Result<(), String>) -> Result<(), String> {
+        self.opened.get_or_init(|| open(&self.url)).clone()
+    }
+
+    /// Whole minutes (rounded up) before the login stops waiting for its browser.
+    pub fn minutes_left(&self) -> u64 {
+        CALLBACK_WAIT.saturating_sub(self.started.elapsed()).as_secs().div_ceil(60)
     }
 
     /// The outcome if the login has finished, one way or the other.
