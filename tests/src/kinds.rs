@@ -342,6 +342,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     ahead: false,
     daily: None,
     options: &[],
+    flags: &[],
 }];
 
 macro_rules! spec {

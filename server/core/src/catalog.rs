@@ -81,6 +81,31 @@ pub struct CollectionSpec {
     /// Which record is a day's value when a metric of this collection is analysed
     /// (`vitals_compare`, `vitals_relate`, `vitals_trend`). None: not a daily metric.
     pub daily: Option<DailyRule>,
+    /// Values that change how their row must be read: kept on every row whatever `fields` asks.
+    pub flags: &'static [Flag],
+}
+
+/// A value that changes how its row must be read (another person's weigh-in, a value typed in by
+/// hand, a day no device measured, a cycle still running). Its field is on every row whatever
+/// `fields` asks, and `notices.flagged` counts the rows of the answer as sent that carry it, so
+/// the reader can find them: a number beside them is read as the flag says, never as the others.
+#[derive(Debug, Clone, Copy)]
+pub struct Flag {
+    pub field: &'static str,
+    /// The value that flags a row, as JSON (`true`, `"manual"`).
+    pub is: &'static str,
+    /// What it means for the row, said once with the count.
+    pub means: &'static str,
+}
+
+impl Flag {
+    pub const fn new(field: &'static str, is: &'static str, means: &'static str) -> Flag {
+        Flag { field, is, means }
+    }
+    /// Whether `row` carries this flag.
+    pub fn on(&self, row: &serde_json::Value) -> bool {
+        row.get(self.field).is_some_and(|v| serde_json::from_str::<serde_json::Value>(self.is).is_ok_and(|is| *v == is))
+    }
 }
 
 /// How one day's value of a metric is chosen among the records of that day, and the sentence the
@@ -423,6 +448,7 @@ impl CollectionSpec {
         by_id: false,
         ahead: false,
         daily: Some(DailyRule::ONE_A_DAY),
+        flags: &[],
     };
 
     pub fn knows_field(&self, f: &str) -> bool {

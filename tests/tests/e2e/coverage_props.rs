@@ -52,6 +52,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         ahead: false,
         daily: None,
         options: &[],
+        flags: &[],
     }
 }
 
@@ -84,6 +85,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         ahead: false,
         daily: None,
         options: &[],
+        flags: &[],
     }
 }
 

@@ -125,6 +125,49 @@ async fn a_metric_the_scale_did_not_measure_is_null_and_manual_entries_are_opt_i
     s.close().await;
 }
 
+/// A weigh-in another person may have made, or one typed in by hand, keeps its flag whatever
+/// `fields` asks (a guest's 58 kg is never a bare number beside the user's 73), and the notice
+/// counts the flagged rows of the answer as sent, naming the field and value that find them.
+#[tokio::test(flavor = "multi_thread")]
+async fn flags_stay_on_their_rows_whatever_fields_asks_and_are_counted_as_sent() {
+    let (_twin, _login, s) = connected("flags").await;
+    let ask = |extra: Value| {
+        let mut a = json!({"collection": "withings.measurements", "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000});
+        a.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        s.ok("vitals_query", a)
+    };
+    let whole = ask(json!({"options": {"include_manual": true}})).await;
+    let picked = ask(json!({"options": {"include_manual": true}, "fields": ["weight_kg"]})).await;
+    let (whole, rows) = (whole["data"].as_array().unwrap().clone(), picked["data"].as_array().unwrap().clone());
+    assert_eq!(rows.len(), whole.len());
+    let flagged = |rows: &[Value], k: &str, v: Value| -> Vec<String> { rows.iter().filter(|r| r[k] == v).map(|r| r["id"].to_string()).collect() };
+    let guests = flagged(&whole, "ambiguous", json!(true));
+    let typed = flagged(&whole, "source", json!("manual"));
+    assert!(!guests.is_empty() && !typed.is_empty(), "the month has a guest's weigh-ins and entries typed in by hand");
+    for r in &rows {
+        assert!(r["weight_kg"].is_number() && r["ambiguous"].is_boolean() && r["source"].is_string(), "the flags stay beside the asked field: {r}");
+    }
+    assert_eq!(flagged(&rows, "ambiguous", json!(true)), guests);
+    assert_eq!(flagged(&rows, "source", json!("manual")), typed);
+    let said = picked["notices"]["flagged"].as_str().unwrap_or_default();
+    assert!(said.contains(&format!("{} row(s) ambiguous=true: ", guests.len())), "{}", picked["notices"]);
+    assert!(said.contains(&format!("{} row(s) source=\"manual\": ", typed.len())), "{}", picked["notices"]);
+    assert!(!picked["notices"]["rules"].to_string().contains("ambiguous"), "said once: {}", picked["notices"]);
+
+    // An answer cut by max_chars counts the flagged rows it holds, not those of the days it left out.
+    let first = whole.iter().find(|r| r["ambiguous"] == true).unwrap()["time"].as_str().unwrap()[..10].to_string();
+    let span = json!({"start": first, "end": "2026-09-30", "fields": ["weight_kg"]});
+    let all = ask(span.clone()).await;
+    let mut small = span.clone();
+    small["max_chars"] = json!(5_000);
+    let cut = ask(small).await;
+    assert_eq!(cut["notices"]["truncated"]["cause"], "max_chars", "{}", cut["notices"]);
+    let held = flagged(cut["data"].as_array().unwrap(), "ambiguous", json!(true)).len();
+    assert!(held >= 1 && held < flagged(all["data"].as_array().unwrap(), "ambiguous", json!(true)).len(), "{held}");
+    assert!(cut["notices"]["flagged"].as_str().unwrap().starts_with(&format!("{held} row(s) ambiguous=true")), "{}", cut["notices"]);
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_range_and_a_day() {
     let (twin, _login, s) = connected("all").await;

@@ -105,6 +105,9 @@ pub struct Notices {
     /// What the provider's own rules did (groups merged into one weigh-in, manual entries left out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rules: Option<Vec<String>>,
+    /// Rows whose flag changes how they read, counted (`3 row(s) ambiguous=true: …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flagged: Option<String>,
     /// Only the most recent records of the range were kept, on purpose (vitals_today's latest weigh-in).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kept_last: Option<String>,

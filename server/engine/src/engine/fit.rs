@@ -88,6 +88,7 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
         absent.retain(|(st, _)| st.is_none_or(|st| st.midnight < edge));
     }
     n.excluded = excluded(plan, &absent);
+    n.flagged = super::record::flagged(plan.collection, &fitted.rows);
     if let Some((from, whole)) = fitted.cut {
         if from <= plan.zone.today() {
             // Today's record was cut out with the days after `range`: nothing partial is left.

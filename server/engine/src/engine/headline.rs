@@ -58,11 +58,19 @@ pub fn fields(lead: &[Lead], c: &CollectionSpec, detail: Detail) -> Option<Vec<S
     Some(out)
 }
 
-/// `records` (in time order) as a table: `day`, the lead, and with `Detail::Full` every other field.
+/// `records` (in time order) as a table: `day`, the lead, and with `Detail::Full` every other
+/// field; a headline table adds a flag's column when one of its rows carries the flag (a guest's
+/// weigh-in beside the user's), so the flagged row can be told from the others.
 pub fn table(records: &[Value], lead: &[Lead], c: &CollectionSpec, zone: &Zone, detail: Detail) -> Table {
     let mut columns: Vec<String> = std::iter::once("day").chain(lead.iter().map(|l| l.name)).map(String::from).collect();
     let rest: Vec<&str> = match detail {
-        Detail::Headline => vec![],
+        Detail::Headline => {
+            let shown: Vec<&str> = lead.iter().map(Lead::root).collect();
+            let mut flags: Vec<&str> = c.flags.iter().filter(|f| records.iter().any(|r| f.on(r))).map(|f| f.field).collect();
+            flags.dedup();
+            flags.retain(|f| !shown.contains(f));
+            flags
+        }
         Detail::Full => {
             let shown: Vec<&str> = lead.iter().map(Lead::root).collect();
             let embedded: Vec<&str> = c.embedded.iter().map(|e| e.field).collect();
@@ -220,6 +228,26 @@ mod tests {
         let f = fields(LEAD, &NIGHT, Detail::Headline).unwrap();
         assert_eq!(f, ["total", "bedtime_start", "contributors", "heart_rate", "phases", "day"]);
         assert!(fields(LEAD, &NIGHT, Detail::Full).is_none());
+    }
+
+    /// A guest's weigh-in beside the user's is told apart in the table, and a table without one
+    /// is as it was.
+    #[test]
+    fn a_flag_a_row_carries_becomes_a_column_of_its_table() {
+        static WEIGH: CollectionSpec = CollectionSpec {
+            name: "weigh",
+            day_keys: &["day"],
+            always: &["day"],
+            fields: &["kg", "guest"],
+            flags: &[crate::catalog::Flag::new("guest", "true", "someone else")],
+            ..CollectionSpec::DAILY
+        };
+        let (lead, zone) = (&[Lead::same("weight_kg", "kg")], Zone::parse("UTC").unwrap());
+        let me = json!({"day": "2026-12-05", "kg": 73.1, "guest": false});
+        assert_eq!(table(&[me.clone()], lead, &WEIGH, &zone, Detail::Headline).columns, ["day", "weight_kg"]);
+        let t = table(&[me, json!({"day": "2026-12-05", "kg": 58.3, "guest": true})], lead, &WEIGH, &zone, Detail::Headline);
+        assert_eq!(t.columns, ["day", "weight_kg", "guest"]);
+        assert_eq!((&t.rows[0][2], &t.rows[1][2]), (&json!(false), &json!(true)));
     }
 
     #[test]

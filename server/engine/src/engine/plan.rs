@@ -460,8 +460,8 @@ fn record_id(engine: &Engine, id: Option<&str>, req: &QueryRequest, c: &Collecti
     }
 }
 
-/// `fields`: the known ones plus the always-returned keys (and, upstream, the day keys the cut
-/// needs); unknown ones are named in the answer; none known is an error.
+/// `fields`: the known ones plus the always-returned keys and the flags (and, upstream, the day
+/// keys the cut needs); unknown ones are named in the answer; none known is an error.
 type Fields = (Option<Vec<String>>, Option<Vec<String>>, Vec<String>);
 
 fn fields(asked: Option<&[String]>, collection: &CollectionSpec, qualified: &str) -> Result<Fields, QueryError> {
@@ -473,8 +473,10 @@ fn fields(asked: Option<&[String]>, collection: &CollectionSpec, qualified: &str
     if known.is_empty() {
         return Err(bad(format!("`fields`: none of {:?} is a field of {qualified}. Available fields: {}.", unknown, collection.fields.join(", "))));
     }
-    let mut keep: Vec<String> = collection.always.iter().map(|s| s.to_string()).collect();
-    for f in known {
+    // A flag stays on its row whatever was asked: without it a value reads as the others do.
+    let flags = collection.flags.iter().map(|f| f.field);
+    let mut keep: Vec<String> = vec![];
+    for f in collection.always.iter().copied().chain(flags).map(String::from).chain(known) {
         if !keep.contains(&f) {
             keep.push(f);
         }

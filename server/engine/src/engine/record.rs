@@ -32,6 +32,21 @@ pub fn project_one(r: Value, fields: &[String]) -> Value {
     }
 }
 
+/// The rows of `rows` (an answer as sent) that carry each of the collection's flags, counted and
+/// said with what the flag means, so a reader knows which values to read apart and how to find
+/// them (`field=value` is on every such row). None: no row is flagged.
+pub fn flagged(c: &CollectionSpec, rows: &[Value]) -> Option<String> {
+    let said: Vec<String> = c
+        .flags
+        .iter()
+        .filter_map(|f| match rows.iter().filter(|r| f.on(r)).count() {
+            0 => None,
+            n => Some(format!("{n} row(s) {}={}: {}.", f.field, f.is, f.means)),
+        })
+        .collect();
+    (!said.is_empty()).then(|| said.join(" "))
+}
+
 /// Drop duplicates the provider sent across pages: records with the same value in the
 /// collection's key field. A collection without one keeps every record.
 pub fn dedup(records: Vec<Value>, c: &CollectionSpec) -> Vec<Value> {

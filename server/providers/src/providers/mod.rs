@@ -107,6 +107,9 @@ mod tests {
             for c in spec.collections {
                 let name = spec.qualified(c.name);
                 assert!(!c.brief.is_empty() && c.brief.len() <= 45, "{name}: a brief of 1 to 45 characters, not {:?}", c.brief);
+                for f in c.flags {
+                    assert!(c.knows_field(f.field) && serde_json::from_str::<serde_json::Value>(f.is).is_ok(), "{name}: flag {}={}", f.field, f.is);
+                }
             }
             for t in spec.today {
                 let c = spec.collection(t.collection).unwrap_or_else(|| panic!("{}: today names {} it does not have", spec.name, t.collection));

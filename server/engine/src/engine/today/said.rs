@@ -52,6 +52,7 @@ fn notices(p: &dyn Provider, sections: &[Section]) -> BTreeMap<String, String> {
     once("page_order", texts(&|n| n.page_order.clone()));
     once("beyond_retention", texts(&|n| n.beyond_retention.as_ref().map(|b| b.note.clone())));
     once("rules", texts(&|n| n.rules.as_ref().map(|r| r.join(" "))));
+    once("flagged", texts(&|n| n.flagged.clone()));
     once("retried", texts(&|n| n.retried.clone()));
     once("undated_kept", texts(&|n| n.undated_kept.map(|k| format!("{k} record(s) without a readable day were kept"))));
     let display = p.spec().display;

@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
-    SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
+    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Flag, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind,
+    RateBudget, SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -294,6 +294,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Days(31),
         volume: "a weigh-in a day at most, small",
         daily: Some(DailyRule::FIRST),
+        flags: &[Flag::new("source", "\"MANUAL\"", "typed in by hand, not measured")],
         ..BASE
     },
     CollectionSpec {

@@ -1,6 +1,6 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Flag, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
     SampleShape, SeriesSpec, Settles, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
@@ -119,6 +119,7 @@ macro_rules! col {
             by_id: false,
             ahead: false,
             daily: Option::None,
+            flags: &[],
         }
     };
 }
@@ -378,6 +379,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         daily: Option::None,
+        flags: &[],
     },
     CollectionSpec {
         brief: "rest mode periods",
@@ -437,6 +439,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         daily: Option::None,
+        flags: &[],
     },
     CollectionSpec {
         brief: "meditation and breathing sessions",
@@ -485,7 +488,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
             false,
             "Sleep periods (several a day possible), filed under the wake-up day, with 5-minute HR/HRV series and hypnograms.",
             &["day", "bedtime_start"],
-            DOC,
+            // A nap or a rest is not the night, whatever `fields` asks.
+            &["id", "day", "type"],
             &[
                 "average_breath",
                 "average_heart_rate",
@@ -545,6 +549,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         brief: "workouts",
+        flags: &[Flag::new("source", "\"manual\"", "entered by hand, not recorded by the ring")],
         ..col!(
             "workout",
             Date,

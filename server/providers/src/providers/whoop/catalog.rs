@@ -2,7 +2,7 @@
 //! filtered by instants and paged newest first, 25 records at most a page; the decoder
 //! (`decode.rs`) gives each record its local day, so the engine asks by days.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Settles, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Flag, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Settles, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -159,6 +159,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ],
         volume: "1 row a day, small",
         daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one cycle a day: that day's cycle", settles: Settles::AtDayEnd }),
+        flags: &[Flag::new("in_progress", "true", "still running; strain and energy grow until the next sleep")],
         ..LISTING
     },
     CollectionSpec {
@@ -186,6 +187,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ],
         volume: "1 row a day, small",
         daily: Some(DailyRule { pick: DayPick::Only, says: "WHOOP sends one recovery a morning (naps get none): that morning's", settles: Settles::OnArrival }),
+        flags: &[Flag::new("user_calibrating", "true", "WHOOP is still calibrating: too little data yet for an accurate recovery")],
         ..LISTING
     },
     CollectionSpec {
@@ -196,6 +198,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   recorded in: time in bed, awake, light, slow-wave (deep) and REM sleep in milliseconds and minutes, sleep need and what \
                   it is made of, performance, efficiency and consistency (%), respiratory rate, cycles and disturbances. \
                   `total_sleep_time_milli` is light + slow-wave + REM (WHOOP sends no total).",
+        // A nap is not the night, whatever `fields` asks.
+        always: &["id", "day", "score_state", "kind"],
         fields: &[
             "id",
             "cycle_id",

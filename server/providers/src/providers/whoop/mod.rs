@@ -168,9 +168,6 @@ impl Provider for Whoop {
                 notes.push(format!("{undated} recoveries name a sleep WHOOP did not list for these days, so their day is unknown."));
             }
         }
-        if c.name == "cycle" && records.iter().any(|r| r.get("in_progress") == Some(&Value::Bool(true))) {
-            notes.push("The latest cycle is still running (`in_progress`): its strain and energy grow until the next sleep.".into());
-        }
         Finished { records, notes }
     }
     fn auth_help(&self, status: u16, cred: &Credential) -> String {

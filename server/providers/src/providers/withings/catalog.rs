@@ -3,7 +3,7 @@
 //! `total_sleep_min`): Withings sends SI values and seconds, and a name that says the unit is one
 //! mistake a model cannot make.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
+    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Flag, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
     SampleShape, SeriesSpec, Settles, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
@@ -65,6 +65,21 @@ const MEASUREMENT_FIELDS: &[&str] = &[
     "ambiguous",
     "groups",
 ];
+
+/// A weigh-in or a cuff reading the device could not attribute to this user, or one typed in by
+/// hand (decode.rs sets both from Withings' `attrib`).
+static MEASURE_FLAGS: &[Flag] = &[
+    Flag::new("ambiguous", "true", "the device could not tell it was this user (maybe someone else)"),
+    Flag::new("source", "\"manual\"", "typed in by hand, not measured"),
+];
+
+/// A day Withings lists with no device behind it (decode.rs, `activity`).
+static ACTIVITY_FLAGS: &[Flag] = &[Flag::new(
+    "measured",
+    "false",
+    "no device measured the day (deviceid null, modelid -1): its steps, distance, minutes, active calories and heart rate are null, not 0, \
+     and total_kcal is Withings' resting estimate",
+)];
 
 /// A night on a sleep mat or a watch: the totals Withings sends, already in minutes.
 static SLEEP_LEAD: &[Lead] = &[
@@ -205,6 +220,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: MEASURE_FLAGS,
         daily: Some(DailyRule {
             pick: DayPick::First,
             says: "the first weigh-in of the day (the morning one, before food and training move it); later weigh-ins that day are left out and counted",
@@ -241,6 +257,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: MEASURE_FLAGS,
         daily: Some(DailyRule {
             pick: DayPick::First,
             says: "the first reading of the day; later readings that day are left out and counted",
@@ -294,6 +311,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: ACTIVITY_FLAGS,
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "steps", only: None },
             says: "Withings sends one row per day and device: the row with the most steps (the device worn most); the others are left out and counted",
@@ -350,6 +368,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_min", only: None },
             says: "the longest sleep that ends on the day (the main night); shorter ones that day are left out and counted",
@@ -398,6 +417,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },
@@ -432,6 +452,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },
@@ -469,6 +490,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },
@@ -500,6 +522,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },
@@ -531,6 +554,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: true,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },
@@ -559,6 +583,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         exact_days: false,
         by_id: false,
         ahead: false,
+        flags: &[],
         daily: None,
         options: &[],
     },

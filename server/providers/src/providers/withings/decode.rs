@@ -352,7 +352,7 @@ pub fn weigh_ins(groups: Vec<Value>, include_manual: bool) -> (Vec<Value>, Vec<S
             if by_hand.len() == 1 { "was" } else { "were" }
         ));
     }
-    notes.extend(common_notes(&rows, conflicts));
+    notes.extend(common_notes(conflicts));
     notes.extend(unreadable_note(lost));
     if unattributed > 0 {
         notes.push(format!(
@@ -379,7 +379,7 @@ pub fn readings(groups: Vec<Value>) -> (Vec<Value>, Vec<String>) {
             Value::Object(row)
         })
         .collect();
-    let mut notes = common_notes(&rows, conflicts);
+    let mut notes = common_notes(conflicts);
     if !pulse_only.is_empty() {
         notes.push(format!(
             "{} pulse-only measurement(s) from a scale are not blood-pressure readings and are not listed here: they are the \
@@ -401,20 +401,13 @@ fn unreadable_note(n: usize) -> Option<String> {
     (n > 0).then(|| format!("{n} measure(s) Withings sent without a value, a unit or a type could not be decoded and are not in these rows."))
 }
 
-fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
-    let mut notes = vec![];
-    let ambiguous = rows.iter().filter(|r| r["ambiguous"] == Value::Bool(true)).count();
-    if ambiguous > 0 {
-        notes.push(format!("{ambiguous} row(s) are flagged ambiguous: the device could not tell it was this user (someone else may have used it)."));
+/// What merging the groups did. Rows another person may have made, or typed in by hand, are the
+/// catalog's flags, counted in `notices.flagged` over the answer as sent.
+fn common_notes(conflicts: usize) -> Vec<String> {
+    match conflicts {
+        0 => vec![],
+        n => vec![format!("{n} metric(s) came twice with different values; the latest-modified value was kept.")],
     }
-    let manual = rows.iter().filter(|r| r["source"] == "manual").count();
-    if manual > 0 {
-        notes.push(format!("{manual} row(s) were typed in by hand (source=manual), not measured by a device."));
-    }
-    if conflicts > 0 {
-        notes.push(format!("{conflicts} metric(s) came twice with different values; the latest-modified value was kept."));
-    }
-    notes
 }
 
 /// getactivity: one row per day and source.
@@ -423,7 +416,8 @@ fn common_notes(rows: &[Value], conflicts: usize) -> Vec<String> {
 /// device behind it (`deviceid` null, `modelid` −1, no model, `is_tracker` false, brand 18, an
 /// external source) carries steps, distance, minutes and calories of 0 and a `totalcalories` of
 /// about 1,800: nothing measured that day, and the total is Withings' resting estimate. Such a row
-/// keeps its day, its measured values are null (`measured: false`), and `notices.rules` says so. A
+/// keeps its day, its measured values are null (`measured: false`, a flag of the catalog's that
+/// `notices.flagged` counts). A
 /// row without a heart-rate tracker sends heart rate and zones as 0: all of them are null.
 pub fn activity(a: &Value) -> Value {
     let measured = !no_device(a);
@@ -459,19 +453,6 @@ fn no_device(a: &Value) -> bool {
     a.get("deviceid").is_none_or(Value::is_null)
         && a.get("is_tracker") != Some(&Value::Bool(true))
         && int(a, "modelid").or_else(|| int(a, "model_id")) == Some(-1)
-}
-
-/// What the activity rows' own rules did, for `notices.rules`.
-pub fn activity_notes(rows: &[Value]) -> Vec<String> {
-    let unmeasured = rows.iter().filter(|r| r["measured"] == Value::Bool(false)).count();
-    match unmeasured {
-        0 => vec![],
-        n => vec![format!(
-            "{n} day(s) Withings lists with no device behind them (deviceid null, modelid -1): nothing measured them, so their \
-             steps, distance, activity minutes, active calories and heart rate are null, not 0 (measured=false); their total_kcal \
-             is Withings' resting estimate, not a measurement."
-        )],
-    }
 }
 
 /// getsummary: one row per night, labelled with the day it ends (Withings' `date` already is).
@@ -921,13 +902,14 @@ mod tests {
         }
         assert_eq!(row["total_kcal"], 1784.49);
         assert_eq!(row["measured"], false);
-        assert!(activity_notes(&[row])[0].starts_with("1 day(s) Withings lists with no device"));
+        let flag = &super::super::catalog::WITHINGS.collection("activity").unwrap().flags[0];
+        assert!(flag.on(&row), "flagged measured=false");
         // A phone source (a model, steps counted) is measured, but has no heart rate: zones null too.
         let phone = json!({"date": "2022-01-27", "steps": 5120, "brand": 18, "modelid": 1055, "model": "GoogleFit tracker", "deviceid": null,
             "is_tracker": false, "hr_average": 0, "hr_zone_0": 0});
         let row = activity(&phone);
         assert_eq!((row["steps"].as_i64(), row["measured"].as_bool()), (Some(5120), Some(true)));
         assert!(row["hr_zone_light_min"].is_null() && row["hr_average_bpm"].is_null());
-        assert!(activity_notes(&[row]).is_empty());
+        assert!(!flag.on(&row));
     }
 }

@@ -174,10 +174,6 @@ impl Provider for Withings {
         let (records, notes) = match c.name {
             "measurements" => decode::weigh_ins(records, options.get("include_manual").and_then(Value::as_bool).unwrap_or(false)),
             "blood_pressure" => decode::readings(records),
-            "activity" => {
-                let notes = decode::activity_notes(&records);
-                (records, notes)
-            }
             "sleep" => decode::sleep_totals(records),
             _ => (records, vec![]),
         };
