@@ -343,6 +343,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     daily: None,
     options: &[],
     flags: &[],
+    during: None,
 }];
 
 macro_rules! spec {

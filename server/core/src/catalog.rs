@@ -83,6 +83,26 @@ pub struct CollectionSpec {
     pub daily: Option<DailyRule>,
     /// Values that change how their row must be read: kept on every row whatever `fields` asks.
     pub flags: &'static [Flag],
+    /// A workout collection's span of time, where it has no [`WorkoutSpec`] to say it.
+    pub during: Option<Span>,
+}
+
+/// Where a workout's record keeps its span of time, so a series of the same provider can be read
+/// during one workout named by its id (`vitals_query`'s `workout`).
+#[derive(Debug, Clone, Copy)]
+pub struct Span {
+    /// The field of its start: an instant, or a wall-clock time read in the query's zone.
+    pub start: &'static str,
+    pub end: SpanEnd,
+}
+
+/// How a workout's record says when it ended.
+#[derive(Debug, Clone, Copy)]
+pub enum SpanEnd {
+    /// The field of its end, read as the start is.
+    At(&'static str),
+    /// The field of its duration in seconds.
+    Seconds(&'static str),
 }
 
 /// A value that changes how its row must be read (another person's weigh-in, a value typed in by
@@ -449,6 +469,7 @@ impl CollectionSpec {
         ahead: false,
         daily: Some(DailyRule::ONE_A_DAY),
         flags: &[],
+        during: None,
     };
 
     pub fn knows_field(&self, f: &str) -> bool {
@@ -460,6 +481,10 @@ impl CollectionSpec {
     }
     pub fn option(&self, name: &str) -> Option<&OptionSpec> {
         self.options.iter().find(|o| o.name == name)
+    }
+    /// A workout's span of time: its own, or its workout view's start and duration. None: not a workout.
+    pub fn workout_span(&self) -> Option<Span> {
+        self.during.or(self.workout.map(|w| Span { start: w.start, end: SpanEnd::Seconds(w.duration_s) }))
     }
 }
 

@@ -54,6 +54,15 @@ pub struct QueryArgs {
     /// One record by id: `garmin.activity` with an id from garmin.activities.
     #[serde(default)]
     pub id: Option<String>,
+    /// Series: samples from this instant (RFC 3339 with offset), with `to`.
+    #[serde(default)]
+    pub from: Option<String>,
+    /// Series: until this instant.
+    #[serde(default)]
+    pub to: Option<String>,
+    /// Series: samples during this workout (an id from a workout list).
+    #[serde(default)]
+    pub workout: Option<String>,
     /// Field names to return.
     #[serde(default)]
     pub fields: Option<FieldsArg>,
@@ -308,6 +317,10 @@ Read `notices`: `synthetic` is sample data, not the user's (say so); `truncated`
             keep_last: None,
             id: a.id,
             window: None,
+            from: a.from,
+            to: a.to,
+            workout: a.workout,
+            window_label: None,
             progress: None,
             deadline: Some(self.deadline()),
         };

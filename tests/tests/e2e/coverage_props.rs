@@ -53,6 +53,7 @@ const fn documents(name: &'static str, order: PageOrder) -> CollectionSpec {
         daily: None,
         options: &[],
         flags: &[],
+        during: None,
     }
 }
 
@@ -86,6 +87,7 @@ const fn series(name: &'static str, order: PageOrder) -> CollectionSpec {
         daily: None,
         options: &[],
         flags: &[],
+        during: None,
     }
 }
 

@@ -14,6 +14,7 @@ mod credentials;
 mod days_read;
 mod decoders;
 mod docs;
+mod during;
 mod economy;
 mod formats;
 mod front_door;

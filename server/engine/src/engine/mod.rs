@@ -6,6 +6,7 @@ pub mod coverage;
 pub mod cut;
 pub mod deadline;
 pub mod density;
+pub mod during;
 pub mod embedded;
 pub mod fetch;
 pub mod file;
@@ -231,6 +232,13 @@ impl Engine {
     }
 
     pub async fn query(&self, req: QueryRequest) -> Result<Answer, QueryError> {
+        let req = during::resolve(self, req).await?;
+        self.query_one(req).await
+    }
+
+    /// One collection read as planned, with no workout to find first (engine/during.rs reads the
+    /// workout itself with this).
+    pub async fn query_one(&self, req: QueryRequest) -> Result<Answer, QueryError> {
         let mut plan = plan::plan(self, req)?;
         self.prepare(&mut plan).await?;
         let switched = self.account_switch(&plan);

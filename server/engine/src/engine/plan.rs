@@ -7,7 +7,7 @@ use crate::catalog::{CollectionSpec, RangeKind};
 use crate::providers::{Credential, Due, Mode, Options, Provider};
 use crate::time::{read_date, Zone};
 use jiff::civil::Date;
-use jiff::ToSpan;
+use jiff::{Timestamp, ToSpan};
 use std::sync::Arc;
 
 /// Days fetched beyond each end of a date range: covers exclusive `end_date`s and UTC-filtered
@@ -47,6 +47,14 @@ pub struct QueryRequest {
     /// Only a series' samples from the first instant up to (not including) the second: a chart
     /// zoomed into part of the days read (said in notices.window).
     pub window: Option<(jiff::Timestamp, jiff::Timestamp)>,
+    /// `vitals_query`'s `from` and `to`: the same, as the caller wrote the instants (checked here).
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// Only a series' samples during this workout, by its id in the provider's workout collection
+    /// (engine/during.rs turns it into `from` and `to`).
+    pub workout: Option<String>,
+    /// What the window is, said in notices.window (a workout); None: its instants alone.
+    pub window_label: Option<String>,
     /// Where to report how far the read is (a client that sent a `progressToken`).
     pub progress: Option<super::progress::Progress>,
     /// When the tool call must answer (shared by every read of one call); None: a budget from now.
@@ -92,6 +100,7 @@ pub struct Plan {
     pub id: Option<String>,
     /// Only a series' samples in this span of instants ([`QueryRequest::window`]).
     pub window: Option<(jiff::Timestamp, jiff::Timestamp)>,
+    pub window_label: Option<String>,
     pub progress: Option<super::progress::Progress>,
     /// When fetching must stop so the call still answers in time.
     pub deadline: super::Deadline,
@@ -140,9 +149,14 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let resolution = resolution(engine, req.resolution.as_deref(), collection, &qualified)?;
     let max_chars = max_chars(req.max_chars)?;
     latest(engine, &req, collection, &qualified)?;
-    let asked = range(&req, collection, &qualified, &zone)?;
-    let (range, beyond_retention) = retention(asked.days, provider.spec().display, collection, &qualified, &zone)?;
-    longest(range, &provider)?;
+    let span = span(engine, &req, collection, &qualified)?;
+    let asked = match span {
+        Some(w) => Asked { days: Some(span_days(w, &zone)?), defaulted: None, after_today: None },
+        None => range(&req, collection, &qualified, &zone)?,
+    };
+    let names = if span.is_some() { "`from`/`to`" } else { "`start`/`end`" };
+    let (range, beyond_retention) = retention(asked.days, provider.spec().display, collection, &qualified, &zone, names)?;
+    longest(range, &provider, names)?;
     let (fields, upstream_fields, ignored_fields) = fields(req.fields.as_deref(), collection, &qualified)?;
     let options = plan_options(collection, &qualified, req.options.as_ref())?;
     let id = record_id(engine, req.id.as_deref(), &req, collection, &qualified)?;
@@ -170,7 +184,8 @@ pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
         prepared: None,
         beyond_retention,
         id,
-        window: req.window,
+        window: req.window.or(span),
+        window_label: req.window_label.clone(),
         progress: req.progress.clone(),
         deadline: req.deadline.unwrap_or_else(|| super::Deadline::after(engine.limits.call_budget)),
     })
@@ -386,9 +401,12 @@ fn up_to_today(req: &QueryRequest, c: &CollectionSpec, (s, e): (Date, Date), tod
     Ok((today, Some(format!("`end` {e} is after today ({today}): the answer stops at today, since nothing after it has been measured."))))
 }
 
+}
+
 /// The provider's longest range per query, checked on the days that will be asked (after the
-/// retention cut), so the range a refusal suggests can itself be read.
-fn longest(range: Option<(Date, Date)>, provider: &Arc<dyn Provider>) -> Result<(), QueryError> {
+/// retention cut), so the range a refusal suggests can itself be read; `names` the parameters
+/// that asked for them.
+fn longest(range: Option<(Date, Date)>, provider: &Arc<dyn Provider>, names: &str) -> Result<(), QueryError> {
     let (Some((s, e)), Some(max)) = (range, provider.spec().max_days) else {
         return Ok(());
     };
@@ -396,12 +414,58 @@ fn longest(range: Option<(Date, Date)>, provider: &Arc<dyn Provider>) -> Result<
     if days > max as i32 {
         let last = s.checked_add((i64::from(max) - 1).days()).unwrap_or(e);
         return Err(bad(format!(
-            "`start`/`end`: {days} days asked ({s} to {e}), but {} allows at most {max} days per query. Send at most {max} days \
+            "{names}: {days} days asked ({s} to {e}), but {} allows at most {max} days per query. Send at most {max} days \
              (for example {s} to {last}) and ask for the rest in a second call.",
             provider.spec().display
         )));
     }
     Ok(())
+}
+
+const INSTANT_SEND: &str = "Send an instant in RFC 3339 with its offset, for example 2026-06-10T07:30:00-06:00 or 2026-06-10T13:30:00Z";
+
+/// `from` and `to` (or `workout`, turned into them by engine/during.rs): a span of instants inside
+/// the days, for a series only, never with a range of days or `latest`.
+fn span(engine: &Engine, req: &QueryRequest, c: &CollectionSpec, qualified: &str) -> Result<Option<(Timestamp, Timestamp)>, QueryError> {
+    let (f, t) = match (word("from", req.from.as_deref(), INSTANT_SEND)?, word("to", req.to.as_deref(), INSTANT_SEND)?) {
+        (None, None) => return Ok(None),
+        (Some(f), Some(t)) => (f, t),
+        (Some(_), None) => return Err(bad("`to`: `from` was sent without it. Send both, the span's first instant and the one it ends before.".into())),
+        (None, Some(_)) => return Err(bad("`from`: `to` was sent without it. Send both, the span's first instant and the one it ends before.".into())),
+    };
+    if c.series.is_none() {
+        let with = engine.collections_where(|c| c.series.is_some());
+        return Err(bad(format!("`from`: {qualified} is not a time series, so it has no samples to keep between two instants. `from` and `to` apply to {}; for {qualified} send days (`start`, `end` or `day`).", with.join(", "))));
+    }
+    if req.start.is_some() || req.end.is_some() || req.day.is_some() || req.latest {
+        return Err(bad("`from`: `from` and `to` name the span themselves; send them without `start`, `end`, `day` or `latest`.".into()));
+    }
+    let instant = |name: &str, v: &str| -> Result<Timestamp, QueryError> {
+        let shown: String = v.chars().take(40).collect();
+        v.parse::<Timestamp>().map_err(|_| bad(format!("`{name}`: {shown:?} is not an instant with its offset. {INSTANT_SEND}.")))
+    };
+    let (f, t) = (instant("from", f)?, instant("to", t)?);
+    if t <= f {
+        return Err(bad(format!(
+            "`to` ({t}) is not after `from` ({f}). Send a `to` later than `from`: the span keeps samples from `from` up to, not including, `to`."
+        )));
+    }
+    Ok(Some((f, t)))
+}
+
+/// The local days a span of instants touches, within the days a query can name and the provider's longest range.
+fn span_days((f, t): (Timestamp, Timestamp), zone: &Zone) -> Result<(Date, Date), QueryError> {
+    let today = zone.today();
+    let last = t.checked_sub(jiff::SignedDuration::from_nanos(1)).unwrap_or(t);
+    let day = |name: &str, x: Timestamp| -> Result<Date, QueryError> {
+        let d = x.to_zoned(zone.tz.clone()).date();
+        let ahead = today.checked_add(AHEAD_DAYS.days()).unwrap_or(today);
+        match (FIRST_DAY..=ahead).contains(&d) {
+            true => Ok(d),
+            false => Err(bad(format!("`{name}`: {x} is on {d}, outside the days a query can name, {FIRST_DAY} to {ahead} (a year after today, {today}). Send an instant in that span."))),
+        }
+    };
+    Ok((day("from", f)?, day("to", last)?))
 }
 
 /// The days to fetch, and what was cut off before the provider's reach.
@@ -410,14 +474,21 @@ type Reachable = (Option<(Date, Date)>, Option<BeyondRetention>);
 /// The part of the range the provider still serves. A range that starts before the first
 /// reachable day is answered from that day, and the answer says so; one that ends before it is an
 /// error: nothing of it can be fetched, and "empty" would be a lie.
-fn retention(range: Option<(Date, Date)>, display: &str, collection: &CollectionSpec, qualified: &str, zone: &Zone) -> Result<Reachable, QueryError> {
+fn retention(
+    range: Option<(Date, Date)>,
+    display: &str,
+    collection: &CollectionSpec,
+    qualified: &str,
+    zone: &Zone,
+    names: &str,
+) -> Result<Reachable, QueryError> {
     let (Some((s, e)), Some(r)) = (range, collection.retention) else {
         return Ok((range, None));
     };
     let first = r.first_day(zone.today());
     if e < first {
         return Err(bad(format!(
-            "`start`/`end`: {s} to {e} is entirely before {first}, the first day {display} still serves for {qualified}, \
+            "{names}: {s} to {e} is entirely before {first}, the first day {display} still serves for {qualified}, \
              which reaches back {} days ({}). Nothing older can be read from {display} by any app; ask for days from {first} on.",
             r.days, r.why
         )));

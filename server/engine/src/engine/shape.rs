@@ -72,15 +72,25 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         kept.drop_first(dropped, &plan.zone);
         n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
     }
+    let mut outside = None;
     if let Some((from, to)) = plan.window {
         let before = kept.len();
         kept.keep_within(from.as_second(), to.as_second(), &plan.zone);
-        n.window = Some(format!("Only the samples from {from} up to {to} are shown, as asked: {} of {before}.", kept.len()));
+        let what = match &plan.window_label {
+            Some(label) => format!("{label} ({from} up to {to})"),
+            None => format!("from {from} up to {to}"),
+        };
+        n.window = Some(format!("Only the samples {what} are shown, as asked: {} of {before} that these days hold.", kept.len()));
+        outside = Some((what, before));
     }
     // `empty` says the provider answered and had nothing: never for days it did not answer for.
     let answered = range.is_some() || (plan.range.is_none() && f.stopped.is_none());
     if kept.is_empty() && answered {
-        n.empty = Some(empty(plan, range));
+        n.empty = Some(match outside {
+            // The days had samples, or not, and the span none: never "the days were empty".
+            Some((what, before)) => format!("No samples {what}: {before} sample(s) of these days, none in that span. It does not mean zero."),
+            None => empty(plan, range),
+        });
     }
     Shaped { kept, range, notices: n, synthetic, pages: f.stats.pages }
 }

@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
     CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Flag, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
-    SampleShape, SeriesSpec, Settles, Split, Stage, Stat, TodaySpec,
+    SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -120,6 +120,7 @@ macro_rules! col {
             ahead: false,
             daily: Option::None,
             flags: &[],
+            during: Option::None,
         }
     };
 }
@@ -380,6 +381,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ahead: false,
         daily: Option::None,
         flags: &[],
+        during: Option::None,
     },
     CollectionSpec {
         brief: "rest mode periods",
@@ -440,6 +442,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ahead: false,
         daily: Option::None,
         flags: &[],
+        during: Option::None,
     },
     CollectionSpec {
         brief: "meditation and breathing sessions",
@@ -550,6 +553,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         brief: "workouts",
         flags: &[Flag::new("source", "\"manual\"", "entered by hand, not recorded by the ring")],
+        during: Some(Span { start: "start_datetime", end: SpanEnd::At("end_datetime") }),
         ..col!(
             "workout",
             Date,

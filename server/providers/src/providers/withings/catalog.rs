@@ -4,7 +4,7 @@
 //! mistake a model cannot make.
 use crate::catalog::{
     CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Flag, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
-    SampleShape, SeriesSpec, Settles, Split, TodaySpec,
+    SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -221,6 +221,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: MEASURE_FLAGS,
+        during: None,
         daily: Some(DailyRule {
             pick: DayPick::First,
             says: "the first weigh-in of the day (the morning one, before food and training move it); later weigh-ins that day are left out and counted",
@@ -258,6 +259,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: MEASURE_FLAGS,
+        during: None,
         daily: Some(DailyRule {
             pick: DayPick::First,
             says: "the first reading of the day; later readings that day are left out and counted",
@@ -312,6 +314,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: ACTIVITY_FLAGS,
+        during: None,
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "steps", only: None },
             says: "Withings sends one row per day and device: the row with the most steps (the device worn most); the others are left out and counted",
@@ -369,6 +372,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: None,
         daily: Some(DailyRule {
             pick: DayPick::Largest { by: "total_sleep_min", only: None },
             says: "the longest sleep that ends on the day (the main night); shorter ones that day are left out and counted",
@@ -418,6 +422,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: Some(Span { start: "start", end: SpanEnd::At("end") }),
         daily: None,
         options: &[],
     },
@@ -453,6 +458,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: None,
         daily: None,
         options: &[],
     },
@@ -491,6 +497,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: None,
         daily: None,
         options: &[],
     },
@@ -523,6 +530,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: None,
         daily: None,
         options: &[],
     },
@@ -555,6 +563,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: true,
         ahead: false,
         flags: &[],
+        during: None,
         daily: None,
         options: &[],
     },
@@ -584,6 +593,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         by_id: false,
         ahead: false,
         flags: &[],
+        during: None,
         daily: None,
         options: &[],
     },
