@@ -1,11 +1,27 @@
 // vitals_daily: a row per metric with a sparkline of its days; each value's provider and field on
-// hover (title), days two devices measured marked. Only the answer's own values are drawn.
+// hover (title), days two devices measured marked; grouped (`group`), each group's mean. Only the
+// answer's own values are drawn.
 V.register({
   match: (tool, d) => tool === "vitals_daily" || (d && Array.isArray(d.rows) && Array.isArray(d.columns) && d.columns[0] && d.columns[0].sources),
   render(root, d) {
     const { el, sv } = V;
     const range = d.range || {};
-    root.append(el("h2", {}, "Day by day, " + (range.start || "") + " to " + (range.end || "")), ...V.banners(null, d.synthetic));
+    const by = d.group ? "By " + d.group : "Day by day";
+    root.append(el("h2", {}, by + ", " + (range.start || "") + " to " + (range.end || "")), ...V.banners(null, d.synthetic));
+    if (Array.isArray(d.groups)) {
+      const t = el("table", { class: "days" });
+      t.append(el("tr", {}, el("th", {}, "metric"), ...d.groups.map((g) => el("th", { title: g.start + " to " + g.end }, g.group))));
+      for (const c of d.columns || []) {
+        const cells = d.groups.map((g) => {
+          const x = g[c.name];
+          const tip = x ? `min ${x.min}, max ${x.max}, ${x.n} of ${g.days} days` : `none of ${g.days} days`;
+          return el("td", { class: "num", title: tip }, x ? String(x.mean) : "—");
+        });
+        t.append(el("tr", {}, el("td", {}, c.name + (c.unit ? " (" + c.unit + ")" : "")), ...cells));
+      }
+      root.append(t, el("p", { class: "note" }, "Each group's mean of its days (hover: min, max, days with a value): a description, not a test."));
+      return;
+    }
     const table = el("table", { class: "days" });
     const days = d.rows || [];
     table.append(el("tr", {}, el("th", {}, "metric"), el("th", {}, "days"), el("th", {}, "last"), el("th", {}, "")));

@@ -188,8 +188,11 @@ pub struct TrendArgs {
 pub struct DailyArgs {
     /// First day, YYYY-MM-DD.
     pub start: String,
-    /// Last day (inclusive), at most 92 days after start.
+    /// Last day (inclusive); ≤ 92 days, 366 with `group`.
     pub end: String,
+    /// `week`, `month`, `weekday` or `weekend`: mean, min, max, n per column, not days.
+    #[serde(default)]
+    pub group: Option<String>,
     /// Columns (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
     #[serde(default)]
     pub fields: Option<Vec<String>>,
@@ -495,7 +498,7 @@ months are needed), with r, its interval, the method and a `reading`. An associa
     #[tool(
         name = "vitals_daily",
         title = "One row per day across every provider",
-        description = "One row per local day with normalised columns across the connected providers, each value with `from` \
+        description = "One row per local day (or per `group`) with normalised columns across the connected providers, each value with `from` \
 (provider.collection.field). When two devices measured a day, one is shown by the rule in `columns[].shown` and the others are \
 in `also`: nothing is averaged across devices.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
@@ -504,7 +507,7 @@ in `also`: nothing is averaged across devices.",
     )]
     pub async fn vitals_daily(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         let a: DailyArgs = self.args("vitals_daily", args)?;
-        let view = crate::analysis::view::daily_view(&self.engine, (&a.start, &a.end), a.fields, a.tz.as_deref());
+        let view = crate::analysis::view::daily_view(&self.engine, (&a.start, &a.end), a.fields, a.tz.as_deref(), a.group.as_deref());
         view.await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 

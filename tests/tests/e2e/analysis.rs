@@ -217,3 +217,134 @@ async fn each_verdict_is_the_one_the_data_was_built_to_give() {
     assert_eq!(verdict(&r), "within_noise", "made apart: {r}");
     s.close().await;
 }
+
+/// The group a local day falls in, as `vitals_daily`'s `group` names it.
+fn group_of(group: &str, day: &str) -> String {
+    let d: jiff::civil::Date = day.parse().unwrap();
+    match group {
+        "week" => format!("{}-W{:02}", d.iso_week_date().year(), d.iso_week_date().week()),
+        "month" => format!("{}-{:02}", d.year(), d.month()),
+        "weekday" => format!("{:?}", d.weekday()),
+        _ => if matches!(d.weekday(), jiff::civil::Weekday::Saturday | jiff::civil::Weekday::Sunday) { "weekend" } else { "weekdays" }.into(),
+    }
+}
+
+/// "My average sleep this week", "weekdays against weekends", "monthly steps": each group of the
+/// daily view is the mean, lowest, highest and count of the values its own day rows show, with the
+/// days that had none said, over a longer range than the day rows allow.
+#[tokio::test]
+async fn the_daily_view_groups_its_days_by_week_month_weekday_and_weekend() {
+    let twin = twin().await;
+    let (s, _withings) = all_providers(&twin, "groups", &[]).await;
+    let (start, end) = (ds(ago(20)), ds(ago(1)));
+    let daily = s.ok("vitals_daily", json!({"start": start, "end": end})).await;
+    let rows = daily["rows"].as_array().unwrap().clone();
+    let columns: Vec<String> = daily["columns"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect();
+    for group in ["week", "month", "weekday", "weekend"] {
+        let g = s.ok("vitals_daily", json!({"start": start, "end": end, "group": group})).await;
+        assert!(g.get("rows").is_none() && g["group"] == group, "groups instead of days: {g}");
+        assert!(g["notes"].to_string().contains("not a test"), "{}", g["notes"]);
+        let groups = g["groups"].as_array().unwrap();
+        assert_eq!(groups.iter().map(|x| x["days"].as_u64().unwrap()).sum::<u64>(), rows.len() as u64, "every day in one group");
+        for grp in groups {
+            let mine: Vec<&Value> = rows.iter().filter(|r| group_of(group, r["day"].as_str().unwrap()) == grp["group"]).collect();
+            assert_eq!(grp["days"].as_u64(), Some(mine.len() as u64), "{grp}");
+            assert_eq!((&grp["start"], &grp["end"]), (&mine[0]["day"], &mine[mine.len() - 1]["day"]));
+            for c in &columns {
+                let xs: Vec<f64> = mine.iter().filter_map(|r| r[c]["value"].as_f64()).collect();
+                let cell = &grp[c.as_str()];
+                if xs.is_empty() {
+                    assert!(cell.is_null(), "{group} {} {c}: {cell}", grp["group"]);
+                    continue;
+                }
+                let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+                assert!((cell["mean"].as_f64().unwrap() - mean).abs() < 0.002, "{group} {} {c}: {cell} against {xs:?}", grp["group"]);
+                assert_eq!(cell["min"].as_f64(), xs.iter().copied().reduce(f64::min), "{c}: {cell}");
+                assert_eq!(cell["max"].as_f64(), xs.iter().copied().reduce(f64::max), "{c}: {cell}");
+                assert_eq!(cell["n"].as_u64(), Some(xs.len() as u64));
+                assert_eq!(cell["missing"].as_u64().unwrap_or(0), (mine.len() - xs.len()) as u64, "{c}: {cell}");
+            }
+        }
+    }
+    // Monthly steps over most of a year: beyond the 92 days of day rows, within a grouped view's year.
+    let long = json!({"start": ds(ago(200)), "end": end, "fields": ["steps"]});
+    let e = s.err("vitals_daily", long.clone()).await;
+    assert!(e.contains("`end`") && e.contains("366 with `group`"), "{e}");
+    let mut monthly = long.clone();
+    monthly["group"] = json!("month");
+    let m = s.ok("vitals_daily", monthly).await;
+    assert_eq!(m["groups"].as_array().unwrap().iter().map(|x| x["days"].as_u64().unwrap()).sum::<u64>(), 200);
+    assert!(m["groups"].as_array().unwrap().iter().all(|x| x["steps"]["n"].as_u64().unwrap() > 0), "{m}");
+    let e = s.err("vitals_daily", json!({"start": start, "end": end, "group": "fortnight"})).await;
+    assert!(e.contains("`group`") && e.contains("`week`"), "{e}");
+    s.close().await;
+}
+
+/// The first and last weeks a `cannot_tell` trend from `a` to `b` describes, held to the days'
+/// own values (`by_day`: the value the daily rule picks, by local day).
+fn assert_weeks(t: &Value, by_day: &std::collections::BTreeMap<String, f64>, a: jiff::civil::Date, b: jiff::civil::Date) {
+    let w = &t["first_and_last_weeks"];
+    assert!(w["note"].as_str().unwrap().contains("not a test"), "{t}");
+    let week = |x: jiff::civil::Date, y: jiff::civil::Date| -> (f64, u64) {
+        let xs: Vec<f64> = by_day.range(ds(x)..=ds(y)).map(|(_, v)| *v).collect();
+        (xs.iter().sum::<f64>() / xs.len() as f64, xs.len() as u64)
+    };
+    let (first_end, last_start) = (a.checked_add(jiff::Span::new().days(6)).unwrap(), b.checked_sub(jiff::Span::new().days(6)).unwrap());
+    let (f, l) = (week(a, first_end), week(last_start, b));
+    for (got, (mean, n), from, to) in [(&w["first_week"], f, a, first_end), (&w["last_week"], l, last_start, b)] {
+        assert_eq!((got["start"].as_str(), got["end"].as_str(), got["n"].as_u64()), (Some(ds(from).as_str()), Some(ds(to).as_str()), Some(n)), "{w}");
+        assert!((got["mean"].as_f64().unwrap() - mean).abs() < 0.001, "{w} against {mean}");
+    }
+    assert!((w["change"].as_f64().unwrap() - (l.0 - f.0)).abs() < 0.002, "{w}");
+}
+
+/// The first record of each local day of `collection` (by `time_key`), its `field`.
+async fn first_of_each_day<H: rmcp::ClientHandler>(
+    s: &Session<H>,
+    collection: &str,
+    time_key: &str,
+    field: &[&str],
+    a: jiff::civil::Date,
+    b: jiff::civil::Date,
+) -> std::collections::BTreeMap<String, f64> {
+    let q = s.ok("vitals_query", json!({"collection": collection, "start": ds(a), "end": ds(b), "format": "records", "max_chars": 2_000_000})).await;
+    let mut first: std::collections::BTreeMap<String, (String, f64)> = Default::default();
+    for r in q["data"].as_array().unwrap() {
+        let time = r[time_key].as_str().unwrap().to_string();
+        let Some(v) = field.iter().try_fold(r, |v, k| v.get(*k)).and_then(Value::as_f64) else { continue };
+        let e = first.entry(time[..10].to_string()).or_insert((time.clone(), v));
+        if time < e.0 {
+            *e = (time, v);
+        }
+    }
+    first.into_iter().map(|(d, (_, v))| (d, v)).collect()
+}
+
+/// A trend that cannot be told still says what the days plainly did: the first and last weeks'
+/// means and the change between them, as a description and never as a verdict; a trend that was
+/// judged does not carry it.
+#[tokio::test]
+async fn a_trend_that_cannot_tell_describes_its_first_and_last_weeks() {
+    let twin = twin().await;
+    let (a, b) = (ago(20), ago(1));
+    // Sample data whose score never moves cannot be told: its weeks are described all the same.
+    let sandbox = connect(&twin, true, &[("VITALS_OURA_SANDBOX", "official")]).await;
+    let metric = "oura.daily_readiness.contributors.hrv_balance";
+    let t = sandbox.ok("vitals_trend", json!({"metric": metric, "start": ds(a), "end": ds(b)})).await;
+    assert_eq!(verdict(&t), "cannot_tell", "{t}");
+    assert_weeks(&t, &first_of_each_day(&sandbox, "oura.daily_readiness", "day", &["contributors", "hrv_balance"], a, b).await, a, b);
+    sandbox.close().await;
+
+    let (s, _withings) = all_providers(&twin, "weeks", &[]).await;
+    // Blood pressure is taken on about half the days: three weeks hold too few of them to judge, most days.
+    let t = s.ok("vitals_trend", json!({"metric": "withings.blood_pressure.systolic_mmhg", "start": ds(a), "end": ds(b)})).await;
+    match verdict(&t) {
+        "cannot_tell" => assert_weeks(&t, &first_of_each_day(&s, "withings.blood_pressure", "time", &["systolic_mmhg"], a, b).await, a, b),
+        _ => assert!(t.get("first_and_last_weeks").is_none(), "{t}"),
+    }
+    // A judged trend carries no description in its place.
+    let judged = s.ok("vitals_trend", json!({"metric": "oura.daily_readiness.score", "start": ds(ago(90)), "end": ds(b)})).await;
+    assert_ne!(verdict(&judged), "cannot_tell", "{judged}");
+    assert!(judged.get("first_and_last_weeks").is_none(), "{judged}");
+    s.close().await;
+}

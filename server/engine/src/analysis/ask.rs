@@ -86,8 +86,50 @@ pub struct TrendReport {
     pub reading: String,
     #[serde(flatten)]
     pub result: Trend,
+    /// Only with `cannot_tell`: the first and last weeks' means, a description, not a test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_and_last_weeks: Option<WeekChange>,
     #[serde(flatten)]
     pub provenance: Provenance,
+}
+
+/// The plain change between the mean of a range's first seven days and that of its last seven.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WeekChange {
+    pub first_week: WeekMean,
+    pub last_week: WeekMean,
+    /// The last week's mean minus the first's, in the metric's unit.
+    pub change: f64,
+    pub note: String,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct WeekMean {
+    pub start: String,
+    pub end: String,
+    pub mean: f64,
+    /// Days of the week with a value.
+    pub n: usize,
+}
+
+/// When a trend cannot be told, what the days plainly did: the first week's mean and the last
+/// week's, and the change between them. None: the weeks would overlap (under 14 days) or one has no value.
+fn week_change(d: &super::days::Days, s: Date, e: Date) -> Option<WeekChange> {
+    let (first_end, last_start) = (shift(s, 6)?, shift(e, -6)?);
+    if first_end >= last_start {
+        return None;
+    }
+    let week = |a: Date, b: Date| -> Option<WeekMean> {
+        let xs: Vec<f64> = between(d, a, b).values().copied().collect();
+        (!xs.is_empty()).then(|| WeekMean { start: a.to_string(), end: b.to_string(), mean: round3(super::days::mean(&xs)), n: xs.len() })
+    };
+    let (first, last) = (week(s, first_end)?, week(last_start, e)?);
+    Some(WeekChange {
+        change: round3(last.mean - first.mean),
+        first_week: first,
+        last_week: last,
+        note: "A description of these days, not a test: it says nothing of whether the change exceeds the metric's day-to-day noise.".into(),
+    })
 }
 
 fn bad(s: String) -> QueryError {
@@ -393,7 +435,8 @@ pub async fn trend(engine: &Engine, metric: &str, (start, end): (&str, &str), tz
     let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz.clone()).await?;
     let result = trend::trend(&v.days);
     let reading = trend_reading(&m.name, &result);
-    Ok(TrendReport { metric: m.name.clone(), range: span(s, e), reading, result, provenance: provenance(&[&m], vec![v], notes, tz) })
+    let first_and_last_weeks = (result.verdict == Verdict::CannotTell).then(|| week_change(&v.days, s, e)).flatten();
+    Ok(TrendReport { metric: m.name.clone(), range: span(s, e), reading, result, first_and_last_weeks, provenance: provenance(&[&m], vec![v], notes, tz) })
 }
 
 /// The days of one metric a trend (and its view) reads: checked, up to its last whole day, and
@@ -449,4 +492,24 @@ pub async fn metric_days(engine: &Engine, metric: &str, asked: (&str, &str), tz:
         excluded: v.excluded,
         notes,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use jiff::civil::date;
+
+    #[test]
+    fn the_first_and_last_weeks_are_described_from_their_own_days_only() {
+        let s = date(2026, 6, 1);
+        // Every third day missing; the value is the day's number.
+        let d: super::super::days::Days = (0..20).filter(|i| i % 3 != 0).map(|i| (shift(s, i).unwrap(), i as f64)).collect();
+        let w = week_change(&d, s, shift(s, 19).unwrap()).unwrap();
+        assert_eq!((w.first_week.start.as_str(), w.first_week.end.as_str(), w.first_week.n, w.first_week.mean), ("2026-06-01", "2026-06-07", 4, 3.0));
+        assert_eq!((w.last_week.start.as_str(), w.last_week.end.as_str(), w.last_week.n, w.last_week.mean), ("2026-06-14", "2026-06-20", 5, 15.8));
+        assert_eq!(w.change, 12.8);
+        assert!(w.note.contains("not a test"));
+        assert!(week_change(&d, s, shift(s, 12).unwrap()).is_none(), "13 days: the weeks would share days");
+        assert!(week_change(&d, shift(s, 30).unwrap(), shift(s, 49).unwrap()).is_none(), "weeks without a value");
+    }
 }

@@ -17,6 +17,7 @@ pub mod ask;
 pub mod compare;
 pub mod daily;
 pub mod days;
+pub mod groups;
 pub mod metric;
 pub mod relate;
 pub mod trend;

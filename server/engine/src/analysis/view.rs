@@ -7,6 +7,7 @@
 use super::ask::{self, Span};
 use super::daily::{self, Fetch};
 use super::days::round3;
+use super::groups::{self, Group, Shown};
 use super::metric::{daily_rule, Metric};
 use crate::catalog::{DailySource, Settles, DAILY_COLUMNS};
 use crate::engine::{Engine, QueryError};
@@ -19,6 +20,8 @@ use std::collections::BTreeMap;
 
 /// The longest range one daily view covers.
 pub const MAX_DAYS: i64 = 92;
+/// The longest range a grouped view covers: a year of months.
+pub const MAX_GROUPED_DAYS: i64 = 366;
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DailyReport {
@@ -33,7 +36,14 @@ pub struct DailyReport {
     pub columns: Vec<ColumnOut>,
     /// One object per day: `day`, then each column as {value, from, converted?, partial?, also?} or null;
     /// `partial`: today's value so far (the day is not over).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rows: Vec<Value>,
+    /// With `group`, one object per group instead: `group`, `start`, `end`, `days`, then each
+    /// column's {mean, min, max, n, missing?, from?} of its shown values, or null.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<Value>,
     /// Reads that failed or came back incomplete: their columns are missing for that provider.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
@@ -85,7 +95,17 @@ fn cell(c: &Candidate) -> Map<String, Value> {
     m
 }
 
-pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec<String>>, tz: Option<&str>) -> Result<DailyReport, QueryError> {
+pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec<String>>, tz: Option<&str>, group: Option<&str>) -> Result<DailyReport, QueryError> {
+    let group = match group {
+        None => None,
+        Some(g) => Some(Group::parse(g).ok_or_else(|| {
+            QueryError::BadInput(format!(
+                "`group`: {:?} is not a grouping. Send {}, or leave `group` out for one row a day.",
+                g.chars().take(40).collect::<String>(),
+                Group::NAMES
+            ))
+        })?),
+    };
     let wanted: Vec<&'static str> = match fields {
         None => column_names(),
         Some(list) => {
@@ -108,8 +128,11 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
     let mut notes = vec![];
     let (s, e) = ask::range("start", "end", asked, today, today, "", &mut notes)?;
     let n = (e - s).get_days() as i64 + 1;
-    if n > MAX_DAYS {
-        return Err(QueryError::BadInput(format!("`end`: {n} days from {s} to {e}; the daily view covers at most {MAX_DAYS} days. Send a shorter range.")));
+    let max = if group.is_some() { MAX_GROUPED_DAYS } else { MAX_DAYS };
+    if n > max {
+        return Err(QueryError::BadInput(format!(
+            "`end`: {n} days from {s} to {e}; the daily view covers at most {MAX_DAYS} days ({MAX_GROUPED_DAYS} with `group`). Send a shorter range."
+        )));
     }
 
     // Sample data is never mixed with a connected account's: with any provider connected, only
@@ -213,6 +236,36 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
     if !partial.is_empty() {
         notes.push(format!("{today} is today and not over: values marked partial ({}) are the day so far.", partial.join(", ")));
     }
+    for days in by_column.values_mut() {
+        days.values_mut().for_each(|cands| cands.sort_by_key(|c| c.rank));
+    }
+    if let Some(g) = group {
+        let shown: BTreeMap<&str, Shown> = by_column
+            .iter()
+            .map(|(col, days)| (*col, days.iter().filter_map(|(d, c)| Some((*d, (c.first()?.value, c.first()?.from.clone())))).collect()))
+            .collect();
+        notes.push(format!(
+            "Grouped by {}: each group's mean, min and max are of its days' shown values (one provider's a day, by the column's rule) over \
+             the n days that had one; `missing` days had none. A description of these days, not a test: whether two groups differ \
+             beyond the metric's day-to-day noise is vitals_compare's question.",
+            g.name()
+        ));
+        let wanted: Vec<&str> = DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)).map(|c| c.name).collect();
+        return Ok(DailyReport {
+            range: Span { start: s.to_string(), end: e.to_string() },
+            synthetic,
+            providers: read.iter().map(|(_, n)| n.to_string()).collect(),
+            left_out,
+            columns,
+            rows: vec![],
+            group: Some(g.name().into()),
+            groups: groups::grouped(&shown, &wanted, s, e, g),
+            errors,
+            notes,
+            tz,
+            fetches,
+        });
+    }
     let mut rows = vec![];
     let mut day = s;
     while day <= e {
@@ -221,7 +274,6 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
         for col in DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)) {
             let v = match by_column.get_mut(col.name).and_then(|d| d.get_mut(&day)) {
                 Some(cands) if !cands.is_empty() => {
-                    cands.sort_by_key(|c| c.rank);
                     let mut shown = cell(&cands[0]);
                     if cands.len() > 1 {
                         shown.insert("also".into(), Value::Array(cands[1..].iter().map(|c| Value::Object(cell(c))).collect()));
@@ -245,6 +297,8 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
         left_out,
         columns,
         rows,
+        group: None,
+        groups: vec![],
         errors,
         notes,
         tz,
