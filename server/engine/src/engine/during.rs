@@ -64,7 +64,13 @@ pub async fn resolve(engine: &Engine, req: QueryRequest) -> Result<QueryRequest,
     let span = wc.workout_span().expect("a workout collection has a span");
     let key = wc.key.unwrap_or("id");
     let rows = records(answer.data);
-    let Some(w) = rows.iter().find(|r| r.get(key).is_some_and(|v| v.as_str().map_or(v.to_string() == id, |s| s == id))) else {
+    // An id is a string in most listings, a number in some.
+    let named = |v: &Value| match v {
+        Value::String(s) => *s == id,
+        Value::Number(n) => n.to_string() == id,
+        _ => false,
+    };
+    let Some(w) = rows.iter().find(|r| r.get(key).is_some_and(named)) else {
         let cut = answer.notices.truncated.as_ref().map(|t| format!(" (that read was cut: {})", t.reason)).unwrap_or_default();
         return Err(bad(format!(
             "`workout`: no workout {id:?} in {wq}{looked}{cut}. Send the `id` of a row of {wq}{}.",

@@ -244,7 +244,7 @@ mod tests {
         };
         let (lead, zone) = (&[Lead::same("weight_kg", "kg")], Zone::parse("UTC").unwrap());
         let me = json!({"day": "2026-12-05", "kg": 73.1, "guest": false});
-        assert_eq!(table(&[me.clone()], lead, &WEIGH, &zone, Detail::Headline).columns, ["day", "weight_kg"]);
+        assert_eq!(table(std::slice::from_ref(&me), lead, &WEIGH, &zone, Detail::Headline).columns, ["day", "weight_kg"]);
         let t = table(&[me, json!({"day": "2026-12-05", "kg": 58.3, "guest": true})], lead, &WEIGH, &zone, Detail::Headline);
         assert_eq!(t.columns, ["day", "weight_kg", "guest"]);
         assert_eq!((&t.rows[0][2], &t.rows[1][2]), (&json!(false), &json!(true)));
