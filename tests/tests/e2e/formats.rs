@@ -275,10 +275,10 @@ fn a_garmin_weigh_in_of_the_recorded_shape_is_at_its_own_instant_and_day() {
 }
 
 /// Issue 38's second, on a sample of the recorded shape: no heart-rate tracker, no zones; a day no
-/// device measured keeps its row with nothing measured in it, and says so.
+/// device measured keeps its row with nothing measured in it, and says so (its flag, counted).
 #[test]
 fn a_withings_day_no_device_measured_is_said_and_null_never_zero() {
-    let (rows, notes) = decoded("withings", "activity", "measure_v2_getactivity_no_device.json");
+    let (rows, _) = decoded("withings", "activity", "measure_v2_getactivity_no_device.json");
     let none = rows.iter().find(|r| r["date"] == "2026-03-02").unwrap();
     assert_eq!(none["measured"], false);
     assert!(none["steps"].is_null() && none["active_kcal"].is_null() && none["hr_zone_light_min"].is_null(), "{none}");
@@ -286,7 +286,9 @@ fn a_withings_day_no_device_measured_is_said_and_null_never_zero() {
     let phone = rows.iter().find(|r| r["date"] == "2026-03-03").unwrap();
     assert_eq!((phone["steps"].as_i64(), phone["measured"].as_bool()), (Some(6412), Some(true)));
     assert!(phone["hr_average_bpm"].is_null() && phone["hr_zone_light_min"].is_null(), "no tracker, no zones: {phone}");
-    assert!(notes.iter().any(|n| n.starts_with("1 day(s) Withings lists with no device")), "{notes:?}");
+    let activity = vitals::providers::withings::catalog::WITHINGS.collection("activity").unwrap();
+    let said = vitals::engine::record::flagged(activity, &rows).unwrap_or_default();
+    assert!(said.starts_with("1 row(s) measured=false: no device measured the day"), "{said}");
 }
 
 /// Issue 48, on a body of the real shape: Polar's 0 bpm without skin contact is no reading,
