@@ -6,6 +6,9 @@ V.register({
   async render(root, d, input) {
     const { el } = V;
     const range = d.range || {};
+    // A series kept to a span inside its days (`from`/`to`, a workout) is drawn zoomed to that span.
+    const w = /(\d{4}-[\d:T.-]+Z) up to (\d{4}-[\d:T.-]+Z)/.exec((d.notices && d.notices.window) || "");
+    if (w && range.start) return Series.draw(root, d.collection, range, [Date.parse(w[1]), Date.parse(w[2])]);
     // One read by id (an activity) is drawn by that id; a range by its days.
     const ask = input && input.id ? { collection: d.collection, id: String(input.id) } : range.start ? { collection: d.collection, start: range.start, end: range.end } : null;
     const a = ask ? await V.callTool("vitals_view_data", ask) : { kind: "records" };
