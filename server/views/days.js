@@ -2,7 +2,7 @@
 // hover (title), days two devices measured marked; grouped (`group`), each group's mean. Only the
 // answer's own values are drawn.
 V.register({
-  match: (tool, d) => tool === "vitals_daily" || (d && Array.isArray(d.rows) && Array.isArray(d.columns) && d.columns[0] && d.columns[0].sources),
+  match: (tool, d) => tool === "vitals_daily" || (d && Array.isArray(d.rows || d.groups) && Array.isArray(d.columns) && d.columns[0] && d.columns[0].sources),
   render(root, d) {
     const { el, sv } = V;
     const range = d.range || {};

@@ -60,6 +60,15 @@ async fn each_view_draws_what_it_was_given_in_a_real_browser() {
     });
     assert_eq!(z["lines"][0]["points"], inside.count(), "the zoom draws every sample of its span");
 
+    // A span asked of vitals_query itself (`from`, `to`) is drawn as the answer holds it: zoomed to
+    // the span, its every sample a point, none of the rest of the day.
+    let (from, to) = (format!("{day}T07:30:00-06:00"), format!("{day}T09:00:00-06:00"));
+    b.open(&page(&origin, &mcp, "vitals_query", json!({"collection": "oura.heartrate", "from": from, "to": to}), "light")).await;
+    let v = b.drawn_when(2, |v| v["zoomed"] == json!(true) && !v["lines"].as_array().unwrap().is_empty()).await;
+    let span = s.ok("vitals_query", json!({"collection": "oura.heartrate", "from": from, "to": to, "resolution": "raw", "max_chars": 2_000_000})).await;
+    assert!(span["count"].as_u64().unwrap() > 0 && span["count"].as_u64().unwrap() < samples as u64);
+    assert_eq!(v["lines"][0]["points"], span["count"], "every sample of the span, no other: {}", v["text"]);
+
     // The same view in dark: the host's theme, not the page's default.
     b.open(&page(&origin, &mcp, "vitals_query", json!({"collection": "oura.heartrate", "day": day}), "dark")).await;
     let v = b.drawn(2).await;
@@ -90,6 +99,14 @@ async fn each_view_draws_what_it_was_given_in_a_real_browser() {
         assert_eq!(spark["points"], with_value, "{m}");
     }
     b.screenshot("days").await;
+    // Grouped, a table of each group's means: every group of the answer, no sparkline of days.
+    b.open(&page(&origin, &mcp, "vitals_daily", json!({"start": start, "end": end, "group": "week"}), "light")).await;
+    let v = b.drawn(1).await;
+    let text = v["text"].as_str().unwrap();
+    assert!(text.starts_with("By week") && text.contains("not a test") && v["sparks"].as_array().unwrap().is_empty(), "{text}");
+    for g in v["result"]["groups"].as_array().unwrap() {
+        assert!(text.contains(g["group"].as_str().unwrap()), "{} not drawn: {text}", g["group"]);
+    }
 
     // A comparison: the noise band drawn is the verdict's own.
     let args = json!({"metric": "oura.daily_readiness.score", "a_start": ds(ago(28)), "a_end": ds(ago(15)), "b_start": ds(ago(14)), "b_end": ds(ago(1))});
