@@ -54,13 +54,13 @@ pub struct QueryArgs {
     /// One record by id: `garmin.activity` with an id from garmin.activities.
     #[serde(default)]
     pub id: Option<String>,
-    /// Series: samples from this instant (RFC 3339 with offset), with `to`.
+    /// Series: from this instant (RFC 3339, offset), with `to`.
     #[serde(default)]
     pub from: Option<String>,
     /// Series: until this instant.
     #[serde(default)]
     pub to: Option<String>,
-    /// Series: samples during this workout (an id from a workout list).
+    /// Series: during this workout (id from its listing).
     #[serde(default)]
     pub workout: Option<String>,
     /// Field names to return.
@@ -190,7 +190,7 @@ pub struct DailyArgs {
     pub start: String,
     /// Last day (inclusive); ≤ 92 days, 366 with `group`.
     pub end: String,
-    /// `week`, `month`, `weekday` or `weekend`: mean, min, max, n per column, not days.
+    /// `week`, `month`, `weekday` or `weekend`: mean, min, max, n, not days.
     #[serde(default)]
     pub group: Option<String>,
     /// Columns (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
