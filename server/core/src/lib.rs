@@ -2,11 +2,13 @@
 //!
 //! - [`secret`], [`time`], [`env`], [`archive`]: secrets that never print, zones and local days,
 //!   the environment read one way, packed files;
+//! - [`activity_file`]: an activity's records, laps and zones, and its FIT, TCX and GPX files;
 //! - [`catalog`] and [`connection`]: what a provider is, as data (its collections, limits, rules, and
 //!   how it is connected);
 //! - [`provider`]: the vocabulary between the engine and a provider (`Provider`, `Page`, `Credential`);
 //! - [`http`]: the only HTTP client. Only this crate depends on `reqwest`, so no other crate can
 //!   send a request but through it, and it sends nothing but a GET or a route a catalog declares.
+pub mod activity_file;
 pub mod archive;
 pub mod catalog;
 pub mod connection;

@@ -1,19 +1,15 @@
-//! An activity's FIT file, read in memory with a maintained FIT crate (`rustyfit`): its laps, the
-//! time the watch counted in each heart-rate zone, and its per-second records summarised. The GPS
-//! track is returned only when asked, because it shows where a person lives. The sample person's
-//! FIT is written with the same crate, so the sandbox and the twin serve a real file.
+//! An activity's FIT file, read in memory with a maintained FIT crate (`rustyfit`, through
+//! `activity_file::fit`): its laps, the time the watch counted in each heart-rate zone, and its
+//! per-second records summarised. The GPS track is returned only when asked, because it shows
+//! where a person lives. The sample person's FIT is written by `activity_file::fit` from the
+//! same records its summaries are computed from, so the sandbox and the twin serve a real file
+//! that agrees with them.
+use crate::activity_file::fit::{decode, EPOCH as FIT_EPOCH, SEMI};
 use crate::time::rfc3339;
-use embedded_io_adapters::std::FromStd;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
 use rustyfit::profile::{mesgdef, typedef};
-use rustyfit::proto::{Message, FIT};
 use serde_json::{json, Value};
-
-/// FIT counts seconds from 1989-12-31T00:00:00Z.
-const FIT_EPOCH: i64 = 631_065_600;
-/// Degrees per semicircle.
-const SEMI: f64 = 180.0 / 2_147_483_648.0;
 
 fn at(t: typedef::DateTime) -> Option<String> {
     (t.0 != u32::MAX).then(|| Timestamp::from_second(i64::from(t.0) + FIT_EPOCH).ok().map(|t| rfc3339(&t.to_zoned(TimeZone::UTC)))).flatten()
@@ -25,99 +21,6 @@ fn valid_u8(x: u8) -> Option<f64> {
 
 fn r1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
-}
-
-/// One second of the sample's activity.
-pub struct Second {
-    pub at: Timestamp,
-    pub hr: u8,
-    pub distance_m: f64,
-    pub speed_m_s: f64,
-    pub altitude_m: f64,
-    /// A ride's power (W); a run has none.
-    pub power_w: Option<u16>,
-    pub position: Option<(f64, f64)>,
-}
-
-fn fit_time(t: Timestamp) -> typedef::DateTime {
-    typedef::DateTime((t.as_second() - FIT_EPOCH).max(0) as u32)
-}
-
-/// Seconds of each heart-rate zone above `floors` (zone 0 is below the first floor).
-fn zone_ms(seconds: &[Second], floors: &[u8]) -> Vec<u32> {
-    let mut z = vec![0u32; floors.len() + 1];
-    for s in seconds {
-        let k = floors.iter().take_while(|f| s.hr >= **f).count();
-        z[k] += 1000;
-    }
-    z
-}
-
-/// The sample's FIT: a file id, a record a second, a lap a kilometre, the session.
-pub fn write(seconds: &[Second], running: bool, floors: &[u8]) -> Vec<u8> {
-    let mut messages: Vec<Message> = vec![];
-    let mut file_id = mesgdef::FileId::new();
-    file_id.r#type = typedef::File::ACTIVITY;
-    file_id.manufacturer = typedef::Manufacturer::GARMIN;
-    if let Some(first) = seconds.first() {
-        file_id.time_created = fit_time(first.at);
-    }
-    messages.push(Message::from(file_id));
-    for s in seconds {
-        let mut r = mesgdef::Record::new();
-        r.timestamp = fit_time(s.at);
-        r.heart_rate = s.hr;
-        r.distance = (s.distance_m * 100.0).round() as u32;
-        r.speed = (s.speed_m_s * 1000.0).round() as u16;
-        r.set_enhanced_altitude_scaled(s.altitude_m);
-        if let Some(p) = s.power_w {
-            r.power = p;
-        }
-        if let Some((lat, lon)) = s.position {
-            r.position_lat = (lat / SEMI).round() as i32;
-            r.position_long = (lon / SEMI).round() as i32;
-        }
-        messages.push(Message::from(r));
-    }
-    let mut start = 0;
-    let mut index = 0u16;
-    for i in 0..seconds.len() {
-        let last = i + 1 == seconds.len();
-        let km_done = seconds[i].distance_m >= f64::from(index + 1) * 1000.0;
-        if !(km_done || last) {
-            continue;
-        }
-        let lap = &seconds[start..=i];
-        let mut l = mesgdef::Lap::new();
-        l.message_index = typedef::MessageIndex(index);
-        l.start_time = fit_time(lap[0].at);
-        l.timestamp = fit_time(lap[lap.len() - 1].at);
-        l.total_elapsed_time = (lap.len() as u32) * 1000;
-        l.total_timer_time = (lap.len() as u32) * 1000;
-        l.total_distance = ((lap[lap.len() - 1].distance_m - if start == 0 { 0.0 } else { seconds[start - 1].distance_m }) * 100.0).round() as u32;
-        l.avg_heart_rate = (lap.iter().map(|s| u32::from(s.hr)).sum::<u32>() / lap.len() as u32) as u8;
-        l.max_heart_rate = lap.iter().map(|s| s.hr).max().unwrap_or(0);
-        l.avg_speed = (lap.iter().map(|s| s.speed_m_s).sum::<f64>() / lap.len() as f64 * 1000.0).round() as u16;
-        l.time_in_hr_zone = zone_ms(lap, floors);
-        messages.push(Message::from(l));
-        index += 1;
-        start = i + 1;
-    }
-    let mut session = mesgdef::Session::new();
-    session.sport = if running { typedef::Sport::RUNNING } else { typedef::Sport::CYCLING };
-    if let (Some(a), Some(b)) = (seconds.first(), seconds.last()) {
-        session.start_time = fit_time(a.at);
-        session.timestamp = fit_time(b.at);
-        session.total_elapsed_time = (seconds.len() as u32) * 1000;
-        session.total_distance = (b.distance_m * 100.0).round() as u32;
-    }
-    session.num_laps = index;
-    session.time_in_hr_zone = zone_ms(seconds, floors);
-    messages.push(Message::from(session));
-    let mut fit = FIT { messages, ..Default::default() };
-    let mut out = std::io::Cursor::new(Vec::new());
-    rustyfit::Encoder::new().encode(FromStd::new(&mut out), &mut fit).expect("encoding to memory");
-    out.into_inner()
 }
 
 /// What to read from a FIT beside its laps, zones and the records' summary.
@@ -152,10 +55,7 @@ fn readings(r: &mesgdef::Record) -> [Option<f64>; CHANNELS] {
 /// Laps, time per heart-rate zone and the per-second records of a FIT, summarised; the GPS track
 /// and the records as series only when `want` asks.
 pub fn summarise(bytes: &[u8], want: Want) -> Result<Value, String> {
-    let fit = rustyfit::Decoder::new()
-        .decode(FromStd::new(std::io::Cursor::new(bytes)))
-        .map_err(|e| format!("the FIT file does not decode ({e:?})"))?
-        .ok_or("the FIT file is empty")?;
+    let fit = decode(bytes).map_err(|e| e.to_string())?;
     let (mut laps, mut zones, mut track) = (vec![], Value::Null, vec![]);
     let mut values: [Vec<f64>; CHANNELS] = Default::default();
     let mut seconds: Vec<(i64, [Option<f64>; CHANNELS])> = vec![];
@@ -256,22 +156,28 @@ fn one_a_second(records: &[(i64, [Option<f64>; CHANNELS])], k: usize) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::activity_file::{fit::write, fit::Maker, Point, Recording, Sport};
+
+    fn recording(seconds: &[i64], power: bool, gps: bool) -> Recording {
+        let t0: Timestamp = "2026-11-20T18:00:00Z".parse().unwrap();
+        let points = seconds
+            .iter()
+            .map(|&i| Point {
+                hr_bpm: Some(120 + (i / 10) as u8),
+                distance_m: Some(i as f64 * 3.0),
+                speed_m_s: Some(3.0),
+                altitude_m: Some(20.0 + (i % 50) as f64 * 0.2),
+                power_w: power.then_some(200),
+                position: gps.then_some((60.17, 24.94)),
+                ..Point::at(t0 + jiff::SignedDuration::from_secs(i))
+            })
+            .collect();
+        Recording::every_second(if power { Sport::Cycling } else { Sport::Running }, points, 1000.0, 50, vec![120, 136, 151, 166, 180])
+    }
 
     #[test]
     fn what_is_written_reads_back() {
-        let t0: Timestamp = "2026-11-20T18:00:00Z".parse().unwrap();
-        let secs: Vec<Second> = (0..700)
-            .map(|i| Second {
-                at: t0 + jiff::SignedDuration::from_secs(i),
-                hr: 120 + (i / 10) as u8,
-                distance_m: i as f64 * 3.0,
-                speed_m_s: 3.0,
-                altitude_m: 20.0 + (i % 50) as f64 * 0.2,
-                power_w: None,
-                position: Some((60.17, 24.94)),
-            })
-            .collect();
-        let bytes = write(&secs, true, &[120, 136, 151, 166, 180]);
+        let bytes = write(&recording(&(0..700).collect::<Vec<_>>(), false, true), Maker::Garmin, 0);
         let s = summarise(&bytes, Want::default()).unwrap()["fit"].clone();
         assert_eq!(s["laps"].as_array().unwrap().len(), 3, "two whole kilometres and the rest");
         assert_eq!(s["laps"][0]["distance_m"], 1002.0);
@@ -291,20 +197,7 @@ mod tests {
 
     #[test]
     fn records_a_few_seconds_apart_leave_the_seconds_between_empty() {
-        let t0: Timestamp = "2026-11-20T18:00:00Z".parse().unwrap();
-        let secs: Vec<Second> = [0i64, 1, 4, 5]
-            .iter()
-            .map(|&i| Second {
-                at: t0 + jiff::SignedDuration::from_secs(i),
-                hr: 130,
-                distance_m: i as f64,
-                speed_m_s: 3.0,
-                altitude_m: 10.0,
-                power_w: Some(200),
-                position: None,
-            })
-            .collect();
-        let w = summarise(&write(&secs, false, &[120]), Want { gps: false, samples: true }).unwrap();
+        let w = summarise(&write(&recording(&[0, 1, 4, 5], true, false), Maker::Garmin, 0), Want { gps: false, samples: true }).unwrap();
         assert_eq!(w["samples_power"]["items"], json!([200.0, 200.0, null, null, 200.0, 200.0]));
     }
 }

@@ -56,7 +56,7 @@ impl Garmin {
         let cred = StoredCredential::in_home(&catalog::GARMIN, None, Some("built-in sample data"), home);
         let zone = crate::time::Zone::default_zone();
         let sensitive = crate::env::var("VITALS_GARMIN_SENSITIVE").map(|v| v.split(',').map(|x| x.trim().to_string()).collect()).unwrap_or_default();
-        Garmin { base: auth::base(), sensitive, cred, sample: Sample { person: sample::Person::new(zone.tz.iana_name().unwrap_or("UTC")) } }
+        Garmin { base: auth::base(), sensitive, cred, sample: Sample { person: sample::Person { tz: zone.tz.clone() } } }
     }
 }
 
