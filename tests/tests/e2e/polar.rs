@@ -68,7 +68,7 @@ async fn every_polar_collection_answers_from_the_twin() {
     let mut non_wear = 0;
     for r in rows {
         let d: Date = r["date"].as_str().unwrap().parse().unwrap();
-        let want = sample::activity_of_day(&p, d, true);
+        let want = sample::activity_of_day(&p, d, true, jiff::Timestamp::now());
         assert_eq!(r["steps"], want["steps"].as_f64().unwrap(), "{d}");
         assert_eq!(r["hourly_steps_sum"], r["steps"], "{d}: the repeats Polar leaves out are filled back in");
         let zones: f64 = r["zones_min"].as_object().unwrap().values().map(|v| v.as_f64().unwrap()).sum();
@@ -78,7 +78,12 @@ async fn every_polar_collection_answers_from_the_twin() {
     assert!(non_wear > 0, "an unknown zone name is kept, never dropped");
 
     let hr = query(&s, "heartrate", json!({"day": ds(ago(3)), "resolution": "raw"})).await;
-    let want = sample::heart_rate_of_day(&p, ago(3))["heart_rate_samples"].as_array().unwrap().iter().filter(|x| x["heart_rate"].as_f64() != Some(0.0)).count();
+    let want = sample::heart_rate_of_day(&p, ago(3), jiff::Timestamp::now())["heart_rate_samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["heart_rate"].as_f64() != Some(0.0))
+        .count();
     assert_eq!(hr["count"], want, "every heart rate of the day, none from the days around it");
     assert!(hr["notices"]["rules"][0].as_str().unwrap().contains("watch's clock"), "{}", hr["notices"]);
 
@@ -243,7 +248,7 @@ async fn no_data_as_204_404_or_an_empty_list_is_said_as_empty_never_an_error() {
 
 /// The samples Polar sent for local day `d`, as (instant in the twin's zone, bpm).
 fn hr_samples(p: &sample::Person, d: Date) -> Vec<(jiff::Timestamp, f64)> {
-    sample::heart_rate_of_day(p, d)["heart_rate_samples"]
+    sample::heart_rate_of_day(p, d, jiff::Timestamp::now())["heart_rate_samples"]
         .as_array()
         .unwrap()
         .iter()

@@ -50,9 +50,9 @@ pub struct Polar {
 impl Polar {
     pub fn in_home(home: &crate::accounts::Home) -> Polar {
         let cred = StoredCredential::in_home(&catalog::POLAR, None, Some("built-in sample data"), home);
+        // The sample person lives in the user's zone, a fixed offset too (its days are the user's).
         let zone = Zone::default_zone();
-        let tz_name = zone.tz.iana_name().unwrap_or("UTC").to_string();
-        Polar { base: auth::base(), cred, sample: Sample { person: sample::Person::new(&tz_name) } }
+        Polar { base: auth::base(), cred, sample: Sample { person: sample::Person { tz: zone.tz, ..sample::Person::new("UTC") } } }
     }
 }
 

@@ -3,6 +3,7 @@
 //! (retention, range limits, 204/404 empties, the files of an exercise). In sandbox mode the
 //! server sends its requests here instead of to the network; the twin serves the same person over
 //! HTTP with OAuth, registration, rate limits and faults on top (one generator, not two).
+use crate::activity_file;
 use crate::providers::day_hash as h;
 use jiff::civil::{Date, Time};
 use jiff::tz::TimeZone;
@@ -85,33 +86,122 @@ fn samples_string(xs: &[Option<f64>]) -> String {
         .join(",")
 }
 
-/// One exercise (or None) on `d`, in Polar's shape; `samples`/`zones` as the flags ask.
-pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect: Dialect) -> Option<Value> {
+/// The person's maximum heart rate, as physical information says; the zones are its 50 to 100 %.
+pub const MAX_HR: u8 = 190;
+
+/// The lower limits of the five heart-rate zones and the top of the fifth (50, 60, … 100 % of [`MAX_HR`]).
+pub fn zone_limits() -> [u8; 6] {
+    [50, 60, 70, 80, 90, 100].map(|pct| (f64::from(MAX_HR) * f64::from(pct) / 100.0).round() as u8)
+}
+
+/// One exercise as the watch recorded it: a sample a second of each sensor (temperature every ten)
+/// and a run's route. Its summary, zones, samples and files are all read from these, rounded as
+/// Polar's sample strings carry them.
+pub struct Recorded {
+    pub sport: &'static str,
+    pub start: jiff::Zoned,
+    pub secs: i64,
+    /// bpm; None while the strap dropped out.
+    pub hr: Vec<Option<f64>>,
+    /// km/h.
+    pub speed: Vec<Option<f64>>,
+    /// Metres from the start.
+    pub dist: Vec<Option<f64>>,
+    pub alt: Vec<Option<f64>>,
+    /// Steps a minute running, pedal turns a minute cycling.
+    pub cad: Vec<Option<f64>>,
+    pub power: Vec<Option<f64>>,
+    pub temp: Vec<Option<f64>>,
+    /// A run's position each second (latitude, longitude); a ride has none.
+    pub route: Vec<(f64, f64)>,
+}
+
+impl Recorded {
+    pub fn running(&self) -> bool {
+        self.sport == "RUNNING"
+    }
+    pub fn end(&self) -> Timestamp {
+        self.start.timestamp() + self.secs.seconds()
+    }
+    /// The heart rate at instant `t`, if the exercise recorded one then.
+    pub fn hr_at(&self, t: Timestamp) -> Option<f64> {
+        let i = t.as_second() - self.start.timestamp().as_second();
+        (0..self.secs).contains(&i).then(|| self.hr[i as usize]).flatten()
+    }
+    pub fn distance(&self) -> f64 {
+        self.dist.iter().rev().find_map(|x| *x).unwrap_or(0.0)
+    }
+    pub fn calories(&self) -> f64 {
+        (self.secs as f64 * if self.running() { 0.2 } else { 0.17 }).round()
+    }
+    /// The exercise as an activity file's records, laps and zones.
+    pub fn recording(&self) -> activity_file::Recording {
+        let running = self.running();
+        let points = (0..self.secs as usize)
+            .map(|i| activity_file::Point {
+                hr_bpm: self.hr[i].map(|x| x.round() as u8),
+                distance_m: self.dist[i],
+                speed_m_s: self.speed[i].map(|v| (v / 3.6 * 1000.0).round() / 1000.0),
+                altitude_m: self.alt[i],
+                // FIT counts a run's cadence in strides (one foot) a minute.
+                cadence_rpm: self.cad[i].map(|c| if running { (c / 2.0).round() as u8 } else { c.round() as u8 }),
+                power_w: (!running).then(|| self.power[i].map(|w| w.round() as u16)).flatten(),
+                position: self.route.get(i).copied(),
+                ..activity_file::Point::at(self.start.timestamp() + (i as i64).seconds())
+            })
+            .collect();
+        let sport = if running { activity_file::Sport::Running } else { activity_file::Sport::Cycling };
+        let floors = zone_limits()[..5].to_vec();
+        activity_file::Recording::every_second(sport, points, if running { 1000.0 } else { 5000.0 }, self.calories() as u16, floors)
+    }
+}
+
+fn round_to(x: f64, step: f64) -> f64 {
+    ((x / step).round() * step * 10.0).round() / 10.0
+}
+
+/// The exercise on `d`, if any, as the watch recorded it.
+pub fn recorded(p: &Person, d: Date) -> Option<Recorded> {
     let sport = session(p, d)?;
     let secs = 25 * 60 + (h(d, 12) % (25 * 60)) as i64;
     let start = p.at(d, 17 * 3600 + 30 * 60 + (h(d, 13) % 1800) as i64);
     let running = sport == "RUNNING";
     let n = secs as usize;
     let base_speed = if running { 10.0 + 2.0 * unit(d, 14) } else { 26.0 + 4.0 * unit(d, 14) };
-    let mut hr = vec![];
-    let (mut speed, mut dist, mut alt, mut cad, mut power, mut temp) = (vec![], vec![], vec![], vec![], vec![], vec![]);
-    let mut acc = 0.0;
+    let mut r = Recorded { sport, start, secs, hr: vec![], speed: vec![], dist: vec![], alt: vec![], cad: vec![], power: vec![], temp: vec![], route: vec![] };
+    let (mut acc, mut pos) = (0.0, (60.1699 + 0.01 * unit(d, 18), 24.9384 + 0.02 * unit(d, 19)));
     for i in 0..n {
         let t = i as f64;
-        let v = base_speed * (1.0 + 0.08 * (t / 97.0).sin());
+        let v = round_to(base_speed * (1.0 + 0.08 * (t / 97.0).sin()), 0.1);
         acc += v / 3.6;
-        speed.push(Some(v));
-        dist.push(Some(acc));
-        // A 10-second dropout of the heart-rate strap at 5 minutes.
-        hr.push(if (300..310).contains(&i) { None } else { Some(120.0 + 35.0 * (1.0 - (-t / 240.0).exp()) + 6.0 * (t / 180.0).sin()) });
-        alt.push(if i == 77 { None } else { Some(40.0 + 12.0 * (t / 400.0).sin() + 0.3 * (t / 7.0).sin()) });
-        cad.push(Some(if running { 168.0 + 6.0 * (t / 50.0).sin() } else { 88.0 + 5.0 * (t / 60.0).sin() }));
-        power.push(Some(190.0 + 60.0 * (t / 45.0).sin().max(0.0) + 20.0 * (t / 11.0).cos()));
+        r.speed.push(Some(v));
+        r.dist.push(Some(round_to(acc, 0.1)));
+        // A 10-second dropout of the heart-rate strap at 5 minutes; whole beats, as a strap counts them.
+        r.hr.push(if (300..310).contains(&i) { None } else { Some((120.0 + 35.0 * (1.0 - (-t / 240.0).exp()) + 6.0 * (t / 180.0).sin()).round()) });
+        // Altitude in the barometer's 0.2 m steps.
+        r.alt.push(if i == 77 { None } else { Some(round_to(40.0 + 12.0 * (t / 400.0).sin() + 0.3 * (t / 7.0).sin(), 0.2)) });
+        r.cad.push(Some(if running { 2.0 * ((168.0 + 6.0 * (t / 50.0).sin()) / 2.0).round() } else { (88.0 + 5.0 * (t / 60.0).sin()).round() }));
+        r.power.push(Some((190.0 + 60.0 * (t / 45.0).sin().max(0.0) + 20.0 * (t / 11.0).cos()).round()));
         if i % 10 == 0 {
-            temp.push(Some(18.0 + 3.0 * (t / 900.0).sin()));
+            r.temp.push(Some(round_to(18.0 + 3.0 * (t / 900.0).sin(), 0.1)));
+        }
+        if running {
+            let heading = 1.1 + 1.4 * (t / 500.0).sin();
+            let m = v / 3.6;
+            pos.0 += m * heading.cos() / 111_320.0;
+            pos.1 += m * heading.sin() / (111_320.0 * pos.0.to_radians().cos());
+            r.route.push(((pos.0 * 1e7).round() / 1e7, (pos.1 * 1e7).round() / 1e7));
         }
     }
-    let distance = acc;
+    Some(r)
+}
+
+/// One exercise (or None) on `d`, in Polar's shape; `samples`/`zones` as the flags ask.
+pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect: Dialect) -> Option<Value> {
+    let r = recorded(p, d)?;
+    let (sport, secs, start, running) = (r.sport, r.secs, r.start.clone(), r.running());
+    let (hr, speed, dist, alt, cad, power, temp) = (&r.hr, &r.speed, &r.dist, &r.alt, &r.cad, &r.power, &r.temp);
+    let distance = r.distance();
     let hr_valid: Vec<f64> = hr.iter().flatten().copied().collect();
     let hr_avg = (hr_valid.iter().sum::<f64>() / hr_valid.len() as f64).round();
     let hr_max = hr_valid.iter().fold(0.0f64, |a, b| a.max(*b)).round();
@@ -124,7 +214,7 @@ pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect:
         "start_time": start.datetime().strftime("%Y-%m-%dT%H:%M:%S").to_string(),
         "start_time_utc_offset": p.offset_min(&start),
         "duration": format!("PT{}M{}S", secs / 60, secs % 60),
-        "calories": (secs as f64 * if running { 0.2 } else { 0.17 }).round(),
+        "calories": r.calories(),
         "distance": (distance * 10.0).round() / 10.0,
         "heart_rate": {"average": hr_avg, "maximum": hr_max},
         "training_load": (secs as f64 / 30.0).round(),
@@ -139,11 +229,14 @@ pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect:
     }
     let nested = |snake: &str, kebab: &str| if dialect.kebab_nested { kebab.to_string() } else { snake.to_string() };
     if zones {
-        let limits = [(96, 115), (115, 134), (134, 153), (153, 172), (172, 191)];
+        let l = zone_limits();
+        let limits: Vec<(u8, u8)> = l.windows(2).map(|w| (w[0], w[1])).collect();
+        // A second below the first zone is in none (the top zone holds its upper limit).
         let mut in_zone = [0i64; 5];
         for x in hr.iter().flatten() {
-            let k = limits.iter().position(|(lo, hi)| *x >= f64::from(*lo) && *x < f64::from(*hi)).unwrap_or(0);
-            in_zone[k] += 1;
+            if let Some(k) = limits.iter().position(|(lo, hi)| *x >= f64::from(*lo) && (*x < f64::from(*hi) || *hi == l[5] && *x <= f64::from(*hi))) {
+                in_zone[k] += 1;
+            }
         }
         ex["heart_rate_zones"] = limits
             .iter()
@@ -159,12 +252,12 @@ pub fn exercise_of_day(p: &Person, d: Date, samples: bool, zones: bool, dialect:
             .collect();
     }
     if samples {
-        let mut list: Vec<(u32, u32, &Vec<Option<f64>>)> = vec![(0, 1, &hr), (1, 1, &speed), (10, 1, &dist), (3, 1, &alt), (9, 10, &temp)];
+        let mut list: Vec<(u32, u32, &Vec<Option<f64>>)> = vec![(0, 1, hr), (1, 1, speed), (10, 1, dist), (3, 1, alt), (9, 10, temp)];
         if running {
-            list.push((8, 1, &cad));
+            list.push((8, 1, cad));
         } else {
-            list.push((2, 1, &cad));
-            list.push((4, 1, &power));
+            list.push((2, 1, cad));
+            list.push((4, 1, power));
         }
         let rr: Vec<Option<f64>> = (0..300).map(|i| Some(60_000.0 / 150.0 + 12.0 * ((i as f64) / 5.0).sin())).collect();
         let mut out: Vec<Value> = list
@@ -218,62 +311,108 @@ fn training_load_pro(d: Date, secs: i64, running: bool) -> Value {
     })
 }
 
-/// The upload instant of the exercise on `d` (what Polar's 30-day window is counted from).
+/// The upload instant of the exercise on `d` (what Polar's 30-day window is counted from): ten
+/// minutes after it ended.
 fn uploaded(p: &Person, d: Date) -> Option<Timestamp> {
-    exercise_of_day(p, d, false, false, Dialect::default())?.get("upload_time")?.as_str()?.parse().ok()
+    session(p, d)?;
+    let (start, secs) = exercise_span(p, d);
+    Some(start.timestamp() + (secs + 600).seconds())
 }
 
-/// A day's activity with its samples.
-pub fn activity_of_day(p: &Person, d: Date, with_samples: bool) -> Value {
-    // Steps per minute: quiet night, a morning walk, a workday, an evening run on training days.
+/// When the exercise of `d` (if any) starts, and its seconds.
+fn exercise_span(p: &Person, d: Date) -> (jiff::Zoned, i64) {
+    (p.at(d, 17 * 3600 + 30 * 60 + (h(d, 13) % 1800) as i64), 25 * 60 + (h(d, 12) % (25 * 60)) as i64)
+}
+
+/// The daily activity goal: five hours of activity make 100 %.
+const ACTIVITY_GOAL_MIN: f64 = 300.0;
+
+/// Minutes from local midnight of `d` to instant `t` (negative before, past 1440 after).
+fn minute_of(p: &Person, d: Date, t: Timestamp) -> i64 {
+    (t.as_second() - p.at(d, 0).timestamp().as_second()).div_euclid(60)
+}
+
+/// Whether the watch was off the wrist on `d` (every fourth day, half an hour from 20:00, a shower):
+/// no steps and no heart rate then.
+fn off_wrist(d: Date) -> Option<std::ops::Range<i64>> {
+    h(d, 22).is_multiple_of(4).then_some(20 * 60..20 * 60 + 30)
+}
+
+/// A day's activity by `now`, with its samples: asleep until the night ending `d` ends, a morning
+/// walk, a workday, the exercise (a run's steps are its cadence), asleep again from the next
+/// night's start. Its steps, active time, goal and calories are read from the minutes.
+pub fn activity_of_day(p: &Person, d: Date, with_samples: bool, now: Timestamp) -> Value {
+    let wake = minute_of(p, d, night_span(p, d).1.timestamp()).clamp(0, 1440) as usize;
+    let bed = minute_of(p, d, night_span(p, d.tomorrow().unwrap_or(d)).0.timestamp()).clamp(0, 1440) as usize;
+    let until = minute_of(p, d, now).clamp(0, 1440) as usize;
+    let off = off_wrist(d).unwrap_or(0..0);
     let mut per_min = vec![0u32; 1440];
-    let wake = 6 * 60 + 30 + (h(d, 21) % 60) as usize;
     for (m, v) in per_min.iter_mut().enumerate() {
         let r = h(d, 1000 + m as u64) % 100;
         *v = match m {
-            _ if m < wake => 0,
+            _ if m < wake || m >= bed || off.contains(&(m as i64)) => 0,
             _ if m < wake + 30 => 60 + (r as u32 % 40),
             _ if m < 22 * 60 && r < 25 => (r as u32) * 3,
             _ => 0,
         };
     }
-    if session(p, d) == Some("RUNNING") {
-        for v in per_min.iter_mut().skip(17 * 60 + 30).take(30) {
-            *v = 165;
+    let ex = recorded(p, d).filter(|r| r.end() <= now);
+    let mut exercise_min = vec![false; 1440];
+    if let Some(r) = &ex {
+        // A run's steps are its cadence, second by second; a ride has none.
+        let mut steps = [0.0f64; 1440];
+        for i in 0..r.secs {
+            let m = minute_of(p, d, r.start.timestamp() + i.seconds()).clamp(0, 1439) as usize;
+            exercise_min[m] = true;
+            steps[m] += if r.running() { r.cad[i as usize].unwrap_or(0.0) / 60.0 } else { 0.0 };
+        }
+        for m in (0..1440).filter(|m| exercise_min[*m]) {
+            per_min[m] = steps[m].round() as u32;
         }
     }
+    per_min.iter_mut().skip(until).for_each(|v| *v = 0);
     let total: u32 = per_min.iter().sum();
+    let ex_steps: u32 = per_min.iter().zip(&exercise_min).filter(|(_, e)| **e).map(|(v, _)| *v).sum();
     // Polar leaves out a sample that repeats the one before (reference §4.2).
     let mut step_samples = vec![];
     let mut last = None;
-    for (m, v) in per_min.iter().enumerate() {
+    for (m, v) in per_min.iter().enumerate().take(until) {
         if last != Some(*v) {
             step_samples.push(json!({"steps": v, "timestamp": format!("{d}T{:02}:{:02}", m / 60, m % 60)}));
             last = Some(*v);
         }
     }
+    let clock = |m: usize, s: u8| format!("{d}T{:02}:{:02}:{s:02}", m / 60, m % 60);
     let mut zones = vec![
-        json!({"zone": "SLEEP", "timestamp": format!("{d}T00:00:00")}),
-        json!({"zone": "SEDENTARY", "timestamp": format!("{d}T{:02}:{:02}:30", wake / 60, wake % 60)}),
-        json!({"zone": "LIGHT", "timestamp": format!("{d}T{:02}:{:02}:00", (wake + 5) / 60, (wake + 5) % 60)}),
-        json!({"zone": "MODERATE", "timestamp": format!("{d}T12:10:00")}),
-        json!({"zone": "SEDENTARY", "timestamp": format!("{d}T12:40:00")}),
+        (0, json!({"zone": "SLEEP", "timestamp": clock(0, 0)})),
+        (wake, json!({"zone": "SEDENTARY", "timestamp": clock(wake, 30)})),
+        (wake + 5, json!({"zone": "LIGHT", "timestamp": clock(wake + 5, 0)})),
+        (12 * 60 + 10, json!({"zone": "MODERATE", "timestamp": clock(12 * 60 + 10, 0)})),
+        (12 * 60 + 40, json!({"zone": "SEDENTARY", "timestamp": clock(12 * 60 + 40, 0)})),
     ];
-    // Every fourth day the watch came off for a shower: a zone this server does not know by name.
-    if h(d, 22).is_multiple_of(4) {
-        zones.push(json!({"zone": "NON_WEAR", "timestamp": format!("{d}T20:00:00")}));
-        zones.push(json!({"zone": "SEDENTARY", "timestamp": format!("{d}T20:30:00")}));
+    if let Some(r) = &ex {
+        let (a, b) = (minute_of(p, d, r.start.timestamp()) as usize, minute_of(p, d, r.end()) as usize);
+        zones.push((a, json!({"zone": if r.running() { "VIGOROUS" } else { "MODERATE" }, "timestamp": clock(a, 0)})));
+        zones.push((b, json!({"zone": "SEDENTARY", "timestamp": clock(b, 0)})));
     }
-    zones.push(json!({"zone": "SLEEP", "timestamp": format!("{d}T23:10:00")}));
-    let active_min = per_min.iter().filter(|v| **v > 0).count();
+    // The watch off for a shower: a zone this server does not know by name.
+    if !off.is_empty() {
+        zones.push((off.start as usize, json!({"zone": "NON_WEAR", "timestamp": clock(off.start as usize, 0)})));
+        zones.push((off.end as usize, json!({"zone": "SEDENTARY", "timestamp": clock(off.end as usize, 0)})));
+    }
+    zones.push((bed, json!({"zone": "SLEEP", "timestamp": clock(bed, 0)})));
+    zones.sort_by_key(|z| z.0);
+    let zones: Vec<Value> = zones.into_iter().filter(|z| z.0 < until.max(1)).map(|z| z.1).collect();
+    let active_min = per_min.iter().zip(&exercise_min).filter(|(v, e)| **v > 0 || **e).count();
+    let active_kcal = (total - ex_steps) / 25 + ex.as_ref().map_or(0, |r| r.calories() as u32);
     let mut a = json!({
         "start_time": format!("{d}T00:00:00"),
         "end_time": format!("{d}T23:59:59"),
         "active_duration": format!("PT{}H{}M", active_min / 60, active_min % 60),
-        "inactive_duration": format!("PT{}H{}M", (1440 - active_min) / 60, (1440 - active_min) % 60),
-        "daily_activity": ((total as f64 / 100.0).round() / 10.0).min(200.0),
-        "calories": 1900 + total / 25,
-        "active_calories": total / 25,
+        "inactive_duration": format!("PT{}H{}M", (until - active_min.min(until)) / 60, (until - active_min.min(until)) % 60),
+        "daily_activity": (100.0 * active_min as f64 / ACTIVITY_GOAL_MIN * 100.0).round() / 100.0,
+        "calories": 1900 * until as u32 / 1440 + active_kcal,
+        "active_calories": active_kcal,
         "steps": total,
         "inactivity_alert_count": h(d, 23) % 3,
         "distance_from_steps": ((total as f64 * 0.74) * 100.0).round() / 100.0,
@@ -283,29 +422,44 @@ pub fn activity_of_day(p: &Person, d: Date, with_samples: bool) -> Value {
             "date": d.to_string(),
             "steps": {"interval_ms": 60000, "total_steps": total, "samples": step_samples},
             "activity_zones": {"samples": zones},
-            "inactivity_stamps": [{"stamp": format!("{d}T16:04")}],
+            "inactivity_stamps": if until > 16 * 60 + 4 { json!([{"stamp": format!("{d}T16:04")}]) } else { json!([]) },
         });
     }
     a
 }
 
-/// A day of continuous heart rate: a sample every 5 minutes at `:08`, a few missing, and on three
-/// days in four a run where the watch lost skin contact mid-day ([`no_contact_run`]).
-pub fn heart_rate_of_day(p: &Person, d: Date) -> Value {
-    let mut samples: Vec<(i64, f64)> = (0..288)
-        .filter(|i| !h(d, 300 + *i as u64).is_multiple_of(40))
-        .map(|i| {
-            let t = i as f64 * 300.0;
-            let night = !(7.0 * 3600.0..23.0 * 3600.0).contains(&t);
-            let bpm = if night { 54.0 } else { 72.0 } + 8.0 * (t / 5000.0).sin() + (h(d, 600 + i as u64) % 6) as f64;
-            (i * 300 + 8, bpm.round())
-        })
-        .collect();
+/// The heart rate the watch measured at second `s` of local day `d`: the exercise's while it ran,
+/// the night's five-minute values asleep, none off the wrist, a resting day rate otherwise.
+fn hr_at(p: &Person, d: Date, ex: Option<&Recorded>, s: i64) -> Option<f64> {
+    let t = p.at(d, 0).timestamp() + s.seconds();
+    if let Some(r) = ex.filter(|r| t >= r.start.timestamp() && t < r.end()) {
+        return r.hr_at(t);
+    }
+    if off_wrist(d).is_some_and(|o| o.contains(&(s / 60))) {
+        return None;
+    }
+    for n in [d, d.tomorrow().unwrap_or(d)] {
+        let (a, b) = night_span(p, n);
+        if t >= a.timestamp() && t < b.timestamp() {
+            return Some(night_bpm(n, (t.as_second() - a.timestamp().as_second()) / 300));
+        }
+    }
+    Some((72.0 + 8.0 * (s as f64 / 5000.0).sin() + (h(d, 600 + s as u64 / 300) % 6) as f64).round())
+}
+
+/// A day of continuous heart rate by `now`: a sample every 5 minutes at `:08`, a few missing, and
+/// on three days in four a run where the watch lost skin contact mid-day ([`no_contact_run`]).
+pub fn heart_rate_of_day(p: &Person, d: Date, now: Timestamp) -> Value {
+    let ex = recorded(p, d);
+    let mut samples: Vec<(i64, f64)> =
+        (0..288).filter(|i| !h(d, 300 + *i as u64).is_multiple_of(40)).filter_map(|i| Some((i * 300 + 8, hr_at(p, d, ex.as_ref(), i * 300 + 8)?))).collect();
     samples.extend(no_contact_run(d));
     samples.sort_by_key(|s| s.0);
     samples.dedup_by_key(|s| s.0);
+    let until = now.as_second() - p.at(d, 0).timestamp().as_second();
     let samples: Vec<Value> = samples
         .into_iter()
+        .filter(|(t, _)| *t <= until)
         // Whole beats per minute, as Polar sends them (an integer).
         .map(|(t, bpm)| json!({"heart_rate": bpm as i64, "sample_time": format!("{:02}:{:02}:{:02}", t / 3600, t / 60 % 60, t % 60)}))
         .collect();
@@ -324,12 +478,25 @@ pub fn no_contact_run(d: Date) -> Vec<(i64, f64)> {
     (0..len).map(|k| (start + k, if k % 3 == 2 { 78.0 + (h(d, 313 + k as u64) % 7) as f64 } else { 0.0 })).collect()
 }
 
-/// The night that ends on `d`: start and end with offsets, stages that agree with the hypnogram.
-pub fn night_ending(p: &Person, d: Date) -> Value {
-    let prev = d.yesterday().unwrap_or(d);
-    let start = p.at(prev, 23 * 3600 + 10 * 60 + (h(d, 31) % 2400) as i64 + 7);
+/// When the night ending `d` starts and ends.
+fn night_span(p: &Person, d: Date) -> (jiff::Zoned, jiff::Zoned) {
+    let start = p.at(d.yesterday().unwrap_or(d), 23 * 3600 + 10 * 60 + (h(d, 31) % 2400) as i64 + 7);
     let len_min = 400 + (h(d, 32) % 80) as i64;
     let end = start.checked_add(len_min.minutes()).unwrap_or(start.clone());
+    (start, end)
+}
+
+/// The heart rate of the `k`-th five minutes of the night ending `d`: what the sleep's samples
+/// and the continuous heart rate both say of it.
+fn night_bpm(d: Date, k: i64) -> f64 {
+    (62.0 - 8.0 * (k as f64 / 20.0).min(1.0) + (h(d, 700 + k as u64) % 4) as f64).round()
+}
+
+/// The night that ends on `d`: start and end with offsets, stages that agree with the hypnogram,
+/// its heart rate the five-minute values the continuous heart rate shows through it.
+pub fn night_ending(p: &Person, d: Date) -> Value {
+    let (start, end) = night_span(p, d);
+    let len_min = (end.timestamp().as_second() - start.timestamp().as_second()) / 60;
     // Cycles of ~90 min: light, deep (shorter later), light, REM (longer later); a short wake.
     let mut pts: Vec<(i64, u8)> = vec![];
     let mut t = 0i64;
@@ -355,8 +522,7 @@ pub fn night_ending(p: &Person, d: Date) -> Value {
         format!("{:02}:{:02}", z.hour(), z.minute())
     };
     let hyp: Map<String, Value> = pts.iter().map(|(m, s)| (clock(*m), json!(s))).collect();
-    let hr: Map<String, Value> =
-        (0..len_min / 5).map(|k| (clock(k * 5 + 2), json!((62.0 - 8.0 * (k as f64 / 20.0).min(1.0) + (h(d, 700 + k as u64) % 4) as f64).round()))).collect();
+    let hr: Map<String, Value> = (0..len_min / 5).map(|k| (clock(k * 5 + 2), json!(night_bpm(d, k)))).collect();
     let fmt = |z: &jiff::Zoned| z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string();
     json!({
         "polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id),
@@ -400,13 +566,17 @@ pub fn recharge_of(p: &Person, d: Date) -> Value {
         (0..48).map(|k| (clock(k), json!((50.0 + 15.0 * (k as f64 / 10.0).sin() + (h(d, 800 + k as u64) % 5) as f64).round()))).collect();
     let br: Map<String, Value> =
         (0..48).map(|k| (clock(k), json!(((13.0 + (k as f64 / 30.0) + (h(d, 900 + k as u64) % 5) as f64 / 10.0) * 10.0).round() / 10.0))).collect();
+    // Its averages are of its own four hours: the night's heart rate then, its HRV and breathing samples.
+    let hr: Vec<f64> = (6..54).map(|k| night_bpm(d, k)).collect();
+    let hr_avg = (hr.iter().sum::<f64>() / hr.len() as f64).round();
+    let avg = |m: &Map<String, Value>| m.values().filter_map(Value::as_f64).sum::<f64>() / m.len().max(1) as f64;
     json!({
         "polar_user": format!("https://www.polaraccesslink.com/v3/users/{}", p.user_id),
         "date": d.to_string(),
-        "heart_rate_avg": 52 + h(d, 41) % 6,
-        "beat_to_beat_avg": 1154,
-        "heart_rate_variability_avg": 50 + h(d, 42) % 15,
-        "breathing_rate_avg": 13.9,
+        "heart_rate_avg": hr_avg,
+        "beat_to_beat_avg": (60_000.0 / hr_avg).round(),
+        "heart_rate_variability_avg": avg(&hrv).round(),
+        "breathing_rate_avg": (avg(&br) * 10.0).round() / 10.0,
         "nightly_recharge_status": 1 + h(d, 43) % 6,
         "ans_charge": ((h(d, 44) % 200) as f64 / 10.0 - 10.0),
         "ans_charge_status": 1 + h(d, 45) % 5,
@@ -415,16 +585,31 @@ pub fn recharge_of(p: &Person, d: Date) -> Value {
     })
 }
 
-/// Cardio load of `d`; every ninth day has none (Polar still sends the day, with -1.0 values).
-pub fn cardio_of(d: Date, dialect: Dialect) -> Value {
+/// The cardio load of the exercise on `d` (its training load), 0 on a day without one.
+fn load_of(p: &Person, d: Date) -> f64 {
+    session(p, d).map_or(0.0, |_| (exercise_span(p, d).1 as f64 / 30.0).round())
+}
+
+/// Cardio load of `d`: the day's exercise's load, strain the mean of the last 7 days', tolerance of
+/// the last 28, their ratio and the status it makes. A day without an exercise is now and then
+/// one Polar has no load for (it still sends the day, with -1.0 values).
+pub fn cardio_of(p: &Person, d: Date, dialect: Dialect) -> Value {
     let very_high = if dialect.very_high_kebab { "very-high" } else { "very_high" };
-    if h(d, 51).is_multiple_of(9) {
+    if session(p, d).is_none() && h(d, 51).is_multiple_of(9) {
         return json!({"date": d.to_string(), "cardio_load_status": "LOAD_STATUS_NOT_AVAILABLE", "cardio_load": -1.0, "strain": 0.0,
             "tolerance": -1.0, "cardio_load_ratio": -1.0, "cardio_load_level": {"very_low": 0.0, "low": 0.0, "medium": 0.0, "high": 0.0, very_high: 0.0}});
     }
-    let load = 40.0 + (h(d, 52) % 80) as f64;
-    json!({"date": d.to_string(), "cardio_load_status": "PRODUCTIVE", "cardio_load": load, "strain": 61.2, "tolerance": 55.0,
-        "cardio_load_ratio": 1.11, "cardio_load_level": {"very_low": 20.0, "low": 45.0, "medium": 80.0, "high": 120.0, very_high: 160.0}})
+    let mean = |n: i64| (0..n).filter_map(|k| d.checked_sub(k.days()).ok()).map(|x| load_of(p, x)).sum::<f64>() / n as f64;
+    let (strain, tolerance) = ((mean(7) * 10.0).round() / 10.0, (mean(28) * 10.0).round() / 10.0);
+    let ratio = if tolerance > 0.0 { (strain / tolerance * 100.0).round() / 100.0 } else { 0.0 };
+    let status = match ratio {
+        r if r < 0.8 => "DETRAINING",
+        r if r < 1.0 => "MAINTAINING",
+        r if r <= 1.5 => "PRODUCTIVE",
+        _ => "OVERREACHING",
+    };
+    json!({"date": d.to_string(), "cardio_load_status": status, "cardio_load": load_of(p, d), "strain": strain, "tolerance": tolerance,
+        "cardio_load_ratio": ratio, "cardio_load_level": {"very_low": 20.0, "low": 45.0, "medium": 80.0, "high": 120.0, very_high: 160.0}})
 }
 
 /// SleepWise alertness for the night ending on `d` (UTC times without offset, the offset beside them).
@@ -454,38 +639,20 @@ pub fn alertness_of(p: &Person, d: Date) -> Value {
 
 pub fn physical_info() -> Value {
     json!({"weight": 70.5, "height": 178.0, "created": "2026-01-05T09:12:44Z", "modified": "2026-02-10T12:00:00Z", "birthday": "1985-09-06",
-        "gender": "MALE", "maximum_heart_rate": 190, "resting_heart_rate": 52, "aerobic_threshold": 140, "anaerobic_threshold": 170,
+        "gender": "MALE", "maximum_heart_rate": MAX_HR, "resting_heart_rate": 52, "aerobic_threshold": 140, "anaerobic_threshold": 170,
         "vo2_max": 52, "weight_source": "SOURCE_USER", "training_background": "REGULAR", "typical_day": "MOSTLY_MOVING", "sleep_goal": "PT8H"})
 }
 
-/// One exercise's file. FIT is binary; TCX comes gzipped as Polar's spec says; GPX only with a route.
+/// One exercise's file, written from its records ([`Recorded`]): FIT, TCX (gzipped, as Polar's
+/// spec says) and, for an exercise with a route, GPX.
 pub fn exercise_file(p: &Person, d: Date, format: &str) -> Option<(&'static str, Vec<u8>)> {
-    let ex = exercise_of_day(p, d, false, false, Dialect::default())?;
-    let (id, start) = (ex["id"].as_str()?.to_string(), ex["start_time"].as_str()?.to_string());
+    let r = recorded(p, d)?;
+    let rec = r.recording();
+    let name = if r.running() { "Running" } else { "Road biking" };
     match format {
-        "fit" => {
-            // A FIT file header (14 bytes: size, protocol, profile, data size, ".FIT", CRC) and a token record.
-            let mut b = vec![14u8, 0x20, 0x08, 0x08, 16, 0, 0, 0];
-            b.extend_from_slice(b".FIT");
-            b.extend_from_slice(&[0, 0]);
-            b.extend_from_slice(format!("vitals-sample {id}").as_bytes());
-            Some(("application/octet-stream", b))
-        }
-        "tcx" => {
-            let xml = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<TrainingCenterDatabase xmlns=\"http://www.garmin.com/xmlschemas/TrainingCenterDatabase/v2\">\
-                 <Activities><Activity Sport=\"{}\"><Id>{start}</Id><Notes>{id}</Notes></Activity></Activities></TrainingCenterDatabase>\n",
-                ex["sport"].as_str().unwrap_or("Other")
-            );
-            Some(("application/vnd.garmin.tcx+xml", gzip(xml.as_bytes())))
-        }
-        "gpx" if ex["has_route"] == json!(true) => {
-            let xml = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<gpx version=\"1.1\" creator=\"vitals sample\"><trk><name>{id}</name><trkseg>\
-                 <trkpt lat=\"60.1699\" lon=\"24.9384\"><time>{start}</time></trkpt></trkseg></trk></gpx>\n"
-            );
-            Some(("application/gpx+xml", xml.into_bytes()))
-        }
+        "fit" => Some(("application/octet-stream", activity_file::fit::write(&rec, activity_file::fit::Maker::Polar, r.start.offset().seconds()))),
+        "tcx" => Some(("application/vnd.garmin.tcx+xml", gzip(activity_file::tcx::write(&rec, name).as_bytes()))),
+        "gpx" => activity_file::gpx::write(&rec, name, "Polar Vantage V3").ok().map(|x| ("application/gpx+xml", x.into_bytes())),
         _ => None,
     }
 }
@@ -560,6 +727,10 @@ impl Api<'_> {
     fn days_back(&self, n: i64) -> Vec<Date> {
         (0..n).rev().filter_map(|k| self.today().checked_sub(k.days()).ok()).collect()
     }
+    /// The nights of the last [`LIST_DAYS`] days that ended by now.
+    fn nights_ended(&self) -> Vec<Date> {
+        self.days_back(LIST_DAYS).into_iter().filter(|d| night_span(self.person, *d).1.timestamp() <= self.now).collect()
+    }
     fn flag(q: &HashMap<String, String>, k: &str) -> bool {
         q.get(k).is_some_and(|v| v == "true")
     }
@@ -597,28 +768,28 @@ impl Api<'_> {
             ["v3", "users", "activities"] => match self.range(q, ACTIVITY_DAYS) {
                 Ok(days) => {
                     let with = Self::flag(q, "steps") || Self::flag(q, "activity_zones");
-                    Answer::json(days.into_iter().map(|d| activity_of_day(p, d, with)).collect())
+                    Answer::json(days.into_iter().map(|d| activity_of_day(p, d, with, self.now)).collect())
                 }
                 Err(a) => a,
             },
             ["v3", "users", "continuous-heart-rate"] => match self.range(q, LIST_DAYS) {
                 Ok(days) => {
-                    let list: Vec<Value> = days.into_iter().map(|d| heart_rate_of_day(p, d)).collect();
+                    let list: Vec<Value> = days.into_iter().map(|d| heart_rate_of_day(p, d, self.now)).collect();
                     Answer::json(if self.dialect.hr_bare_array { Value::Array(list) } else { json!({"heart_rates": list}) })
                 }
                 Err(a) => a,
             },
             ["v3", "users", "continuous-heart-rate", day] => match day.parse::<Date>() {
-                Ok(d) if d >= self.first(LIST_DAYS) && d <= self.today() => Answer::json(heart_rate_of_day(p, d)),
+                Ok(d) if d >= self.first(LIST_DAYS) && d <= self.today() => Answer::json(heart_rate_of_day(p, d, self.now)),
                 Ok(_) => Answer::status(404, None),
                 Err(_) => error(400, "bad date"),
             },
-            ["v3", "users", "sleep"] => Answer::json(json!({"nights": self.days_back(LIST_DAYS).into_iter().map(|d| night_ending(p, d)).collect::<Vec<_>>()})),
+            ["v3", "users", "sleep"] => Answer::json(json!({"nights": self.nights_ended().into_iter().map(|d| night_ending(p, d)).collect::<Vec<_>>()})),
             ["v3", "users", "nightly-recharge"] => {
-                Answer::json(json!({"recharges": self.days_back(LIST_DAYS).into_iter().map(|d| recharge_of(p, d)).collect::<Vec<_>>()}))
+                Answer::json(json!({"recharges": self.nights_ended().into_iter().map(|d| recharge_of(p, d)).collect::<Vec<_>>()}))
             }
             ["v3", "users", "cardio-load", "date"] => match self.range(q, CARDIO_DAYS) {
-                Ok(days) => Answer::json(days.into_iter().map(|d| cardio_of(d, self.dialect)).collect()),
+                Ok(days) => Answer::json(days.into_iter().map(|d| cardio_of(p, d, self.dialect)).collect()),
                 Err(a) => a,
             },
             ["v3", "users", "sleepwise", "alertness", "date"] => match self.range(q, LIST_DAYS) {
