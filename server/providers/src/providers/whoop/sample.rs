@@ -21,6 +21,8 @@ const FIRST_DAY: Date = jiff::civil::date(2024, 1, 1);
 pub const DEFAULT_LIMIT: usize = 10;
 pub const MAX_LIMIT: usize = 25;
 pub const USER_ID: i64 = 10_129;
+/// The member's maximum heart rate (`/v2/user/measurement/body`): WHOOP's zones are its 50, 60, … 90 %.
+pub const MAX_HR: u8 = 192;
 
 /// The sample member, living in `tz`.
 #[derive(Clone, Debug)]
@@ -182,13 +184,19 @@ impl Person {
         // The cycle this night began ends when the next night starts: absent while it runs.
         let next_start = d.tomorrow().ok().map(|n| self.night(n).0).filter(|t| *t <= now);
         let mut cycle = self.base(json!(cycle_id(d)), start, next_start, end);
-        let strain = 6.0 + pick(d, 50, 0, 1300) as f64 / 100.0;
+        let workouts = self.workouts(d, now, end);
+        // The day holds its workouts: its strain at least theirs, its energy theirs and more, its
+        // highest heart rate theirs when they reached higher than the rest of the day.
+        let scores: Vec<&Value> = workouts.iter().filter_map(|w| w.get("score")).collect();
+        let of = |k: &str| scores.iter().filter_map(|s| s[k].as_f64()).collect::<Vec<f64>>();
+        let strain = of("strain").into_iter().fold(6.0 + pick(d, 50, 0, 600) as f64 / 100.0, |a, w| a.max((w + 1.2).min(21.0)));
+        let kilojoule = 7000.0 + pick(d, 51, 0, 4000) as f64 + 0.25 + of("kilojoule").iter().sum::<f64>();
+        let max_hr = of("max_heart_rate").into_iter().fold((110 + pick(d, 53, 0, 30)) as f64, f64::max);
         let cycle_state = if scorable { "SCORED" } else { "UNSCORABLE" };
         Person::scored(
             &mut cycle,
             cycle_state,
-            json!({"strain": strain, "kilojoule": 7000.0 + pick(d, 51, 0, 4000) as f64 + 0.25,
-                "average_heart_rate": 64 + pick(d, 52, 0, 16), "max_heart_rate": 140 + pick(d, 53, 0, 45)}),
+            json!({"strain": (strain * 100.0).round() / 100.0, "kilojoule": kilojoule, "average_heart_rate": 64 + pick(d, 52, 0, 16), "max_heart_rate": max_hr as i64}),
         );
         let mut recovery = serde_json::Map::new();
         recovery.insert("cycle_id".into(), json!(cycle_id(d)));
@@ -205,27 +213,44 @@ impl Person {
             score["skin_temp_celsius"] = json!(33.0 + pick(d, 65, 0, 150) as f64 / 100.0);
         }
         Person::scored(&mut recovery, state, score);
-        Some(Day { sleeps, cycle: Value::Object(cycle), recovery: Value::Object(recovery), workouts: self.workouts(d, now) })
+        Some(Day { sleeps, cycle: Value::Object(cycle), recovery: Value::Object(recovery), workouts })
     }
 
-    /// The day's workouts: a run most days (distance and altitude), weights some (neither).
-    fn workouts(&self, d: Date, now: Timestamp) -> Vec<Value> {
+    /// The day's workouts, none before the night ended (`woke`): a run most days (distance and
+    /// altitude), weights some (neither). Each is its heart rate minute by minute, which its
+    /// average, highest and time in each zone (% of [`MAX_HR`]) are read from.
+    fn workouts(&self, d: Date, now: Timestamp, woke: Timestamp) -> Vec<Value> {
         let mut out = vec![];
         let kinds: [(&str, u64, i64); 2] = [("running", 70, 17 * 60), ("weightlifting", 80, 7 * 60 + 30)];
         for (sport, salt, minute) in kinds {
             if h(d, salt) % 3 == 2 {
                 continue;
             }
-            let start = self.at(d, minute + pick(d, salt + 1, 0, 60), 4);
+            let start = self.at(d, minute + pick(d, salt + 1, 0, 60), 4).max(woke.checked_add(20.minutes()).unwrap_or(woke));
             let mins = pick(d, salt + 2, 30, 45);
             let end = start.checked_add(mins.minutes()).unwrap_or(start);
             if end > now {
                 continue;
             }
-            let ms = mins * 60_000;
-            let z = [3, 12, 25, 30, 22, 8].map(|p| ms * p / 100);
-            let mut score = json!({"strain": 7.0 + pick(d, salt + 3, 0, 900) as f64 / 100.0, "average_heart_rate": 120 + pick(d, salt + 4, 0, 40),
-                "max_heart_rate": 165 + pick(d, salt + 5, 0, 25), "kilojoule": 1000.0 + pick(d, salt + 6, 0, 2000) as f64,
+            let bpm: Vec<i64> = (0..mins)
+                .map(|j| {
+                    let x = j as f64;
+                    let v = if sport == "running" {
+                        112.0 + 52.0 * (1.0 - (-x / 6.0).exp()) + 6.0 * (x / 4.0).sin()
+                    } else {
+                        96.0 + 24.0 * (1.0 - (-x / 5.0).exp()) + 14.0 * (x / 2.0).sin().abs()
+                    };
+                    (v + pick(d, salt + 10 + j as u64, 0, 4) as f64).round() as i64
+                })
+                .collect();
+            let mut z = [0i64; 6];
+            for b in &bpm {
+                let pct = *b as f64 * 100.0 / f64::from(MAX_HR);
+                z[((pct - 40.0) / 10.0).floor().clamp(0.0, 5.0) as usize] += 60_000;
+            }
+            let mut score = json!({"strain": 7.0 + pick(d, salt + 3, 0, 900) as f64 / 100.0,
+                "average_heart_rate": (bpm.iter().sum::<i64>() as f64 / bpm.len().max(1) as f64).round() as i64,
+                "max_heart_rate": bpm.iter().max(), "kilojoule": 1000.0 + pick(d, salt + 6, 0, 2000) as f64,
                 "percent_recorded": 100,
                 "zone_durations": {"zone_zero_milli": z[0], "zone_one_milli": z[1], "zone_two_milli": z[2], "zone_three_milli": z[3],
                     "zone_four_milli": z[4], "zone_five_milli": z[5]}});
@@ -367,7 +392,7 @@ impl Api<'_> {
             "/v2/activity/sleep" => self.listing("sleep", q),
             "/v2/activity/workout" => self.listing("workout", q),
             "/v2/user/measurement/body" => {
-                Answer { status: 200, body: json!({"height_meter": 1.8288, "weight_kilogram": 82.5, "max_heart_rate": 192}).to_string() }
+                Answer { status: 200, body: json!({"height_meter": 1.8288, "weight_kilogram": 82.5, "max_heart_rate": MAX_HR}).to_string() }
             }
             "/v2/user/profile/basic" => Answer {
                 status: 200,
