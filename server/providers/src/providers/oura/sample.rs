@@ -31,6 +31,54 @@ pub struct Person {
     pub tz: TimeZone,
 }
 
+/// Minutes of the day the ring charges (off the finger): 20:30 to 21:30.
+const CHARGING: (i64, i64) = (20 * 60 + 30, 21 * 60 + 30);
+/// The sample person's weight (kg), what calories are counted from MET with.
+const WEIGHT_KG: f64 = 70.0;
+
+type Span = (Timestamp, Timestamp);
+
+/// A day of the person (see [`Person::plan`]).
+struct Plan {
+    /// The night ending the day, and the one starting that evening (its wake-up day beside it).
+    nights: [(Date, Span); 2],
+    /// The workout, its activity and intensity.
+    workout: Option<(Span, &'static str, &'static str)>,
+    nap: Option<Span>,
+    session: Option<Span>,
+    charging: Span,
+}
+
+/// What the person was doing at an instant.
+#[derive(Clone, Copy, PartialEq)]
+enum Doing {
+    /// Asleep in the night ending that day, in its `i`-th five minutes.
+    Asleep(Date, usize),
+    Napping,
+    Meditating,
+    Training(&'static str, &'static str),
+    OffFinger,
+    Awake,
+}
+
+impl Plan {
+    fn doing(&self, t: Timestamp) -> Doing {
+        let inside = |(a, b): Span| t >= a && t < b;
+        if inside(self.charging) {
+            return Doing::OffFinger;
+        }
+        if let Some((n, (a, _))) = self.nights.iter().find(|(_, sp)| inside(*sp)) {
+            return Doing::Asleep(*n, ((t.as_second() - a.as_second()) / 300) as usize);
+        }
+        match (self.workout.filter(|w| inside(w.0)), self.nap.filter(|s| inside(*s)), self.session.filter(|s| inside(*s))) {
+            (Some((_, activity, intensity)), _, _) => Doing::Training(activity, intensity),
+            (_, Some(_), _) => Doing::Napping,
+            (_, _, Some(_)) => Doing::Meditating,
+            _ => Doing::Awake,
+        }
+    }
+}
+
 fn uuid(d: Date, salt: u64) -> String {
     let (a, b) = (h(d, salt), h(d, salt ^ 0x5a5a));
     format!("{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}", a >> 32, (a >> 16) & 0xffff, a & 0xfff, b >> 52, b & 0xffff_ffff_ffff)
@@ -53,10 +101,39 @@ impl Person {
         z.strftime("%Y-%m-%dT%H:%M:%S%:z").to_string()
     }
 
-    /// The night that ends on the morning of `d`: (bedtime start, minutes in bed).
+    /// The night that ends on the morning of `d`: (bedtime start, minutes in bed). It starts and
+    /// ends on the five-minute grid its epochs and the day's heart rate share.
     fn night(&self, d: Date) -> (jiff::Zoned, i64) {
-        let start = self.at(d.yesterday().unwrap_or(d), 22 * 60 + pick(d, 1, 0, 75));
-        (start, pick(d, 2, 420, 90))
+        let start = self.at(d.yesterday().unwrap_or(d), 22 * 60 + 5 * pick(d, 1, 0, 15));
+        (start, 420 + 5 * pick(d, 2, 0, 18))
+    }
+
+    /// The night's heart rate in its `i`-th five minutes (None: the ring read nothing then).
+    fn night_hr(d: Date, i: usize) -> Option<i64> {
+        (!(i as u64 + h(d, 4)).is_multiple_of(23)).then(|| 50 + (i as i64 * 7 + pick(d, 5, 0, 9)) % 13)
+    }
+
+    /// The day's plan: when the person slept, napped, meditated, trained and took the ring off to
+    /// charge it. Every collection of the day reads what the person was doing from here.
+    fn plan(&self, d: Date) -> Plan {
+        let span = |z: &jiff::Zoned, mins: i64| (z.timestamp(), z.checked_add(mins.minutes()).unwrap_or(z.clone()).timestamp());
+        let nights = [d, d.tomorrow().unwrap_or(d)].map(|n| {
+            let (start, len) = self.night(n);
+            (n, span(&start, len))
+        });
+        let workout = h(d, 120).is_multiple_of(2).then(|| {
+            let start = self.at(d, 17 * 60 + pick(d, 121, 0, 90));
+            let (activity, intensity) = [("running", "hard"), ("walking", "easy"), ("cycling", "moderate")][(h(d, 123) % 3) as usize];
+            (span(&start, pick(d, 122, 25, 50)), activity, intensity)
+        });
+        let nap = h(d, 13).is_multiple_of(5).then(|| span(&self.at(d, 14 * 60 + pick(d, 14, 0, 60)), pick(d, 15, 20, 25)));
+        // Meditation after getting up: ten minutes, from 7:30 or a quarter of an hour after waking.
+        let woke = nights[0].1 .1 + 15.minutes();
+        let session = h(d, 130).is_multiple_of(3).then(|| {
+            let start = self.at(d, 7 * 60 + 30 + pick(d, 131, 0, 30)).timestamp().max(woke).to_zoned(self.tz.clone());
+            (span(&start, 10), start)
+        });
+        Plan { nights, workout, nap, session: session.map(|s| s.0), charging: (self.at(d, CHARGING.0).timestamp(), self.at(d, CHARGING.1).timestamp()) }
     }
 
     /// Oura's `sleep` documents labelled `d` (the wake-up day): the night, and on some days a nap.
@@ -67,9 +144,7 @@ impl Person {
         let stages: String = (0..epochs).map(|i| ['4', '2', '1', '2', '3', '2', '1', '2', '3', '4'][(i + (h(d, 3) % 4) as usize) / 9 % 10]).collect();
         let count = |c: char| stages.chars().filter(|x| *x == c).count() as i64 * 300;
         let (deep, light, rem, awake) = (count('1'), count('2'), count('3'), count('4'));
-        let hr: Vec<Value> = (0..epochs)
-            .map(|i| if (i as u64 + h(d, 4)).is_multiple_of(23) { Value::Null } else { json!(50 + (i as i64 * 7 + pick(d, 5, 0, 9)) % 13) })
-            .collect();
+        let hr: Vec<Value> = (0..epochs).map(|i| json!(Self::night_hr(d, i))).collect();
         let hrv: Vec<Value> = (0..epochs)
             .map(|i| if (i as u64 + h(d, 6)).is_multiple_of(19) { Value::Null } else { json!(25 + (i as i64 * 11 + pick(d, 7, 0, 17)) % 45) })
             .collect();
@@ -133,7 +208,7 @@ impl Person {
     }
 
     /// The one-a-day documents of `d` for `collection` (empty for a day without one).
-    pub fn daily(&self, collection: &str, d: Date) -> Vec<Value> {
+    pub fn daily(&self, collection: &str, d: Date, now: Timestamp) -> Vec<Value> {
         let day = d.to_string();
         let one = match collection {
             "daily_sleep" => json!({
@@ -150,7 +225,7 @@ impl Person {
                 r["timestamp"] = json!(Self::midnight(d));
                 r
             }
-            "daily_activity" => self.activity(d),
+            "daily_activity" => self.activity(d, now),
             "daily_spo2" => json!({"id": uuid(d, 60), "day": day, "spo2_percentage": {"average": 95.0 + pick(d, 61, 0, 3500) as f64 / 1000.0},
                                    "breathing_disturbance_index": pick(d, 62, 0, 20)}),
             "daily_stress" => {
@@ -174,47 +249,107 @@ impl Person {
         vec![one]
     }
 
-    /// A day of activity: Oura's day starts at 4 a.m. local; MET per minute, a class per 5 minutes.
-    fn activity(&self, d: Date) -> Value {
+    /// What the person did in minute `m` of the activity day `d` (from 4 a.m.): its MET and steps.
+    fn minute(&self, d: Date, plan: &Plan, m: i64, t: Timestamp) -> (Doing, f64, i64) {
+        let r = h(d, 2000 + m as u64);
+        let doing = plan.doing(t);
+        let (met, steps) = match doing {
+            Doing::OffFinger => (0.9, 0),
+            Doing::Asleep(..) | Doing::Napping | Doing::Meditating => (0.9 + (r % 10) as f64 / 100.0, 0),
+            Doing::Training(activity, intensity) => {
+                let met = match intensity {
+                    "hard" => 8.5,
+                    "moderate" => 5.5,
+                    _ => 3.5,
+                } + (r % 10) as f64 / 10.0;
+                (met, [("running", 165), ("walking", 110)].iter().find(|x| x.0 == activity).map_or(0, |x| x.1 + (r % 6) as i64))
+            }
+            // Awake: mostly sitting, now and then about, rarely brisk, a quarter of an hour at a time.
+            Doing::Awake => match h(d, 3000 + m as u64 / 15) % 20 {
+                0 => (3.0 + (r % 15) as f64 / 10.0, 90 + (r % 30) as i64),
+                1..=5 => (2.0 + (r % 9) as f64 / 10.0, 40 + (r % 40) as i64),
+                _ => (1.2 + (r % 7) as f64 / 10.0, (r % 12) as i64),
+            },
+        };
+        (doing, (met * 10.0).round() / 10.0, steps)
+    }
+
+    /// A day of activity by `now`: Oura's day starts at 4 a.m. local; MET and steps per minute from
+    /// what the person was doing ([`Person::plan`]), a class per 5 minutes from its MET (0 off the
+    /// finger, 1 rest, 2 inactive, 3 low, 4 medium, 5 high), and every time, MET-minute, step and
+    /// calorie total read from them.
+    fn activity(&self, d: Date, now: Timestamp) -> Value {
         let from = self.at(d, 4 * 60);
-        let classes: String = (0..288).map(|i| ['1', '1', '2', '2', '3', '2', '1', '4', '2', '0'][(i + (h(d, 100) % 7) as usize) / 29 % 10]).collect();
-        let met: Vec<Value> = (0..1440).map(|i| json!(((9 + (i as u64 * 13 + h(d, 101)) % 40) as f64) / 10.0)).collect();
-        let minutes = |c: char| classes.chars().filter(|x| *x == c).count() as i64 * 5;
-        let steps = pick(d, 102, 3_000, 11_000);
-        let active = steps / 20;
+        let plan = self.plan(d);
+        let minutes: Vec<(Doing, f64, i64)> =
+            (0..1440).map(|m| (m, from.timestamp() + (m * 60).seconds())).take_while(|(_, t)| *t < now).map(|(m, t)| self.minute(d, &plan, m, t)).collect();
+        let classes: String = minutes
+            .chunks(5)
+            .map(|c| {
+                let met = c.iter().map(|x| x.1).sum::<f64>() / c.len() as f64;
+                match met {
+                    _ if c.iter().any(|x| x.0 == Doing::OffFinger) => '0',
+                    _ if met < 1.05 => '1',
+                    _ if met < 2.0 => '2',
+                    _ if met < 3.0 => '3',
+                    _ if met < 6.0 => '4',
+                    _ => '5',
+                }
+            })
+            .collect();
+        let epochs = |c: char| classes.chars().enumerate().filter(move |(_, x)| *x == c).map(|(k, _)| k);
+        let seconds = |c: char| epochs(c).map(|k| minutes[k * 5..(k * 5 + 5).min(minutes.len())].len() as i64 * 60).sum::<i64>();
+        let met_min = |c: char| epochs(c).flat_map(|k| minutes[k * 5..(k * 5 + 5).min(minutes.len())].iter().map(|x| x.1)).sum::<f64>().round() as i64;
+        let steps: i64 = minutes.iter().map(|x| x.2).sum();
+        let active = (minutes.iter().map(|x| (x.1 - 1.0).max(0.0)).sum::<f64>() * WEIGHT_KG / 60.0).round() as i64;
+        let met: Vec<Value> = minutes.iter().map(|x| json!(x.1)).collect();
+        let mean_met = minutes.iter().map(|x| x.1).sum::<f64>() / minutes.len().max(1) as f64;
         json!({
             "id": uuid(d, 103), "class_5_min": classes, "score": pick(d, 104, 55, 45), "active_calories": active,
-            "average_met_minutes": 1.25 + (h(d, 105) % 8) as f64 / 32.0,
+            "average_met_minutes": (mean_met * 1000.0).round() / 1000.0,
             "contributors": {"meet_daily_targets": pick(d, 106, 40, 61), "move_every_hour": pick(d, 107, 60, 41), "recovery_time": pick(d, 108, 70, 31),
                              "stay_active": pick(d, 109, 50, 51), "training_frequency": pick(d, 110, 60, 41), "training_volume": pick(d, 111, 60, 41)},
-            "equivalent_walking_distance": steps * 8 / 10, "high_activity_met_minutes": minutes('4') * 7, "high_activity_time": minutes('4') * 60,
-            "inactivity_alerts": pick(d, 112, 0, 3), "low_activity_met_minutes": minutes('2') * 2, "low_activity_time": minutes('2') * 60,
-            "medium_activity_met_minutes": minutes('3') * 4, "medium_activity_time": minutes('3') * 60,
+            "equivalent_walking_distance": steps * 8 / 10, "high_activity_met_minutes": met_min('5'), "high_activity_time": seconds('5'),
+            "inactivity_alerts": pick(d, 112, 0, 3), "low_activity_met_minutes": met_min('3'), "low_activity_time": seconds('3'),
+            "medium_activity_met_minutes": met_min('4'), "medium_activity_time": seconds('4'),
             "met": {"interval": 60, "items": met, "timestamp": from.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string()},
-            "meters_to_target": 6_000 - steps * 8 / 10, "non_wear_time": minutes('0') * 60, "resting_time": minutes('1') * 60,
-            "sedentary_met_minutes": 10, "sedentary_time": (minutes('1') / 2) * 60, "steps": steps, "target_calories": 350,
-            "target_meters": 6_000, "total_calories": 1_800 + active, "day": d.to_string(), "timestamp": Person::local(&from)
+            "meters_to_target": (6_000 - steps * 8 / 10).max(0), "non_wear_time": seconds('0'), "resting_time": seconds('1'),
+            "sedentary_met_minutes": met_min('2'), "sedentary_time": seconds('2'), "steps": steps, "target_calories": 350,
+            "target_meters": 6_000, "total_calories": (1_650.0 * minutes.len() as f64 / 1440.0).round() as i64 + active, "day": d.to_string(),
+            "timestamp": Person::local(&from)
         })
+    }
+
+    /// The active calories of the workout on `d`: its minutes' MET above rest.
+    fn workout_calories(&self, d: Date, plan: &Plan) -> f64 {
+        let Some(((a, b), _, _)) = plan.workout else { return 0.0 };
+        let from = self.at(d, 4 * 60).timestamp();
+        let first = (a.as_second() - from.as_second()) / 60;
+        let met: f64 = (first..(b.as_second() - from.as_second()) / 60).map(|m| self.minute(d, plan, m, from + (m * 60).seconds()).1 - 1.0).sum();
+        (met * WEIGHT_KG / 60.0 * 10.0).round() / 10.0
     }
 
     /// Documents that happen now and then, with the instant they end (what `now` has seen).
     pub fn events(&self, collection: &str, d: Date) -> Vec<(Timestamp, Value)> {
         let day = d.to_string();
         match collection {
-            "workout" if h(d, 120).is_multiple_of(2) => {
-                let start = self.at(d, 17 * 60 + pick(d, 121, 0, 90));
-                let end = start.checked_add(pick(d, 122, 25, 50).minutes()).unwrap_or(start.clone());
-                let (activity, intensity) = [("running", "hard"), ("walking", "easy"), ("cycling", "moderate")][(h(d, 123) % 3) as usize];
+            "workout" => {
+                let plan = self.plan(d);
+                let Some(((a, b), activity, intensity)) = plan.workout else { return vec![] };
+                let (start, end) = (a.to_zoned(self.tz.clone()), b.to_zoned(self.tz.clone()));
+                // Its distance at the activity's pace, its calories its MET above rest (as the day's activity counts them).
+                let pace = [("running", 3.0), ("walking", 1.4), ("cycling", 6.5)].iter().find(|x| x.0 == activity).map_or(1.0, |x| x.1);
+                let distance = ((b.as_second() - a.as_second()) as f64 * pace * (1.0 + pick(d, 126, 0, 10) as f64 / 100.0)).round();
                 vec![(
-                    end.timestamp(),
-                    json!({"id": uuid(d, 124), "activity": activity, "calories": 180.0 + pick(d, 125, 0, 3000) as f64 / 10.0,
-                    "day": day, "distance": 3_000.0 + pick(d, 126, 0, 600_000) as f64 / 100.0, "end_datetime": Self::local(&end),
+                    b,
+                    json!({"id": uuid(d, 124), "activity": activity, "calories": self.workout_calories(d, &plan),
+                    "day": day, "distance": distance, "end_datetime": Self::local(&end),
                     "intensity": intensity, "label": null, "source": "autodetected", "start_datetime": Self::local(&start)}),
                 )]
             }
-            "session" if h(d, 130).is_multiple_of(3) => {
-                let start = self.at(d, 7 * 60 + 30 + pick(d, 131, 0, 30));
-                let end = start.checked_add(10.minutes()).unwrap_or(start.clone());
+            "session" => {
+                let Some((a, b)) = self.plan(d).session else { return vec![] };
+                let (start, end) = (a.to_zoned(self.tz.clone()), b.to_zoned(self.tz.clone()));
                 let at = start.strftime("%Y-%m-%dT%H:%M:%S%.3f%:z").to_string();
                 let five = |lo: i64, span: i64, salt: u64| -> Vec<Value> {
                     (0..120).map(|i| if i == 0 { Value::Null } else { json!(lo + (i * 7 + pick(d, salt, 0, span)) % span) }).collect()
@@ -258,25 +393,58 @@ impl Person {
         }
     }
 
-    /// Heart rate of `d`: every 5 minutes, `sleep` at night and `awake` by day, UTC timestamps.
+    /// Heart rate of `d`, every 5 minutes on the local day's grid (UTC timestamps), by what the person
+    /// was doing: asleep, the night's own five-minute values (`sleep`); training, `workout`;
+    /// meditating, the session's mean (`session`); napping, `rest`; nothing while the ring charged.
     pub fn heart_rate(&self, d: Date) -> Vec<(Timestamp, Value)> {
+        let plan = self.plan(d);
+        let session = self.events("session", d);
         (0..288)
-            .map(|i| {
+            .filter_map(|i| {
                 let t = self.at(d, i * 5).timestamp();
-                let night = !(7 * 12..23 * 12).contains(&i);
-                let bpm = if night { 50 + (i * 3 + pick(d, 170, 0, 7)) % 9 } else { 62 + (i * 7 + pick(d, 171, 0, 13)) % 31 };
-                (t, json!({"bpm": bpm, "source": if night { "sleep" } else { "awake" }, "timestamp": format!("{}", t.strftime("%Y-%m-%dT%H:%M:%S+00:00"))}))
+                let (bpm, source) = match plan.doing(t) {
+                    Doing::OffFinger => return None,
+                    Doing::Asleep(n, k) => (Self::night_hr(n, k)?, "sleep"),
+                    Doing::Training(_, intensity) => {
+                        let base = match intensity {
+                            "hard" => 142,
+                            "moderate" => 122,
+                            _ => 96,
+                        };
+                        (base + (i * 7 + pick(d, 172, 0, 11)) % 23, "workout")
+                    }
+                    Doing::Meditating => (Self::session_mean(session.first().map(|s| &s.1)?, t)?, "session"),
+                    Doing::Napping => (54 + (i * 3 + pick(d, 170, 0, 7)) % 6, "rest"),
+                    Doing::Awake => (62 + (i * 7 + pick(d, 171, 0, 13)) % 31, "awake"),
+                };
+                Some((t, json!({"bpm": bpm, "source": source, "timestamp": format!("{}", t.strftime("%Y-%m-%dT%H:%M:%S+00:00"))})))
             })
             .collect()
     }
 
-    /// The ring's battery, every 30 minutes: drains by day, charges a little after 7 p.m.
+    /// The mean of a session's heart rate over the five minutes from `t`.
+    fn session_mean(session: &Value, t: Timestamp) -> Option<i64> {
+        let hr = &session["heart_rate"];
+        let start: Timestamp = hr["timestamp"].as_str()?.parse().ok()?;
+        let step = hr["interval"].as_i64()?;
+        let v: Vec<i64> = hr["items"]
+            .as_array()?
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| (t.as_second()..t.as_second() + 300).contains(&(start.as_second() + *k as i64 * step)))
+            .filter_map(|(_, x)| x.as_i64())
+            .collect();
+        (!v.is_empty()).then(|| (v.iter().sum::<i64>() as f64 / v.len() as f64).round() as i64)
+    }
+
+    /// The ring's battery, every 30 minutes: drains by day, charges from 20:30.
     pub fn battery(&self, d: Date) -> Vec<(Timestamp, Value)> {
         (0..48)
             .map(|i| {
                 let t = self.at(d, i * 30).timestamp();
-                let charging = (38..40).contains(&i);
-                let level = if i < 38 { 100 - i * 2 } else { 100 - (47 - i) * 2 };
+                // Off the finger on the charger from 20:30 to 21:30 (the plan's `charging`).
+                let charging = (CHARGING.0 / 30..CHARGING.1 / 30).contains(&i);
+                let level = if i < CHARGING.0 / 30 { 100 - i * 2 } else { 100 - (47 - i) * 2 };
                 (
                     t,
                     json!({"level": level.clamp(5, 100), "charging": charging, "in_charger": charging,
@@ -393,7 +561,7 @@ impl Api<'_> {
             | "daily_resilience"
             | "daily_cardiovascular_age"
             | "sleep_time"
-            | "vO2_max" => self.days(collection, q).map(|ds| ds.into_iter().flat_map(|d| p.daily(collection, d)).collect()),
+            | "vO2_max" => self.days(collection, q).map(|ds| ds.into_iter().flat_map(|d| p.daily(collection, d, self.now)).collect()),
             _ => return error(404, "Not Found"),
         };
         match rows {
@@ -451,7 +619,11 @@ mod tests {
                 None => break,
             }
         }
-        assert_eq!(rows, 7 * 288);
+        // Every row of the seven days: a sample every 5 minutes, none while the ring charged
+        // and none in the night's five minutes the ring read nothing.
+        let days = (1..=7).map(|k| jiff::civil::date(2026, 6, k)).flat_map(|d| p.heart_rate(d)).count();
+        assert!(rows > 7 * 250 && rows <= 7 * 288, "{rows}");
+        assert_eq!(rows, days);
         // `daily_sleep` includes end_date; `sleep` leaves it out, as Oura does.
         let ds = api.answer("/v2/sandbox/usercollection/daily_sleep", &q(&[("start_date", "2026-06-10"), ("end_date", "2026-06-11")]));
         assert_eq!(data(&ds).len(), 2);
