@@ -199,7 +199,7 @@ async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_rang
     let rows = act["data"].as_array().unwrap();
     assert_eq!(rows.iter().map(|r| r["date"].as_str().unwrap().to_string()).collect::<Vec<_>>(), days.iter().map(|d| d.to_string()).collect::<Vec<_>>());
     for (r, d) in rows.iter().zip(&days) {
-        let raw = sample::activity_of_day(&person, *d, 1.0);
+        let raw = sample::activity_of_day(&person, *d, jiff::Timestamp::now());
         assert_eq!(r["steps"], raw["steps"]);
         // A source without a heart-rate sensor sends no field or zeros: both are null here.
         let measured_hr = raw.get("hr_average").and_then(Value::as_f64).is_some_and(|x| x > 0.0);

@@ -147,84 +147,119 @@ pub fn groups_of_day(p: &Person, d: Date) -> Vec<Value> {
     out
 }
 
-/// The day's activity row (Withings' own keys); on some days the phone, without heart rate, is the source.
-pub fn activity_of_day(p: &Person, d: Date, share: f64) -> Value {
+/// What counted a day's activity: the ScanWatch (heart rate too), the phone (steps only, the
+/// watch left at home), or nothing (Withings' resting estimate only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    Watch,
+    Phone,
+    Nothing,
+}
+
+/// The source of local day `d`'s activity and intraday samples; the workouts and ECGs are the watch's.
+pub fn source_of(d: Date) -> Source {
     let r = h(d, 3);
-    let steps = ((4_000 + r % 8_000) as f64 * share) as i64;
-    let mut a = json!({
-        "date": d.to_string(), "timezone": p.tz_name, "steps": steps, "distance": (steps as f64 * 0.78 * 1000.0).round() / 1000.0,
-        "elevation": ((r % 12) as f64 * share) as i64, "soft": ((2_400 + r % 3_000) as f64 * share) as i64,
-        "moderate": ((600 + r % 1_200) as f64 * share) as i64, "intense": ((r % 900) as f64 * share) as i64,
-        "calories": ((150 + r % 350) as f64 * share * 1000.0).round() / 1000.0,
-        "totalcalories": ((1_900 + r % 700) as f64 * share * 1000.0).round() / 1000.0, "modified": p.at(d, 23, 0, 0),
-    });
-    a["active"] = json!(a["moderate"].as_i64().unwrap_or(0) + a["intense"].as_i64().unwrap_or(0));
-    // A source without a heart-rate tracker sends its heart rate and zones as 0 (as recorded).
-    let no_heart = [("hr_average", 0), ("hr_min", 0), ("hr_max", 0), ("hr_zone_0", 0), ("hr_zone_1", 0), ("hr_zone_2", 0), ("hr_zone_3", 0)];
-    if r % 23 == 11 {
-        // A day with no device behind it, as recorded: an external source (brand 18), modelid -1,
-        // every measure 0, and a total that is Withings' resting estimate.
-        for k in ["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories"] {
+    match r {
+        _ if r % 23 == 11 => Source::Nothing,
+        _ if r % 5 == 3 => Source::Phone,
+        _ => Source::Watch,
+    }
+}
+
+/// Heart-rate zones of the watch (light, moderate, intense, peak): the lowest bpm of zones 1 to 3.
+const HR_ZONES: [i64; 3] = [110, 135, 155];
+/// Steps in five minutes that make them soft (from 1), moderate or intense activity.
+const STEPS_MODERATE: i64 = 151;
+const STEPS_INTENSE: i64 = 601;
+
+fn hr_zone(bpm: i64) -> usize {
+    HR_ZONES.iter().take_while(|z| bpm >= **z).count()
+}
+
+/// The day's activity row (Withings' own keys), by `now`: every number the sums and extremes of
+/// the day's intraday samples ([`intraday_between`]) of its source, the watch or the phone (whose
+/// heart rate and zones are 0, as recorded); a day without a source is Withings' resting estimate.
+pub fn activity_of_day(p: &Person, d: Date, now: Timestamp) -> Value {
+    let r = h(d, 3);
+    let (from, to) = (p.at(d, 0, 0, 0), p.at(d.tomorrow().unwrap_or(d), 0, 0, 0));
+    let until = to.min(now.as_second());
+    let share = ((until - from) as f64 / (to - from).max(1) as f64).clamp(0.0, 1.0);
+    let mut a = match source_of(d) {
+        Source::Nothing => {
+            // As recorded: an external source (brand 18), modelid -1, every measure 0, and a
+            // total that is Withings' resting estimate.
+            let mut a = json!({"date": d.to_string(), "timezone": p.tz_name, "totalcalories": ((1_700 + r % 150) as f64 * 100.0).round() / 100.0,
+                "modified": p.at(d, 23, 0, 0).min(until), "deviceid": null, "hash_deviceid": null, "brand": 18, "modelid": -1, "model": null, "is_tracker": false});
+            for k in ["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories"] {
+                a[k] = json!(0);
+            }
+            a
+        }
+        source => summed(p, d, from, until, share, source),
+    };
+    if source_of(d) != Source::Watch {
+        // A source without a heart-rate tracker sends its heart rate and zones as 0 (as recorded).
+        for k in ["hr_average", "hr_min", "hr_max", "hr_zone_0", "hr_zone_1", "hr_zone_2", "hr_zone_3"] {
             a[k] = json!(0);
-        }
-        a["totalcalories"] = json!(((1_700 + r % 150) as f64 * 100.0).round() / 100.0);
-        for (k, v) in [
-            ("deviceid", Value::Null),
-            ("hash_deviceid", Value::Null),
-            ("brand", json!(18)),
-            ("modelid", json!(-1)),
-            ("model", Value::Null),
-            ("is_tracker", json!(false)),
-        ] {
-            a[k] = v;
-        }
-        for (k, v) in no_heart {
-            a[k] = json!(v);
-        }
-    } else if r % 5 == 3 {
-        for (k, v) in [
-            ("deviceid", Value::Null),
-            ("hash_deviceid", Value::Null),
-            ("brand", json!(18)),
-            ("modelid", json!(1055)),
-            ("model", json!("GoogleFit tracker")),
-            ("is_tracker", json!(false)),
-        ] {
-            a[k] = v;
-        }
-        for (k, v) in no_heart {
-            a[k] = json!(v);
-        }
-    } else {
-        for (k, v) in [
-            ("deviceid", json!(WATCH)),
-            ("hash_deviceid", json!(WATCH)),
-            ("brand", json!(1)),
-            ("modelid", json!(93)),
-            ("model", json!("ScanWatch")),
-            ("is_tracker", json!(true)),
-            ("hr_average", json!(68 + r % 9)),
-            ("hr_min", json!(52 + r % 6)),
-            ("hr_max", json!(120 + r % 40)),
-            ("hr_zone_0", json!(30_000 + r % 5_000)),
-            ("hr_zone_1", json!(2_000 + r % 900)),
-            ("hr_zone_2", json!(r % 700)),
-            ("hr_zone_3", json!(r % 120)),
-        ] {
-            a[k] = v;
         }
     }
     a
 }
 
-/// The night that ends on local day `d`, if there was one (a night is skipped now and then).
-pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
+/// A day's activity from its intraday samples from `from` to `until`.
+fn summed(p: &Person, d: Date, from: i64, until: i64, share: f64, source: Source) -> Value {
+    let samples: Vec<Value> = intraday_between(p, from, until).into_iter().map(|(_, v)| v).collect();
+    let g = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    let sum = |k: &str| samples.iter().map(|v| g(v, k)).sum::<f64>();
+    let by_steps = |lo: i64, hi: i64| samples.iter().filter(|v| (lo..hi).contains(&(g(v, "steps") as i64))).count() as i64 * INTRADAY_STEP_S;
+    let (soft, moderate, intense) = (by_steps(1, STEPS_MODERATE), by_steps(STEPS_MODERATE, STEPS_INTENSE), by_steps(STEPS_INTENSE, i64::MAX));
+    let calories = (sum("calories") * 1000.0).round() / 1000.0;
+    let mut a = json!({
+        "date": d.to_string(), "timezone": p.tz_name, "steps": sum("steps") as i64, "distance": (sum("distance") * 1000.0).round() / 1000.0,
+        "elevation": sum("elevation") as i64, "soft": soft, "moderate": moderate, "intense": intense, "active": moderate + intense,
+        "calories": calories, "totalcalories": ((1_650.0 * share + calories) * 1000.0).round() / 1000.0, "modified": p.at(d, 23, 0, 0).min(until),
+    });
+    let device = match source {
+        Source::Watch => json!({"deviceid": WATCH, "hash_deviceid": WATCH, "brand": 1, "modelid": 93, "model": "ScanWatch", "is_tracker": true}),
+        _ => json!({"deviceid": null, "hash_deviceid": null, "brand": 18, "modelid": 1055, "model": "GoogleFit tracker", "is_tracker": false}),
+    };
+    for (k, v) in device.as_object().into_iter().flatten() {
+        a[k] = v.clone();
+    }
+    let hr: Vec<i64> = samples.iter().filter_map(|v| v["heart_rate"].as_i64()).collect();
+    if !hr.is_empty() {
+        let mut zones = [0i64; 4];
+        for b in &hr {
+            zones[hr_zone(*b)] += INTRADAY_STEP_S;
+        }
+        for (k, v) in [
+            ("hr_average", (hr.iter().sum::<i64>() as f64 / hr.len() as f64).round() as i64),
+            ("hr_min", *hr.iter().min().unwrap_or(&0)),
+            ("hr_max", *hr.iter().max().unwrap_or(&0)),
+            ("hr_zone_0", zones[0]),
+            ("hr_zone_1", zones[1]),
+            ("hr_zone_2", zones[2]),
+            ("hr_zone_3", zones[3]),
+        ] {
+            a[k] = json!(v);
+        }
+    }
+    a
+}
+
+/// When the night ending `d` starts and ends, if the mat recorded one.
+fn night_span(p: &Person, d: Date) -> Option<(i64, i64)> {
     let r = h(d, 4);
     if !p.sleep_device || r % 9 == 4 {
         return None;
     }
-    let start = p.at(d.yesterday().ok()?, 22, 30, 0) + (r % 2_400) as i64;
-    let end = p.at(d, 6, 20, 0) + (r % 1_800) as i64;
+    Some((p.at(d.yesterday().ok()?, 22, 30, 0) + (r % 2_400) as i64, p.at(d, 6, 20, 0) + (r % 1_800) as i64))
+}
+
+/// The night that ends on local day `d`, if there was one (a night is skipped now and then).
+pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
+    let r = h(d, 4);
+    let (start, end) = night_span(p, d)?;
     let in_bed = end - start;
     let (deep, rem, awake) = (4_800 + (r % 1_800) as i64, 5_400 + (r % 1_500) as i64, 1_200 + (r % 1_500) as i64);
     let light = in_bed - deep - rem - awake;
@@ -372,11 +407,11 @@ fn readings(n: usize, (lo, avg, hi): (i64, i64, i64), r: u64) -> Vec<i64> {
     v
 }
 
-/// The ECG of local day `d`, if one was taken (about one day in four, on the ScanWatch, around
-/// noon): its `/v2/heart list` row. Mostly negative, now and then inconclusive.
+/// The ECG of local day `d`, if one was taken (about one day in four the watch was worn, around
+/// noon): its `/v2/heart list` row; the intraday heart rate of its five minutes is its rate. Mostly negative, now and then inconclusive.
 pub fn ecg_of_day(p: &Person, d: Date) -> Option<Value> {
     let r = h(d, 6);
-    if r % 4 != 1 {
+    if r % 4 != 1 || source_of(d) != Source::Watch {
         return None;
     }
     let t = p.at(d, 12, 0, 0) + (r % 3_600) as i64;
@@ -417,50 +452,134 @@ pub fn ecg_signal(p: &Person, id: i64) -> Option<Value> {
     Some(json!({"signal": signal, "sampling_frequency": ECG_HZ, "wearposition": 1, "model": 93, "heart_rate": hr}))
 }
 
-/// The workouts of local day `d` (about every third day).
-pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
+/// The workout of local day `d`, if any (about every third day the watch was worn): its start and
+/// end on the five-minute grid of the intraday samples, and its category (walk, run, ride).
+fn workout_span(p: &Person, d: Date) -> Option<(i64, i64, i64)> {
     let r = h(d, 5);
-    if !r.is_multiple_of(3) {
-        return vec![];
+    if !r.is_multiple_of(3) || source_of(d) != Source::Watch {
+        return None;
     }
-    let start = p.at(d, 18, 0, 0) + (r % 1_800) as i64;
-    let minutes = 30 + (r % 31) as i64;
-    let category = [1, 2, 6][(r / 3 % 3) as usize];
+    let start = p.at(d, 18, 0, 0) + (r % 6) as i64 * INTRADAY_STEP_S;
+    let minutes = 30 + 5 * (r % 7) as i64;
+    Some((start, start + minutes * 60, [1, 2, 6][(r / 3 % 3) as usize]))
+}
+
+/// The workouts of local day `d`: heart rate, zones, steps, distance and calories read from the
+/// intraday samples of its minutes (a ride's distance from its pace: a watch counts no steps on a bike).
+pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
+    let Some((start, end, category)) = workout_span(p, d) else {
+        return vec![];
+    };
+    let r = h(d, 5);
+    let samples: Vec<Value> = intraday_between(p, start, end).into_iter().map(|(_, v)| v).collect();
+    let g = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    let sum = |k: &str| samples.iter().map(|v| g(v, k)).sum::<f64>();
+    let hr: Vec<i64> = samples.iter().filter_map(|v| v["heart_rate"].as_i64()).collect();
+    let mut zones = [0i64; 4];
+    for b in &hr {
+        zones[hr_zone(*b)] += INTRADAY_STEP_S;
+    }
+    let distance = if category == 6 { (end - start) as f64 * 6.5 } else { sum("distance") };
     vec![json!({
         "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 3_000_000_000, "category": category,
-        "timezone": p.tz_name, "model": 93, "attrib": 0, "startdate": start, "enddate": start + minutes * 60, "date": d.to_string(),
-        "deviceid": WATCH, "modified": start + minutes * 60 + 300,
-        "data": {"calories": 180 + r % 300, "intensity": 30 + r % 50, "hr_average": 120 + r % 30, "hr_min": 90 + r % 10,
-                 "hr_max": 150 + r % 30, "hr_zone_0": 300, "hr_zone_1": 600, "hr_zone_2": 600, "hr_zone_3": 120,
-                 "pause_duration": r % 300, "algo_pause_duration": null, "spo2_average": null, "steps": 3_000 + r % 3_000,
-                 "distance": 2_500 + r % 5_000, "elevation": r % 10},
+        "timezone": p.tz_name, "model": 93, "attrib": 0, "startdate": start, "enddate": end, "date": d.to_string(),
+        "deviceid": WATCH, "modified": end + 300,
+        "data": {"calories": sum("calories").round(), "intensity": 30 + r % 50,
+                 "hr_average": (hr.iter().sum::<i64>() as f64 / hr.len().max(1) as f64).round() as i64, "hr_min": hr.iter().min(),
+                 "hr_max": hr.iter().max(), "hr_zone_0": zones[0], "hr_zone_1": zones[1], "hr_zone_2": zones[2], "hr_zone_3": zones[3],
+                 "pause_duration": 0, "algo_pause_duration": null, "spo2_average": null, "steps": sum("steps") as i64,
+                 "distance": distance.round(), "elevation": sum("elevation") as i64},
     })]
 }
 
 /// Seconds between intraday samples.
 pub const INTRADAY_STEP_S: i64 = 300;
 
-/// Intraday samples in `[from, to)`, one every [`INTRADAY_STEP_S`] on a grid fixed in absolute time.
+/// What the intraday samples of local day `d` depend on: its source, the nights the mat recorded
+/// (the one ending that day and the next), the workout, the ECG's instant and rate.
+struct SampleDay {
+    day: Date,
+    source: Source,
+    nights: Vec<(i64, i64)>,
+    workout: Option<(i64, i64, i64)>,
+    ecg: Option<(i64, i64)>,
+}
+
+impl SampleDay {
+    fn of(p: &Person, d: Date) -> Option<SampleDay> {
+        let source = source_of(d);
+        (source != Source::Nothing).then(|| SampleDay {
+            day: d,
+            source,
+            nights: [d, d.tomorrow().unwrap_or(d)].into_iter().filter_map(|n| night_span(p, n)).collect(),
+            workout: workout_span(p, d),
+            ecg: ecg_of_day(p, d).and_then(|e| Some((e["timestamp"].as_i64()?, e["heart_rate"].as_i64()?))),
+        })
+    }
+}
+
+/// The sample of the five minutes from `t`: asleep, no steps (and a low rate); in a workout, its
+/// pace and effort; awake, mostly little walking; the ECG's rate in the five minutes it was taken.
+/// The phone counts steps only (no heart rate, as the recorded phone sample has none).
+fn intraday_at(w: &SampleDay, t: i64) -> Value {
+    let d = w.day;
+    let r = h(d, t.rem_euclid(86_400) as u64 + 6);
+    let in_bed = |t: i64| w.nights.iter().any(|(a, b)| (*a..*b).contains(&t));
+    let workout = w.workout.filter(|(a, b, _)| (*a..*b).contains(&t));
+    let (mut bpm, steps, kcal) = match workout {
+        Some((a, _, category)) => {
+            let j = (t - a) / INTRADAY_STEP_S;
+            let (base, steps, kcal) = match category {
+                1 => (96, 550, 0.0),
+                2 => (142, 800, 0.0),
+                _ => (128, 0, 45.0),
+            };
+            (base + (8 * j).min(16) + (r % 6) as i64, steps + (r % 40) as i64, kcal)
+        }
+        None if in_bed(t) => (52 + (r % 8) as i64, 0, 0.0),
+        None => {
+            let steps = match r % 20 {
+                0 => 200 + (r / 20 % 300) as i64,
+                1..=5 => 30 + (r / 20 % 100) as i64,
+                _ => (r / 20 % 20) as i64,
+            };
+            (66 + (r % 30) as i64, steps, 0.0)
+        }
+    };
+    if let Some((_, rate)) = w.ecg.filter(|(at, _)| (t..t + INTRADAY_STEP_S).contains(at)) {
+        bpm = rate;
+    }
+    let mut v = json!({
+        "deviceid": WATCH, "model": "ScanWatch", "model_id": 93, "heart_rate": bpm,
+        "steps": steps, "calories": ((steps as f64 * 0.04 + kcal) * 100.0).round() / 100.0, "distance": steps as f64 * 0.78,
+        "elevation": 0, "duration": INTRADAY_STEP_S,
+    });
+    if w.source == Source::Phone {
+        if let Some(m) = v.as_object_mut() {
+            m.remove("heart_rate");
+            m.extend([("deviceid".into(), Value::Null), ("model".into(), json!("GoogleFit tracker")), ("model_id".into(), json!(1055))]);
+        }
+    }
+    v
+}
+
+/// Intraday samples in `[from, to)`, one every [`INTRADAY_STEP_S`] on a grid fixed in absolute time,
+/// from the day's source (none on a day without one).
 pub fn intraday_between(p: &Person, from: i64, to: i64) -> Map<String, Value> {
     let mut out = Map::new();
     let mut t = from.div_euclid(INTRADAY_STEP_S) * INTRADAY_STEP_S;
     if t < from {
         t += INTRADAY_STEP_S;
     }
+    let mut day: Option<(Date, Option<SampleDay>)> = None;
     while t < to {
-        let local = Timestamp::from_second(t).map(|x| x.to_zoned(p.tz.clone())).ok();
-        let hour = local.as_ref().map(|z| z.hour()).unwrap_or(12);
-        let r = h(p.day_of(t), t as u64 % 86_400 + 6);
-        let awake = (7..23).contains(&hour);
-        let steps = if awake { (r % 400) as i64 } else { 0 };
-        out.insert(
-            t.to_string(),
-            json!({
-                "deviceid": WATCH, "model": "ScanWatch", "model_id": 93, "heart_rate": if awake { 66 + r % 30 } else { 52 + r % 8 },
-                "steps": steps, "calories": (steps as f64 * 0.04 * 100.0).round() / 100.0, "distance": steps as f64 * 0.78,
-                "elevation": 0, "duration": INTRADAY_STEP_S,
-            }),
-        );
+        let d = p.day_of(t);
+        if day.as_ref().is_none_or(|x| x.0 != d) {
+            day = Some((d, SampleDay::of(p, d)));
+        }
+        if let Some(w) = day.as_ref().and_then(|x| x.1.as_ref()) {
+            out.insert(t.to_string(), intraday_at(w, t));
+        }
         t += INTRADAY_STEP_S;
     }
     out
@@ -547,10 +666,7 @@ impl Api<'_> {
         let path = path.trim_matches('/');
         match (path, action) {
             ("measure", "getmeas") => self.getmeas(q),
-            ("v2/measure", "getactivity") => self.by_day(q, "activities", |d| {
-                let share = if d == self.today() { self.share_of_today() } else { 1.0 };
-                vec![activity_of_day(self.person, d, share)]
-            }),
+            ("v2/measure", "getactivity") => self.by_day(q, "activities", |d| vec![activity_of_day(self.person, d, self.now)]),
             ("v2/measure", "getworkouts") => self.by_day(q, "series", |d| workouts_of_day(self.person, d)),
             ("v2/sleep", "getsummary") => self.by_day(q, "series", |d| night_ending(self.person, d).into_iter().collect()),
             ("v2/sleep", "get") => self.night_series(q),
@@ -565,11 +681,6 @@ impl Api<'_> {
             }
             _ => error(2554, "Not implemented"),
         }
-    }
-
-    fn share_of_today(&self) -> f64 {
-        let z = self.now.to_zoned(self.person.tz.clone());
-        (f64::from(z.hour()) * 3600.0 + f64::from(z.minute()) * 60.0) / 86_400.0
     }
 
     fn offset(q: &HashMap<String, String>) -> Result<usize, Value> {
