@@ -616,10 +616,19 @@ pub static DAILY_COLUMNS: &[DailyColumn] = &[
 #[derive(Debug, Clone, Copy)]
 pub struct Files {
     pub formats: &'static [FileFormat],
+    /// Formats the provider does not serve that vitals writes from its FIT (`activity_file`).
+    pub from_fit: &'static [FileFormat],
     /// The collection whose `id` names an activity.
     pub listed_in: &'static str,
     /// Said when a file is not there (an unknown id, GPX without a route), in the provider's terms.
     pub missing: &'static str,
+}
+
+impl Files {
+    /// Every format `vitals_export` writes: the provider's own, then those written from its FIT.
+    pub fn offered(&self) -> Vec<FileFormat> {
+        self.formats.iter().chain(self.from_fit).copied().collect()
+    }
 }
 
 /// A file format of an exported activity.

@@ -1,8 +1,12 @@
 //! `vitals_export`: one activity's file (FIT, TCX or GPX), fetched from its provider and written to
 //! the path the user named. The one place this server writes health data to disk, and only when
-//! asked: an absolute path, in a folder that exists, never over an existing file unless
-//! `overwrite` says so, written whole or not at all. Nothing here names a provider: a provider
-//! offers files in its catalog (`ProviderSpec.files`) and builds the request (`file_request`).
+//! asked: an absolute path (or one from `~/`, the person's home, said in the answer), in a folder
+//! that exists, never over an existing file unless `overwrite` says so, written whole or not at
+//! all. Nothing here names a provider: a provider offers files in its catalog
+//! (`ProviderSpec.files`) and builds the request (`file_request`); a format it does not serve but
+//! lists in `Files.from_fit` is written here from its FIT (`activity_file`).
+use crate::accounts::Home;
+use crate::activity_file::{self, Recording};
 use crate::catalog::FileFormat;
 use crate::engine::{Engine, QueryError};
 use crate::providers::Mode;
@@ -40,13 +44,30 @@ fn bad(s: String) -> QueryError {
     QueryError::BadInput(s)
 }
 
+/// `~` at the start of `path` read as the home folder `home` (None: this server has none of the
+/// person's, being hosted), and the words that say so; any other path as it is.
+fn expand_home(path: &str, home: Option<&Path>) -> Result<(String, Option<String>), QueryError> {
+    let t = path.trim();
+    let Some(rest) = t.strip_prefix('~') else {
+        return Ok((t.to_string(), None));
+    };
+    if !(rest.is_empty() || rest.starts_with(['/', '\\'])) {
+        return Err(bad(format!("`path` {path:?}: only `~/` (the home folder) is understood, not another user's `~name`. Send an absolute path.")));
+    }
+    let Some(home) = home else {
+        return Err(bad(format!("`path` {path:?}: this vitals runs on a server for many people, so `~` is no one's home folder here. Send an absolute path.")));
+    };
+    let full = home.join(rest.trim_start_matches(['/', '\\']));
+    Ok((full.display().to_string(), Some(format!("`~` is the home folder, {}.", home.display()))))
+}
+
 /// The checked destination: absolute, its folder exists, and not an existing file unless allowed.
 fn destination(path: &str, overwrite: bool) -> Result<(PathBuf, bool), QueryError> {
     let p = PathBuf::from(path.trim());
     if path.trim().is_empty() || !p.is_absolute() {
         return Err(bad(format!(
-            "`path` must be an absolute path of the file to write (for example /home/me/runs/run.fit or C:\\Users\\me\\run.fit); got {path:?}. \
-             Ask the user where to save it."
+            "`path` must be an absolute path of the file to write, or one from ~/ (for example /home/me/runs/run.fit, ~/run.fit or \
+             C:\\Users\\me\\run.fit); got {path:?}. Ask the user where to save it."
         )));
     }
     if p.file_name().is_none() || path.trim().ends_with(['/', '\\']) {
@@ -80,7 +101,7 @@ fn check_id(id: &str, listed_in: &str) -> Result<(), QueryError> {
 pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine::Deadline) -> Result<Exported, QueryError> {
     let with_files: Vec<String> = engine
         .providers()
-        .filter_map(|p| p.spec().files.map(|f| format!("{} ({})", p.spec().name, f.formats.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))))
+        .filter_map(|p| p.spec().files.map(|f| format!("{} ({})", p.spec().name, f.offered().iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))))
         .collect();
     let name = req.provider.trim().to_ascii_lowercase();
     let source = engine
@@ -90,12 +111,19 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
     let p = &source.provider;
     let spec = p.spec();
     let files = spec.files.expect("filtered above");
-    let formats = files.formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ");
+    let formats = files.offered().iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ");
     let format = FileFormat::parse(&req.format)
-        .filter(|f| files.formats.contains(f))
+        .filter(|f| files.offered().contains(f))
         .ok_or_else(|| bad(format!("`format`: {:?} is not a file {} serves. Send one of: {formats}.", req.format, spec.display)))?;
+    // A format the provider does not serve is written from its FIT.
+    let fetched = if files.formats.contains(&format) { format } else { FileFormat::Fit };
     check_id(req.id.trim(), &spec.qualified(files.listed_in))?;
-    let (path, exists) = destination(&req.path, req.overwrite)?;
+    let home = match engine.home() {
+        Home::Local => dirs::home_dir(),
+        Home::Tenant { .. } => None,
+    };
+    let (full, home_said) = expand_home(&req.path, home.as_deref())?;
+    let (path, exists) = destination(&full, req.overwrite)?;
     let cred = p.credential().current();
     if let Some(why) = &cred.problem {
         return Err(QueryError::NeedsAccount { provider: spec.name, why: why.clone() });
@@ -109,9 +137,9 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
     let id = req.id.trim();
     // Read as a query reads: the credential prepared first, one renewal after a 401, the engine's
     // rules for the provider's statuses (engine/file.rs).
-    let reply = engine.file(p, |cred| p.file_request(id, format, cred), deadline).await?;
+    let reply = engine.file(p, |cred| p.file_request(id, fetched, cred), deadline).await?;
     let (status, body, synthetic) = (reply.status, reply.bytes, reply.synthetic);
-    let mut notes: Vec<String> = reply.credential.into_iter().collect();
+    let mut notes: Vec<String> = reply.credential.into_iter().chain(home_said).collect();
     let bytes = match status {
         200 => body,
         s if spec.no_data.contains(&s) || s == 404 => {
@@ -134,12 +162,21 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
         bytes
     };
     let bytes = if bytes.starts_with(b"PK\x03\x04") {
-        let (name, inner) = crate::archive::unzip_one(&bytes, format.as_str())
-            .map_err(|e| QueryError::Upstream(format!("{} sent a ZIP without a .{} file in it ({e}); nothing was written.", spec.display, format.as_str())))?;
-        notes.push(format!("{} sent a ZIP; its {name} was extracted, so the file is the {} itself.", spec.display, format.as_str().to_uppercase()));
+        let (name, inner) = crate::archive::unzip_one(&bytes, fetched.as_str())
+            .map_err(|e| QueryError::Upstream(format!("{} sent a ZIP without a .{} file in it ({e}); nothing was written.", spec.display, fetched.as_str())))?;
+        if fetched == format {
+            notes.push(format!("{} sent a ZIP; its {name} was extracted, so the file is the {} itself.", spec.display, format.as_str().to_uppercase()));
+        }
         inner
     } else {
         bytes
+    };
+    let bytes = if fetched == format {
+        bytes
+    } else {
+        let (converted, said) = from_fit(&bytes, format, spec.display, id)?;
+        notes.push(said);
+        converted
     };
     if bytes.is_empty() {
         return Err(QueryError::Upstream(format!("{} sent an empty file; nothing was written.", spec.display)));
@@ -162,6 +199,46 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
         replaced: exists,
         notes,
     })
+}
+
+/// A format the provider does not serve, written from its FIT: the file, and what it holds in words.
+fn from_fit(fit: &[u8], to: FileFormat, display: &str, id: &str) -> Result<(Vec<u8>, String), QueryError> {
+    let rec =
+        activity_file::fit::read(fit).map_err(|e| QueryError::Upstream(format!("{display}'s FIT of {id:?} could not be read ({e}); nothing was written.")))?;
+    let name = format!("{display} activity {id}");
+    let upper = to.as_str().to_uppercase();
+    let (xml, points) = match to {
+        FileFormat::Gpx => {
+            let xml = activity_file::gpx::write(&rec, &name, "vitals").map_err(|e| {
+                bad(format!("`format`: {display} activity {id} cannot be a GPX: {e}, so nothing was written. Send format=tcx or fit for its heart rate, speed and distance."))
+            })?;
+            (xml, rec.points.iter().filter(|p| p.position.is_some()).count())
+        }
+        FileFormat::Tcx => (activity_file::tcx::write(&rec, &name), rec.points.len()),
+        FileFormat::Fit => return Ok((fit.to_vec(), String::new())),
+    };
+    Ok((xml.into_bytes(), format!("{display} serves only the FIT; vitals wrote this {upper} from it: {}.", holds(&rec, to, points))))
+}
+
+/// What a GPX or TCX written from `rec` holds: its points and their readings, its laps.
+fn holds(rec: &Recording, to: FileFormat, points: usize) -> String {
+    let has = |f: &dyn Fn(&activity_file::Point) -> bool| rec.points.iter().any(f);
+    let mut what: Vec<&str> = vec!["time"];
+    for (name, present) in [
+        ("position", has(&|p| p.position.is_some())),
+        ("altitude", has(&|p| p.altitude_m.is_some())),
+        ("heart rate", has(&|p| p.hr_bpm.is_some())),
+        ("distance", to == FileFormat::Tcx && has(&|p| p.distance_m.is_some())),
+        ("speed", to == FileFormat::Tcx && has(&|p| p.speed_m_s.is_some())),
+        ("power", to == FileFormat::Tcx && has(&|p| p.power_w.is_some())),
+    ] {
+        if present {
+            what.push(name);
+        }
+    }
+    let kind = if to == FileFormat::Gpx { "track points" } else { "trackpoints" };
+    let laps = if to == FileFormat::Tcx { format!(" in {} laps", rec.laps.len()) } else { String::new() };
+    format!("{points} {kind}{laps} with {}", what.join(", "))
 }
 
 /// Whole or not at all: the bytes go to a hidden file beside the target, then take its name, by
@@ -205,6 +282,18 @@ mod tests {
         assert_eq!(std::fs::read(&f).unwrap(), b"two");
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "no part file left behind");
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_path_from_the_home_folder_is_said_and_only_one_s_own() {
+        let home = Path::new("/home/me");
+        let (p, said) = expand_home(" ~/runs/a.gpx", Some(home)).unwrap();
+        assert_eq!(p, "/home/me/runs/a.gpx");
+        assert!(said.unwrap().contains("/home/me"));
+        assert_eq!(expand_home("/tmp/a.fit", Some(home)).unwrap(), ("/tmp/a.fit".to_string(), None));
+        assert!(expand_home("~bob/a.fit", Some(home)).unwrap_err().to_string().contains("another user"));
+        assert!(expand_home("~/a.fit", None).unwrap_err().to_string().contains("Send an absolute path"));
+        assert!(destination(&expand_home("~", Some(home)).unwrap().0, false).unwrap_err().to_string().contains("folder"), "the home folder itself");
     }
 
     #[test]

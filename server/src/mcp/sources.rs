@@ -151,8 +151,8 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
             state: cred.mode().as_str().into(),
             connection: p.spec().connection.kind().as_str().into(),
             files: p.spec().files.map(|f| {
-                let formats: Vec<&str> = f.formats.iter().map(|x| x.as_str()).collect();
-                format!("{} of each activity in {} (by its id), with vitals_export", formats.join(", "), p.spec().qualified(f.listed_in))
+                let formats: Vec<&str> = f.offered().iter().map(|x| x.as_str()).collect();
+                format!("{} of each activity in {} (by id), via vitals_export", formats.join(", "), p.spec().qualified(f.listed_in))
             }),
             collections: p
                 .spec()

@@ -125,7 +125,7 @@ pub struct ExportArgs {
     pub id: String,
     /// `fit`, `tcx` or `gpx` (GPX needs a GPS track).
     pub format: String,
-    /// Absolute path in a folder that exists, e.g. /home/me/run.fit. Ask the user.
+    /// Absolute path or ~/path, in a folder that exists, e.g. ~/run.fit. Ask the user.
     pub path: String,
     /// true replaces an existing file. Default false.
     #[serde(default)]

@@ -260,10 +260,66 @@ async fn export_takes_the_fit_out_of_garmins_zip() {
     assert_eq!(&bytes[8..12], b".FIT", "the FIT itself, not the ZIP");
     assert_eq!(r["bytes"], bytes.len());
     assert!(r["notes"][0].as_str().unwrap().contains("ZIP"));
-    let e = s.err("vitals_export", json!({"provider": "garmin", "id": id, "format": "gpx", "path": dir.join("x.gpx").display().to_string()})).await;
-    assert!(e.contains("Send one of: fit"), "{e}");
+    let e = s.err("vitals_export", json!({"provider": "garmin", "id": id, "format": "pdf", "path": dir.join("x.pdf").display().to_string()})).await;
+    assert!(e.contains("Send one of: fit, tcx, gpx"), "{e}");
     let e = s.err("vitals_export", json!({"provider": "garmin", "id": "1", "format": "fit", "path": dir.join("y.fit").display().to_string()})).await;
     assert!(e.contains("no activity with that id"), "{e}");
+    for r in twin.requests() {
+        assert!(r.method == "GET" || r.path == vitals::providers::garmin::auth::KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
+    }
+    s.close().await;
+}
+
+/// Garmin serves an activity only as its FIT: `vitals_export` writes its GPX and TCX from that FIT
+/// (the same records, positions and laps, each file held to its schema), refuses a GPX of an
+/// activity without positions in those words, and reads `~/` as the home folder, saying so.
+#[tokio::test(flavor = "multi_thread")]
+async fn export_writes_gpx_and_tcx_from_the_fit_and_reads_the_home_folder() {
+    let twin = twin().await;
+    let home = common::scratch().join(format!("vitals-e2e-garmin-home-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
+    let (_, mut env) = base_env(&twin, "convert");
+    env.push(("VITALS_GARMIN_API_KEY".into(), KEY.into()));
+    env.push(("HOME".into(), home.display().to_string()));
+    let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let s = connect(&twin, true, &pairs).await;
+    let p = person(&twin);
+    let find = |kind: &str| days(ago(14), ago(1)).into_iter().find(|d| sample::activity(&p, *d).is_some_and(|a| a["activityType"]["typeKey"] == kind)).unwrap();
+    let (run, ride) = (find("running"), find("cycling"));
+    let fit_of = |d| {
+        let (_, bytes) = vitals::archive::unzip_one(&sample::activity_zip(&p, d).unwrap(), "fit").unwrap();
+        vitals::activity_file::fit::read(&bytes).unwrap()
+    };
+    let id = sample::activity_id(run).to_string();
+    let r = s.ok("vitals_export", json!({"provider": "garmin", "id": id, "format": "gpx", "path": "~/run.gpx"})).await;
+    assert_eq!(r["path"], home.join("run.gpx").display().to_string(), "`~/` is the home folder");
+    let notes = r["notes"].to_string();
+    assert!(notes.contains(&format!("`~` is the home folder, {}", home.display())), "{notes}");
+    assert!(notes.contains("Garmin serves only the FIT; vitals wrote this GPX from it"), "{notes}");
+    let fit = fit_of(run);
+    let gpx = std::fs::read_to_string(home.join("run.gpx")).unwrap();
+    assert_eq!(crate::export_files::gpx(&gpx).points, fit.points.len(), "a track point for every record with a position");
+    let (lat, lon) = fit.points[0].position.unwrap();
+    let seven = |x: f64| format!("{x:.7}").trim_end_matches('0').trim_end_matches('.').to_string();
+    assert!(gpx.contains(&format!("<trkpt lat=\"{}\" lon=\"{}\">", seven(lat), seven(lon))), "the FIT's first position");
+    assert!(notes.contains(&format!("{} track points with time, position, altitude, heart rate", fit.points.len())), "{notes}");
+    let r = s.ok("vitals_export", json!({"provider": "garmin", "id": id, "format": "tcx", "path": "~/run.tcx"})).await;
+    assert_eq!(r["format"], "tcx");
+    let tcx = crate::export_files::tcx(&std::fs::read_to_string(home.join("run.tcx")).unwrap());
+    assert_eq!(tcx.trackpoints, fit.points.len());
+    assert_eq!(tcx.laps, fit.laps.iter().map(|l| l.distance_m).collect::<Vec<_>>(), "the FIT's laps");
+    // A ride on the trainer has no positions: no GPX, said; its TCX holds its power.
+    let ride_id = sample::activity_id(ride).to_string();
+    let e = s.err("vitals_export", json!({"provider": "garmin", "id": ride_id, "format": "gpx", "path": "~/ride.gpx"})).await;
+    assert!(e.contains("no GPS positions") && e.contains("format=tcx"), "{e}");
+    assert!(!home.join("ride.gpx").exists(), "nothing written");
+    s.ok("vitals_export", json!({"provider": "garmin", "id": ride_id, "format": "tcx", "path": "~/ride.tcx"})).await;
+    let ride_tcx = std::fs::read_to_string(home.join("ride.tcx")).unwrap();
+    assert_eq!(crate::export_files::tcx(&ride_tcx).trackpoints, fit_of(ride).points.len());
+    assert!(ride_tcx.contains("<ns3:Watts>") && !ride_tcx.contains("<Position>"), "power, and no invented position");
+    let e = s.err("vitals_export", json!({"provider": "garmin", "id": id, "format": "gpx", "path": "~bob/run.gpx"})).await;
+    assert!(e.contains("`path`") && e.contains("~name"), "{e}");
     for r in twin.requests() {
         assert!(r.method == "GET" || r.path == vitals::providers::garmin::auth::KEY_EXCHANGE, "only reads and the key exchange: {r:?}");
     }

@@ -16,6 +16,7 @@ mod decoders;
 mod docs;
 mod during;
 mod economy;
+mod export_files;
 mod formats;
 mod front_door;
 mod garmin;

@@ -87,7 +87,13 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
         revoke: Revoke::InAccount("at Garmin Connect → Settings → Personal API Key, where you delete the key"),
     }),
     no_data: &[204],
-    files: Some(Files { formats: &[FileFormat::Fit], listed_in: "activities", missing: "Garmin has no activity with that id for this account" }),
+    // Garmin serves the original FIT only; TCX and GPX are written from it.
+    files: Some(Files {
+        formats: &[FileFormat::Fit],
+        from_fit: &[FileFormat::Tcx, FileFormat::Gpx],
+        listed_in: "activities",
+        missing: "Garmin has no activity with that id for this account",
+    }),
     // Two in flight per key (reference §3: clients cap at 2; more gets 429).
     // Garmin answers bursts with 429s (reference §6): two at a time.
     in_flight: 2,

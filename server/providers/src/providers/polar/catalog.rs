@@ -108,6 +108,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
     no_data: &[204, 404],
     files: Some(Files {
         formats: &[FileFormat::Fit, FileFormat::Tcx, FileFormat::Gpx],
+        from_fit: &[],
         listed_in: "exercises",
         missing: "Polar has no such exercise among those it lists (the last 30 days, since vitals was connected), or, for GPX, the exercise \
                   has no route (recorded without GPS)",
