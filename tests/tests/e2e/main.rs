@@ -2,6 +2,7 @@
 //! linked the whole stack again (DECISIONS 45). The shared harness is `common`.
 mod common;
 
+mod agreement;
 mod analysis;
 mod apps;
 mod apps_browser;
