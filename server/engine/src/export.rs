@@ -228,6 +228,7 @@ fn holds(rec: &Recording, to: FileFormat, points: usize) -> String {
         ("position", has(&|p| p.position.is_some())),
         ("altitude", has(&|p| p.altitude_m.is_some())),
         ("heart rate", has(&|p| p.hr_bpm.is_some())),
+        ("cadence", has(&|p| p.cadence_rpm.is_some())),
         ("distance", to == FileFormat::Tcx && has(&|p| p.distance_m.is_some())),
         ("speed", to == FileFormat::Tcx && has(&|p| p.speed_m_s.is_some())),
         ("power", to == FileFormat::Tcx && has(&|p| p.power_w.is_some())),
@@ -238,7 +239,8 @@ fn holds(rec: &Recording, to: FileFormat, points: usize) -> String {
     }
     let kind = if to == FileFormat::Gpx { "track points" } else { "trackpoints" };
     let laps = if to == FileFormat::Tcx { format!(" in {} laps", rec.laps.len()) } else { String::new() };
-    format!("{points} {kind}{laps} with {}", what.join(", "))
+    let no_gps = if rec.has_positions() { "" } else { "; no GPS positions (the activity was recorded without GPS)" };
+    format!("{points} {kind}{laps} with {}{no_gps}", what.join(", "))
 }
 
 /// Whole or not at all: the bytes go to a hidden file beside the target, then take its name, by

@@ -254,6 +254,9 @@ async fn polar(s: &Session, dir: &std::path::Path) {
     for (day, act) in &activity {
         assert_eq!(f(&act["daily_activity_pct"]), (f(&act["active_min"]) / 3.0 * 100.0).round() / 100.0, "polar {day}: the goal is five hours of activity");
     }
+    // Today so far: its minutes add up to its steps, none counted in hours still to come.
+    let now = rows(s, "polar.activity", json!({"day": ds(today())})).await;
+    assert_eq!(now[0]["hourly_steps_sum"], now[0]["steps"], "polar today: {}", now[0]);
     let nights = rows(s, "polar.sleep", range.clone()).await;
     let recharges = by(rows(s, "polar.nightly_recharge", range).await, "date");
     let (mut checked, mut recharged) = (0, 0);

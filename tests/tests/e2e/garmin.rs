@@ -314,7 +314,8 @@ async fn export_writes_gpx_and_tcx_from_the_fit_and_reads_the_home_folder() {
     let e = s.err("vitals_export", json!({"provider": "garmin", "id": ride_id, "format": "gpx", "path": "~/ride.gpx"})).await;
     assert!(e.contains("no GPS positions") && e.contains("format=tcx"), "{e}");
     assert!(!home.join("ride.gpx").exists(), "nothing written");
-    s.ok("vitals_export", json!({"provider": "garmin", "id": ride_id, "format": "tcx", "path": "~/ride.tcx"})).await;
+    let r = s.ok("vitals_export", json!({"provider": "garmin", "id": ride_id, "format": "tcx", "path": "~/ride.tcx"})).await;
+    assert!(r["notes"].to_string().contains("no GPS positions"), "said: {}", r["notes"]);
     let ride_tcx = std::fs::read_to_string(home.join("ride.tcx")).unwrap();
     assert_eq!(crate::export_files::tcx(&ride_tcx).trackpoints, fit_of(ride).points.len());
     assert!(ride_tcx.contains("<ns3:Watts>") && !ride_tcx.contains("<Position>"), "power, and no invented position");

@@ -603,7 +603,8 @@ fn listing(d: Date, o: &Outing) -> Value {
         "activityType": {"typeKey": if o.run { "running" } else { "cycling" }}, "distance": r2(o.distance_m()), "duration": o.timer_s() as f64,
         // The timer never paused: elapsed time is the timer's.
         "elapsedDuration": o.timer_s() as f64, "movingDuration": o.moving_s() as f64,
-        "averageSpeed": r3(o.distance_m() / o.timer_s().max(1) as f64), "maxSpeed": r3(max_speed), "averageHR": o.avg_hr(), "maxHR": o.max_hr(),
+        // Speeds to the centimetre a second, as Garmin's app shows them.
+        "averageSpeed": r2(o.distance_m() / o.timer_s().max(1) as f64), "maxSpeed": r2(max_speed), "averageHR": o.avg_hr(), "maxHR": o.max_hr(),
         "calories": o.calories(), "elevationGain": r1(up), "elevationLoss": r1(down),
         "aerobicTrainingEffect": 3.2, "anaerobicTrainingEffect": 1.0, "activityTrainingLoad": 120.0, "lapCount": o.rec.laps.len(),
         "hrTimeInZone_1": z[1] as f64, "hrTimeInZone_2": z[2] as f64, "hrTimeInZone_3": z[3] as f64, "hrTimeInZone_4": z[4] as f64, "hrTimeInZone_5": z[5] as f64,
@@ -631,7 +632,7 @@ fn activity_more(o: &Outing, up: f64, down: f64, max_speed: f64) -> Value {
 fn split(o: &Outing, up: f64, down: f64, max_speed: f64) -> Value {
     json!({"noOfSplits": 1, "totalAscent": r1(up), "duration": o.moving_s() as f64, "splitType": if o.run { "RWD_RUN" } else { "RWD_RIDE" },
         "numClimbSends": 0, "maxElevationGain": r1(up), "averageElevationGain": r1(up), "maxDistance": o.distance_m() as i64, "distance": r2(o.distance_m()),
-        "averageSpeed": r3(o.distance_m() / o.moving_s().max(1) as f64), "maxSpeed": r3(max_speed), "numFalls": 0, "elevationLoss": r1(down)})
+        "averageSpeed": r2(o.distance_m() / o.moving_s().max(1) as f64), "maxSpeed": r2(max_speed), "numFalls": 0, "elevationLoss": r1(down)})
 }
 
 /// The activity's original file as Garmin sends it: a ZIP holding `<id>_ACTIVITY.fit`, the FIT of

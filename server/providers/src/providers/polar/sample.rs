@@ -382,6 +382,11 @@ pub fn activity_of_day(p: &Person, d: Date, with_samples: bool, now: Timestamp) 
             last = Some(*v);
         }
     }
+    // A day not over yet ends at the last sync: a sample stays in force until the next one, so
+    // the count stops with a 0 there rather than going on through hours that have not come.
+    if until < 1440 && last.is_some_and(|v| v != 0) {
+        step_samples.push(json!({"steps": 0, "timestamp": format!("{d}T{:02}:{:02}", until / 60, until % 60)}));
+    }
     let clock = |m: usize, s: u8| format!("{d}T{:02}:{:02}:{s:02}", m / 60, m % 60);
     let mut zones = vec![
         (0, json!({"zone": "SLEEP", "timestamp": clock(0, 0)})),
