@@ -364,6 +364,7 @@ macro_rules! spec {
             daily_view: &[],
             retries_429: true,
             non_get: &[],
+            legend: &[],
             connection: $connection,
         }
     };

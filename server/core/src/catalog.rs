@@ -223,7 +223,7 @@ impl TodaySpec {
 
 /// One column of a `vitals_today` section: a field of the record (a dotted path into nested
 /// objects), converted as `how` says, or a statistic of one of the record's embedded series.
-/// The name carries the unit (`deep_min`, `hrv_avg_ms`).
+/// The name carries the unit (`deep_min`, `hrv_avg_ms`, `hr_avg_bpm`); a code is shown in words.
 #[derive(Debug, Clone, Copy)]
 pub struct Lead {
     pub name: &'static str,
@@ -244,6 +244,9 @@ pub enum Derive {
     Km,
     /// A statistic of the readings of an embedded series of samples (`Embedded`), nulls left out.
     Series(Stat),
+    /// A code on a scale from 1, shown as its meaning (`good` for Polar's 5 of 6): the words for
+    /// 1, 2, ... A value off the scale is shown as it came.
+    Scale(&'static [&'static str]),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -272,6 +275,9 @@ impl Lead {
     }
     pub const fn series(name: &'static str, from: &'static str, stat: Stat) -> Lead {
         Lead { name, from, how: Derive::Series(stat) }
+    }
+    pub const fn scale(name: &'static str, from: &'static str, words: &'static [&'static str]) -> Lead {
+        Lead { name, from, how: Derive::Scale(words) }
     }
     /// The record's top-level field this column reads.
     pub fn root(&self) -> &'static str {
@@ -421,6 +427,18 @@ pub enum Stage {
     Unknown,
 }
 
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Awake => "awake",
+            Stage::Rem => "REM",
+            Stage::Light => "light",
+            Stage::Deep => "deep",
+            Stage::Unknown => "unknown",
+        }
+    }
+}
+
 /// The keys of an embedded series of evenly spaced samples (Oura's
 /// `{"interval": seconds, "items": [number|null], "timestamp": start}`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -439,7 +457,7 @@ pub struct RateBudget {
 
 impl CollectionSpec {
     /// What a provider's catalog starts a collection from (`..CollectionSpec::DAILY`): dated rows
-    /// named by their `date`, one request per window of 28 days, no paging (so no page order to
+    /// named by their `day` (every collection names its day column `day`), one request per window of 28 days, no paging (so no page order to
     /// trust), no series, options, retention or padding rules of its own.
     pub const DAILY: CollectionSpec = CollectionSpec {
         name: "",
@@ -449,9 +467,9 @@ impl CollectionSpec {
         range: RangeKind::Date,
         latest: false,
         projectable: false,
-        day_keys: &["date"],
-        always: &["date"],
-        key: Some("date"),
+        day_keys: &["day"],
+        always: &["day"],
+        key: Some("day"),
         fields: &[],
         enveloped: true,
         in_sandbox: true,
@@ -528,6 +546,11 @@ pub struct ProviderSpec {
     /// endpoints and the revoke its OAuth declares (`OAuthSpec.token_urls`, `Revoke::Endpoint`):
     /// `http.rs` sends a non-GET only to a route declared here or there ([`ProviderSpec::non_gets`]).
     pub non_get: &'static [NonGet],
+    /// What a field's values mean where its name does not say: its unit (`s`, `bpm`), its scale,
+    /// or what its codes stand for, as (collection, field, meaning). An answer carries the
+    /// entries of the fields it holds (`legend`); a night's hypnogram and series are read from
+    /// its [`NightSpec`] when not listed here.
+    pub legend: &'static [(&'static str, &'static str, &'static str)],
 }
 
 /// A request other than a GET that a provider requires in order to read (a registration, a
@@ -660,6 +683,21 @@ impl ProviderSpec {
     }
     pub fn collection(&self, name: &str) -> Option<&'static CollectionSpec> {
         self.collections.iter().find(|c| c.name == name)
+    }
+
+    /// What `field` of `collection` means where its name does not say ([`ProviderSpec::legend`],
+    /// then the collection's night: its hypnogram's codes, its series' units).
+    pub fn meaning(&self, collection: &CollectionSpec, field: &str) -> Option<String> {
+        if let Some((_, _, says)) = self.legend.iter().find(|(c, f, _)| *c == collection.name && *f == field) {
+            return Some(says.to_string());
+        }
+        let night = collection.night?;
+        if field == night.hypnogram {
+            let codes: Vec<String> = night.legend.iter().map(|(ch, stage)| format!("{ch} {}", stage.as_str())).collect();
+            return Some(format!("a digit per {} s: {}", night.epoch_s, codes.join(", ")));
+        }
+        let unit = [(night.heart_rate, "bpm"), (night.hrv, "ms")].into_iter().find(|(f, _)| *f == Some(field))?.1;
+        Some(format!("{unit}, in `items` every `interval` s"))
     }
 
     /// Every non-GET request this provider may send, declared: its own [`NonGet`]s, its OAuth

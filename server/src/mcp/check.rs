@@ -15,39 +15,39 @@ pub struct CheckReport {
 pub struct ProviderCheck {
     pub provider: String,
     pub state: String,
-    /// How this provider is connected: `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
+    // How this provider is connected: `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
     pub connection: String,
-    /// `none`, `sandbox`, `personal_token`, `oauth`, `api_key` or `session`.
+    // `none`, `sandbox`, `personal_token`, `oauth`, `api_key` or `session`.
     pub credential: String,
     pub credential_source: String,
-    /// Length of the token in characters (never the token).
+    // Length of the token in characters (never the token).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token_length: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
-    /// When a pasted key itself expires, when the user said (the provider then needs a new key).
+    // When a pasted key itself expires, when the user said (the provider then needs a new key).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_expires_at: Option<String>,
-    /// Which OAuth app credentials would be used and where they came from (never the secret).
+    // Which OAuth app credentials would be used and where they came from (never the secret).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub app_credentials: Option<String>,
-    /// Where this provider's tokens are kept: the OS keyring or the 0600 file.
+    // Where this provider's tokens are kept: the OS keyring or the 0600 file.
     pub token_store: String,
-    /// The OAuth redirect this process sends, and where that value came from (register exactly it).
+    /// The OAuth redirect to register with the provider, exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub redirect: Option<String>,
-    /// Who answered one cheap read (yesterday's records of one collection): `api` (the provider's
-    /// API, or Oura's sandbox API), `sample_data` (the built-in sample, in process: nothing was
-    /// contacted), `not_connected` (an opt-in connection nobody connected: nothing was read, and that
-    /// is no failure), or `nobody` (it failed; `api_detail` says why and what to check).
+    // Who answered one cheap read (yesterday's records of one collection): `api` (the provider's
+    // API, or Oura's sandbox API), `sample_data` (the built-in sample, in process: nothing was
+    // contacted), `not_connected` (an opt-in connection nobody connected: nothing was read, and that
+    // is no failure), or `nobody` (it failed; `api_detail` says why and what to check). The tool's
+    // description says it to the model.
     pub answered_by: String,
-    /// Whether the provider's API itself answered (false for built-in sample data).
+    // Whether the provider's API itself answered (false for built-in sample data).
     pub api_answered: bool,
     pub api_detail: String,
-    /// Requests one query sends this provider at once, now and by default (halved after each of
-    /// its "slow down"s, raised again by clean pages), and the page cap of one query.
+    /// Requests in flight to this provider, now and by default (halved by a "slow down"), the page cap and budget of one query.
     pub limits: LimitsReport,
 }
 
@@ -55,11 +55,11 @@ pub struct ProviderCheck {
 pub struct LimitsReport {
     pub in_flight: usize,
     pub in_flight_default: usize,
-    /// Times this process halved it after the provider said "slow down".
+    // Times this process halved it after the provider said "slow down".
     pub slowed_down: u32,
-    /// Pages one query may fetch (`VITALS_PAGE_CAP`), per query.
+    // Pages one query may fetch (`VITALS_PAGE_CAP`), per query.
     pub page_cap_per_query: u32,
-    /// The provider's published request budget, kept by this server.
+    // The provider's published request budget, kept by this server.
     pub budget: String,
 }
 

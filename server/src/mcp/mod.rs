@@ -3,6 +3,7 @@ pub mod apps;
 mod args;
 mod check;
 pub mod connect;
+mod outputs;
 mod progress;
 mod sources;
 pub mod stdio;

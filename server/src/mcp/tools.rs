@@ -9,7 +9,7 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::model::*;
 use rmcp::service::RequestContext;
-use rmcp::{tool, tool_handler, tool_router, ErrorData, Json, RoleServer, ServerHandler};
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -214,8 +214,12 @@ pub struct Vitals {
     tool_router: ToolRouter<Self>,
 }
 
+/// A report as a tool result: structured content and its text copy, every number tidied
+/// (engine/render.rs: no float noise, a whole number without a fraction).
 fn structured<T: Serialize>(v: &T) -> CallToolResponse {
-    CallToolResult::structured(serde_json::to_value(v).expect("reports serialise")).into()
+    let mut value = serde_json::to_value(v).expect("reports serialise");
+    crate::engine::render::tidy_numbers(&mut value);
+    CallToolResult::structured(value).into()
 }
 
 #[tool_router(router = tool_router)]
@@ -233,7 +237,7 @@ impl Vitals {
             super::args::clean_schema(Arc::make_mut(&mut t.input_schema));
             super::args::lean_schema(Arc::make_mut(&mut t.input_schema));
             if let Some(o) = t.output_schema.as_mut() {
-                super::args::clean_schema(Arc::make_mut(o));
+                super::outputs::lean_output(Arc::make_mut(o));
             }
         }
         Vitals { engine, links, tool_router }
@@ -422,13 +426,14 @@ every connected provider at once (sample data only when none is): per section a 
 and `raw`, the vitals_query call for every other field. `missing`: no record yet (today may not be synced); `errors`: failed, \
 with why.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<TodayArgs>()
+        input_schema = input::<TodayArgs>(),
+        output_schema = schema_for_output::<TodayReport>()
     )]
-    pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<Json<TodayReport>, String> {
+    pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<CallToolResponse, String> {
         let a: TodayArgs = self.args("vitals_today", args)?;
         let deadline = Some(self.deadline());
         let req = |progress| TodayRequest { days: a.days, max_chars: a.max_chars, detail: a.detail.clone(), tz: a.tz.clone(), progress, deadline };
-        progress::reported(&ctx, |p| self.engine.today(req(p))).await.map(Json).map_err(|e| e.to_string())
+        progress::reported(&ctx, |p| self.engine.today(req(p))).await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
     #[tool(
@@ -532,9 +537,10 @@ minutes, heart rate and HRV), or a series at the finest resolution that fits, ov
         description = "Per provider: how it connects, the credential in use and its expiry (never a secret), who answered one cheap \
 read (`answered_by`: `api`, `sample_data`, `not_connected` or `nobody`, with why) and the request limits. For diagnosing a \
 connection.",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
+        output_schema = schema_for_output::<CheckReport>()
     )]
-    pub async fn vitals_check(&self, args: JsonObject) -> Result<Json<CheckReport>, String> {
+    pub async fn vitals_check(&self, args: JsonObject) -> Result<CallToolResponse, String> {
         super::args::none("vitals_check", &args)?;
         let mut report = check_report(&self.engine).await;
         // Hosted, the browser comes back to this server's own callback: that is what to register.
@@ -543,7 +549,7 @@ connection.",
                 p.redirect = Some(format!("{url} (this server's callback; register exactly this URL with the provider)"));
             }
         }
-        Ok(Json(report))
+        Ok(structured(&report))
     }
 }
 

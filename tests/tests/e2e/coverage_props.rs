@@ -116,6 +116,7 @@ static SPEC: ProviderSpec = ProviderSpec {
     daily_view: &[],
     retries_429: true,
     non_get: &[],
+    legend: &[],
     connection: Connection::None,
 };
 

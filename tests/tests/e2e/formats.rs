@@ -264,7 +264,7 @@ fn decoded(provider: &str, collection: &str, file: &str) -> (Vec<Value>, Vec<Str
 #[test]
 fn a_garmin_weigh_in_of_the_recorded_shape_is_at_its_own_instant_and_day() {
     let (rows, _) = decoded("garmin", "weight", "weight_range_local_date.json");
-    let times: Vec<(&str, &str)> = rows.iter().map(|r| (r["date"].as_str().unwrap(), r["time"].as_str().unwrap())).collect();
+    let times: Vec<(&str, &str)> = rows.iter().map(|r| (r["day"].as_str().unwrap(), r["time"].as_str().unwrap())).collect();
     assert!(times.contains(&("2026-03-03", "2026-03-03T08:12:12-06:00")), "{times:?}");
     // A manual entry at 22:30 stays on its evening, though its instant is the next UTC day.
     assert!(times.contains(&("2026-03-02", "2026-03-02T22:30:00-06:00")), "{times:?}");
@@ -279,11 +279,11 @@ fn a_garmin_weigh_in_of_the_recorded_shape_is_at_its_own_instant_and_day() {
 #[test]
 fn a_withings_day_no_device_measured_is_said_and_null_never_zero() {
     let (rows, _) = decoded("withings", "activity", "measure_v2_getactivity_no_device.json");
-    let none = rows.iter().find(|r| r["date"] == "2026-03-02").unwrap();
+    let none = rows.iter().find(|r| r["day"] == "2026-03-02").unwrap();
     assert_eq!(none["measured"], false);
     assert!(none["steps"].is_null() && none["active_kcal"].is_null() && none["hr_zone_light_min"].is_null(), "{none}");
     assert_eq!(none["total_kcal"], 1762.31);
-    let phone = rows.iter().find(|r| r["date"] == "2026-03-03").unwrap();
+    let phone = rows.iter().find(|r| r["day"] == "2026-03-03").unwrap();
     assert_eq!((phone["steps"].as_i64(), phone["measured"].as_bool()), (Some(6412), Some(true)));
     assert!(phone["hr_average_bpm"].is_null() && phone["hr_zone_light_min"].is_null(), "no tracker, no zones: {phone}");
     let activity = vitals::providers::withings::catalog::WITHINGS.collection("activity").unwrap();

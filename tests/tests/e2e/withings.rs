@@ -197,7 +197,7 @@ async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_rang
     // Activity: one row per day; heart rate null (never 0) on the days the phone was the source.
     let act = s.ok("vitals_query", json!({"collection": "withings.activity", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
     let rows = act["data"].as_array().unwrap();
-    assert_eq!(rows.iter().map(|r| r["date"].as_str().unwrap().to_string()).collect::<Vec<_>>(), days.iter().map(|d| d.to_string()).collect::<Vec<_>>());
+    assert_eq!(rows.iter().map(|r| r["day"].as_str().unwrap().to_string()).collect::<Vec<_>>(), days.iter().map(|d| d.to_string()).collect::<Vec<_>>());
     for (r, d) in rows.iter().zip(&days) {
         let raw = sample::activity_of_day(&person, *d, jiff::Timestamp::now());
         assert_eq!(r["steps"], raw["steps"]);
@@ -213,11 +213,11 @@ async fn blood_pressure_activity_sleep_workouts_intraday_and_devices_over_a_rang
     // Sleep: one row per night, labelled with the day it ends.
     let sl = s.ok("vitals_query", json!({"collection": "withings.sleep", "start": MONTH.0, "end": MONTH.1, "format": "records"})).await;
     let want: Vec<String> = days.iter().filter_map(|d| sample::night_ending(&person, *d)).map(|n| n["date"].as_str().unwrap().to_string()).collect();
-    let got: Vec<String> = sl["data"].as_array().unwrap().iter().map(|r| r["date"].as_str().unwrap().to_string()).collect();
+    let got: Vec<String> = sl["data"].as_array().unwrap().iter().map(|r| r["day"].as_str().unwrap().to_string()).collect();
     assert_eq!(got, want);
     assert!(want.len() < days.len(), "a night is missing now and then, and stays missing");
     let night = &sl["data"][0];
-    assert!(night["start"].as_str().unwrap() < night["end"].as_str().unwrap() && night["end"].as_str().unwrap().starts_with(night["date"].as_str().unwrap()));
+    assert!(night["start"].as_str().unwrap() < night["end"].as_str().unwrap() && night["end"].as_str().unwrap().starts_with(night["day"].as_str().unwrap()));
     assert!(night["efficiency_pct"].as_f64().unwrap() > 50.0 && night["score"].is_number() && night["hr_average_bpm"].is_number());
 
     // Workouts.
@@ -267,7 +267,7 @@ async fn an_older_sleep_summary_has_its_latency_and_a_total_said_as_computed() {
     let rows = sl["data"].as_array().unwrap();
     assert!(rows.len() > 20, "{}", rows.len());
     for r in rows {
-        let raw = sample::night_ending(&person, r["date"].as_str().unwrap().parse().unwrap()).unwrap();
+        let raw = sample::night_ending(&person, r["day"].as_str().unwrap().parse().unwrap()).unwrap();
         assert!(raw["data"].get("total_sleep_time").is_none() && raw["data"].get("sleep_latency").is_none(), "the older format: {raw}");
         let total = min_of(&raw, "lightsleepduration") + min_of(&raw, "deepsleepduration") + min_of(&raw, "remsleepduration");
         assert!((r["total_sleep_min"].as_f64().unwrap() - total).abs() < 0.006, "light + deep + REM: {r}");
@@ -298,7 +298,7 @@ async fn an_older_sleep_summary_has_its_latency_and_a_total_said_as_computed() {
     let mix = records_of(&s, "withings.sleep", json!({"start": ds(ago(16)), "end": ds(ago(4)), "forget": true})).await;
     let rules = mix["notices"]["rules"].to_string();
     for r in mix["data"].as_array().unwrap() {
-        let day = r["date"].as_str().unwrap();
+        let day = r["day"].as_str().unwrap();
         let older = day < ds(ago(10)).as_str();
         assert_eq!(rules.contains(day), older, "{day}: named only if its total was computed: {rules}");
         let raw = sample::night_ending(&twin.state.withings.lock().unwrap().cfg.person, day.parse().unwrap()).unwrap();
@@ -529,7 +529,7 @@ async fn a_login_without_a_scope_is_told_to_connect_again() {
 async fn a_day_alone_is_the_same_rows_as_that_day_within_the_month() {
     let (_twin, _login, s) = connected("days").await;
     let zone = vitals::time::Zone::parse(TZ).unwrap();
-    for (c, key) in [("measurements", "time"), ("blood_pressure", "time"), ("activity", "date"), ("sleep", "date"), ("workouts", "date")] {
+    for (c, key) in [("measurements", "time"), ("blood_pressure", "time"), ("activity", "day"), ("sleep", "day"), ("workouts", "day")] {
         let collection = format!("withings.{c}");
         let month =
             s.ok("vitals_query", json!({"collection": collection, "start": MONTH.0, "end": MONTH.1, "format": "records", "max_chars": 2_000_000})).await;

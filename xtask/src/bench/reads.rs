@@ -12,6 +12,8 @@ use std::path::Path;
 #[derive(Clone)]
 enum Call {
     Tools,
+    /// The tool list as a host hands it to the model whole: with each tool's title and output schema.
+    ToolsWhole,
     Tool(&'static str, Value),
 }
 
@@ -56,6 +58,7 @@ fn questions(every: bool) -> Vec<Question> {
     let peer = |collection: &str, start: String, end: String| Call::Tool("oura_query", json!({"collection": collection, "start": start, "end": end}));
     let mut out = vec![
         Question { label: "the tool list", vitals: Call::Tools, peer: Some(Call::Tools), target: Target::At(9_000) },
+        Question { label: "the tool list with output schemas", vitals: Call::ToolsWhole, peer: Some(Call::ToolsWhole), target: Target::At(20_000) },
         Question {
             label: "the catalog",
             vitals: Call::Tool("vitals_sources", json!({})),
@@ -156,6 +159,21 @@ async fn ask(s: &dyn Server, base: &str, call: &Call) -> Read {
                 .sum();
             Read { chars: Some(chars), complete: None }
         }
+        Call::ToolsWhole => {
+            let tools = client.list_all_tools().await.expect("tools/list");
+            let json = |v: &serde_json::Map<String, Value>| serde_json::to_string(v).unwrap_or_default().chars().count();
+            let chars = tools
+                .iter()
+                .map(|t| {
+                    t.name.chars().count()
+                        + t.title.as_deref().map_or(0, |x| x.chars().count())
+                        + t.description.as_deref().map_or(0, |d| d.chars().count())
+                        + json(&t.input_schema)
+                        + t.output_schema.as_deref().map_or(0, json)
+                })
+                .sum();
+            Read { chars: Some(chars), complete: None }
+        }
         Call::Tool(tool, args) => {
             let params = CallToolRequestParams::new(*tool).with_arguments(args.as_object().cloned().unwrap_or_default());
             match client.call_tool(params).await {
@@ -224,6 +242,7 @@ pub async fn run(root: &Path, server: &Path, twin: &vitals_twin::Twin, peer: Opt
             };
             let call = match &q.vitals {
                 Call::Tools => "`tools/list`".to_string(),
+                Call::ToolsWhole => "`tools/list` (titles and output schemas too)".to_string(),
                 Call::Tool(t, a) => format!("`{t} {}`", a),
             };
             let n = |r: &Read| r.chars.map_or("-".into(), thousands);

@@ -37,21 +37,25 @@ pub struct Provenance {
     pub synthetic: bool,
     /// Which record is a day's value, per metric.
     pub daily_rule: Vec<String>,
-    /// What was left out before the method ran, and why.
+    /// Counted before the method ran: days without a value (`no_value`), values not a number, records the daily rule left out (a nap, a later weigh-in), undated ones.
     pub excluded: Excluded,
-    /// Things the caller should know: an end moved back, a history that starts later.
+    /// Things the caller should know: sample data (said once), today dropped, an end moved back.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
     /// The zone of the days, when `tz` named one (else this machine's).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tz: Option<String>,
-    /// Every engine answer read, with its notices.
+    /// Each read behind the answer, with its notices (as vitals_query says them).
     pub fetches: Vec<Fetch>,
 }
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct CompareReport {
     pub metric: String,
+    /// The unit of every number of the comparison (a duration in minutes, whatever the provider
+    /// sends); absent for a score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     pub a: Span,
     pub b: Span,
     /// The days the autocorrelation was learnt from.
@@ -82,6 +86,9 @@ pub struct RelateReport {
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct TrendReport {
     pub metric: String,
+    /// The unit of the slope and the fitted values (a duration in minutes); absent for a score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
     pub range: Span,
     pub reading: String,
     #[serde(flatten)]
@@ -238,15 +245,19 @@ fn within(first: Date, last: Date, what: &str) -> Result<(), QueryError> {
     Ok(())
 }
 
-fn provenance(metrics: &[&Metric], fetched: Vec<daily::DailyValues>, notes: Vec<String>, tz: Option<String>) -> Provenance {
+fn provenance(metrics: &[&Metric], fetched: Vec<daily::DailyValues>, mut notes: Vec<String>, tz: Option<String>) -> Provenance {
     let mut excluded = Excluded::default();
     let mut fetches = vec![];
     let mut synthetic = false;
+    let mut samples: Vec<String> = vec![];
     for f in fetched {
         excluded.add(&f.excluded);
         fetches.extend(f.fetches);
         synthetic |= f.synthetic;
+        samples.extend(f.samples.into_iter().filter(|s| !samples.contains(s)).collect::<Vec<_>>());
     }
+    // Sample data said once, first: not once per fetch.
+    notes.splice(0..0, samples);
     let mut daily_rule: Vec<String> = metrics.iter().map(|m| format!("{}: {}", m.qualified, m.rule.says)).collect();
     daily_rule.dedup();
     Provenance { synthetic, daily_rule, excluded, notes, tz, fetches }
@@ -279,11 +290,14 @@ pub async fn compare(engine: &Engine, metric: &str, a: [&str; 2], b: [&str; 2], 
     let last = a1.max(b1);
     within(h0, last, "`a_start` to `b_end`, with the 120 days of history before the earlier period")?;
     let v = daily::fetch(engine, "metric", &m, h0, last, &zone, tz.clone()).await?;
-    let (history, da, db) = (between(&v.days, h0, h1), between(&v.days, a0, a1), between(&v.days, b0, b1));
+    let shown = metric::shown(&m);
+    let days = in_unit(&v.days, &shown);
+    let (history, da, db) = (between(&days, h0, h1), between(&days, a0, a1), between(&days, b0, b1));
     let result = compare::compare(&history, &da, &db);
-    let reading = compare_reading(&m.name, &result);
+    let reading = compare_reading(&m.name, &result, &unit_words(&shown));
     Ok(CompareReport {
         metric: m.name.clone(),
+        unit: shown.unit,
         a: span(a0, a1),
         b: span(b0, b1),
         history: span(h0, h1),
@@ -320,6 +334,16 @@ fn history_in_reach(param: &str, first: Date, last: Date, name: &str, r: &Reach)
     )))
 }
 
+/// The days' values in the unit the answer says them in.
+fn in_unit(days: &super::days::Days, shown: &metric::Shown) -> super::days::Days {
+    days.iter().map(|(d, x)| (*d, x * shown.factor)).collect()
+}
+
+/// The unit as it follows a number in a sentence (` min`), or nothing for a score.
+fn unit_words(shown: &metric::Shown) -> String {
+    shown.unit.as_ref().map(|u| format!(" {u}")).unwrap_or_default()
+}
+
 fn signed(x: f64) -> String {
     if x >= 0.0 {
         format!("+{}", round3(x))
@@ -328,18 +352,18 @@ fn signed(x: f64) -> String {
     }
 }
 
-fn compare_reading(name: &str, c: &Comparison) -> String {
+fn compare_reading(name: &str, c: &Comparison, u: &str) -> String {
     match (c.verdict, c.difference, c.noise_band) {
         (Verdict::OutsideNoise, Some(d), Some(band)) => format!(
-            "{name}: period B's mean differs from period A's by {} ({} → {}), more than the ±{band} that this metric's own day-to-day swings \
-             produce at 95 %. The periods differ; this does not say why.",
+            "{name}: period B's mean minus period A's is {}{u} ({}{u} → {}{u}), more than the ±{band}{u} that this metric's own day-to-day \
+             swings produce at 95 %. The periods differ; this does not say why.",
             signed(d),
             c.mean_a.unwrap_or_default(),
             c.mean_b.unwrap_or_default()
         ),
         (Verdict::WithinNoise, Some(d), Some(band)) => format!(
-            "{name}: the difference between the periods ({}) is inside the ±{band} that this metric's own day-to-day swings produce at 95 %. \
-             That is not evidence of a change, and not evidence that nothing changed: a smaller change needs longer periods to show.",
+            "{name}: period B's mean minus period A's ({}{u}) is inside the ±{band}{u} that this metric's own day-to-day swings produce at \
+             95 %. That is not evidence of a change, and not evidence that nothing changed: a smaller change needs longer periods to show.",
             signed(d)
         ),
         _ => c.why.clone().unwrap_or_else(|| "Cannot tell.".into()),
@@ -386,7 +410,7 @@ pub async fn relate(engine: &Engine, x: &str, y: &str, (start, end): (&str, &str
     let vy = if ys <= ye {
         daily::fetch(engine, "y", &my, ys, ye, &zone, tz.clone()).await?
     } else {
-        daily::DailyValues { days: Default::default(), excluded: Excluded::default(), synthetic: false, fetches: vec![] }
+        daily::DailyValues { days: Default::default(), excluded: Excluded::default(), synthetic: false, fetches: vec![], samples: vec![] }
     };
     let result = relate::relate(&vx.days, &vy.days, lag);
     let reading = relate_reading(&mx.name, &my.name, lag, &result);
@@ -433,10 +457,20 @@ pub async fn trend(engine: &Engine, metric: &str, (start, end): (&str, &str), tz
     let (s, e) = one_metric_range(engine, &m, (start, end), &zone, &mut notes)?;
     within(s, e, "`start` to `end`")?;
     let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz.clone()).await?;
-    let result = trend::trend(&v.days);
-    let reading = trend_reading(&m.name, &result);
-    let first_and_last_weeks = (result.verdict == Verdict::CannotTell).then(|| week_change(&v.days, s, e)).flatten();
-    Ok(TrendReport { metric: m.name.clone(), range: span(s, e), reading, result, first_and_last_weeks, provenance: provenance(&[&m], vec![v], notes, tz) })
+    let shown = metric::shown(&m);
+    let days = in_unit(&v.days, &shown);
+    let result = trend::trend(&days);
+    let reading = trend_reading(&m.name, &result, &unit_words(&shown));
+    let first_and_last_weeks = (result.verdict == Verdict::CannotTell).then(|| week_change(&days, s, e)).flatten();
+    Ok(TrendReport {
+        metric: m.name.clone(),
+        unit: shown.unit,
+        range: span(s, e),
+        reading,
+        result,
+        first_and_last_weeks,
+        provenance: provenance(&[&m], vec![v], notes, tz),
+    })
 }
 
 /// The days of one metric a trend (and its view) reads: checked, up to its last whole day, and
@@ -450,17 +484,17 @@ fn one_metric_range(engine: &Engine, m: &Metric, asked: (&str, &str), zone: &Zon
     Ok((s, e))
 }
 
-fn trend_reading(name: &str, t: &Trend) -> String {
+fn trend_reading(name: &str, t: &Trend, u: &str) -> String {
     match (t.verdict, t.slope_per_30_days, t.interval) {
         (Verdict::Rising | Verdict::Falling, Some(sl), Some([lo, hi])) => format!(
-            "{name} {} by about {} per 30 days (95 % interval {lo} to {hi}), more than its day-to-day swings explain. A drift over the range, \
-             not a forecast.",
+            "{name} {} by about {}{u} per 30 days (95 % interval {lo}{u} to {hi}{u}), more than its day-to-day swings explain. A drift over \
+             the range, not a forecast.",
             if t.verdict == Verdict::Rising { "rose" } else { "fell" },
             sl.abs()
         ),
         (Verdict::FlatWithinNoise, Some(sl), Some([lo, hi])) => format!(
-            "{name}: the fitted slope ({} per 30 days) has a 95 % interval from {lo} to {hi} that includes 0: not evidence of a trend, and not \
-             evidence that there is none.",
+            "{name}: the fitted slope ({}{u} per 30 days) has a 95 % interval from {lo}{u} to {hi}{u} that includes 0: not evidence of a \
+             trend, and not evidence that there is none.",
             signed(sl)
         ),
         _ => t.why.clone().unwrap_or_else(|| "Cannot tell.".into()),
@@ -472,6 +506,8 @@ fn trend_reading(name: &str, t: &Trend) -> String {
 #[derive(Debug, Serialize)]
 pub struct MetricDays {
     pub metric: String,
+    /// The unit of the values, as the analyses say them (a duration in minutes).
+    pub unit: Option<String>,
     /// `[day, value]` of every day with a value, in order.
     pub days: Vec<(String, f64)>,
     pub synthetic: bool,
@@ -485,9 +521,11 @@ pub async fn metric_days(engine: &Engine, metric: &str, asked: (&str, &str), tz:
     let mut notes = vec![];
     let (s, e) = one_metric_range(engine, &m, asked, &zone, &mut notes)?;
     let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz).await?;
+    let shown = metric::shown(&m);
     Ok(MetricDays {
         metric: m.name.clone(),
-        days: v.days.iter().map(|(d, x)| (d.to_string(), *x)).collect(),
+        days: in_unit(&v.days, &shown).iter().map(|(d, x)| (d.to_string(), *x)).collect(),
+        unit: shown.unit,
         synthetic: v.synthetic,
         excluded: v.excluded,
         notes,

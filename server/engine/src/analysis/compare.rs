@@ -30,17 +30,18 @@ pub struct Comparison {
     /// Why the method would not judge (`cannot_tell` only): what was missing, exactly.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Period A's mean, in `unit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_a: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_b: Option<f64>,
-    /// mean_b − mean_a.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// mean_b − mean_a: positive when B is higher.
+    #[serde(skip_serializing_if = "Option::is_none", rename = "difference_b_minus_a")]
     pub difference: Option<f64>,
-    /// The half-width of the 95 % band a difference must leave to be outside the noise.
+    /// Half-width of the 95 % band a difference must leave to be outside the noise, in `unit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub noise_band: Option<f64>,
-    /// Median absolute change from one day to the next in the history.
+    /// Median change from a day to the next in the history, in `unit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typical_daily_change: Option<f64>,
     pub days: PeriodDays,
@@ -53,14 +54,14 @@ pub struct PeriodDays {
     pub a: usize,
     pub b: usize,
     pub history: usize,
-    /// Pairs of calendar-neighbour days in the history (what ρ is estimated from).
+    // Pairs of calendar-neighbour days in the history (what ρ is estimated from).
     pub history_pairs: usize,
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CompareMethod {
     pub name: &'static str,
-    /// Lag-1 autocorrelation of the history, clamped to [0, 0.95].
+    // Lag-1 autocorrelation of the history, clamped to [0, 0.95].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autocorrelation: Option<f64>,
     pub estimated_from_days: usize,

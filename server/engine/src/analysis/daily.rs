@@ -18,13 +18,13 @@ use std::collections::BTreeMap;
 /// What the daily rule and the values left out of the analysis, counted.
 #[derive(Debug, Clone, Default, Serialize, JsonSchema)]
 pub struct Excluded {
-    /// Days whose record has no value for the metric (null or absent).
+    // Days whose record has no value for the metric (null or absent).
     pub no_value: usize,
-    /// Values that are not numbers (text, lists, objects): not read as anything.
+    // Values that are not numbers (text, lists, objects): not read as anything.
     pub not_a_number: usize,
-    /// Records the daily rule left out (a second record that day, a nap, a later weigh-in).
+    // Records the daily rule left out (a second record that day, a nap, a later weigh-in).
     pub not_the_days_record: usize,
-    /// Records whose local day cannot be told.
+    // Records whose local day cannot be told.
     pub undated: usize,
 }
 
@@ -44,8 +44,14 @@ pub struct Fetch {
     pub start: String,
     pub end: String,
     pub pages: u32,
-    /// The answer's notices, as vitals_query says them (synthetic, retried, cached...).
+    // The answer's notices, as vitals_query says them (retried, cached...); sample data is said
+    // once for the whole answer, in `notes`. Absent when there was nothing to say.
+    #[serde(skip_serializing_if = "said_nothing")]
     pub notices: Value,
+}
+
+fn said_nothing(notices: &Value) -> bool {
+    notices.as_object().is_some_and(|m| m.is_empty())
 }
 
 pub struct DailyValues {
@@ -53,6 +59,8 @@ pub struct DailyValues {
     pub excluded: Excluded,
     pub synthetic: bool,
     pub fetches: Vec<Fetch>,
+    /// What the fetches said of sample data, each sentence once (taken out of their notices).
+    pub samples: Vec<String>,
 }
 
 /// The longest range asked of one query: the provider's own limit (Withings: 366 days) or a year.
@@ -92,13 +100,15 @@ pub struct Read {
     pub records: Vec<Value>,
     pub synthetic: bool,
     pub fetches: Vec<Fetch>,
+    /// The sample-data sentences of the fetches, each once: an answer says it once, not per fetch.
+    pub samples: Vec<String>,
 }
 
 /// `m`'s collection read through the engine as vitals_query would, in ranges the provider takes,
 /// projected to `fields`. A cut or cycling answer is an error: nothing is made of part of the days.
 /// `tz`: the zone the caller named, read by the engine as vitals_query reads it (None: the engine's default).
 pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>, (start, end): (Date, Date), tz: Option<String>) -> Result<Read, QueryError> {
-    let mut out = Read { records: vec![], synthetic: false, fetches: vec![] };
+    let mut out = Read { records: vec![], synthetic: false, fetches: vec![], samples: vec![] };
     let step = chunk_days(engine, m);
     let mut from = start;
     while from <= end {
@@ -136,7 +146,12 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
                 m.qualified
             )));
         }
-        let notices = serde_json::to_value(&a.notices).unwrap_or(Value::Null);
+        let mut notices = serde_json::to_value(&a.notices).unwrap_or(Value::Null);
+        if let Some(Value::String(sample)) = notices.as_object_mut().and_then(|n| n.remove("synthetic")) {
+            if !out.samples.contains(&sample) {
+                out.samples.push(sample);
+            }
+        }
         out.synthetic |= a.synthetic;
         out.fetches.push(Fetch { collection: a.collection.clone(), start: from.to_string(), end: to.to_string(), pages: a.pages, notices });
         if let Value::Array(rows) = a.data {
@@ -154,7 +169,7 @@ pub async fn read(engine: &Engine, param: &str, m: &Metric, fields: Vec<String>,
 pub async fn fetch(engine: &Engine, param: &str, m: &Metric, start: Date, end: Date, zone: &Zone, tz: Option<String>) -> Result<DailyValues, QueryError> {
     let r = read(engine, param, m, fields_for(&[m]), (start, end), tz).await?;
     let (days, excluded) = reduce(m, &r.records, zone);
-    Ok(DailyValues { days: days.range(start..=end).map(|(k, v)| (*k, *v)).collect(), excluded, synthetic: r.synthetic, fetches: r.fetches })
+    Ok(DailyValues { days: days.range(start..=end).map(|(k, v)| (*k, *v)).collect(), excluded, synthetic: r.synthetic, fetches: r.fetches, samples: r.samples })
 }
 
 /// The value at the metric's path, if it is a number.

@@ -65,6 +65,92 @@ pub fn parse(engine: &Engine, param: &str, raw: &str) -> Result<Metric, QueryErr
     Ok(Metric { name: format!("{qualified}.{}", path.join(".")), provider: spec.name, collection, qualified, path, rule })
 }
 
+/// The unit an analysis says a metric's numbers in, and what its values are multiplied by to be
+/// in it: a duration in seconds (or a WHOOP `_milli` duration) is said in minutes, as people read
+/// durations; any other value in its own unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// None: no unit is known (a score).
+    pub unit: Option<String>,
+    pub factor: f64,
+}
+
+/// Units a field's name ends with, longest first.
+const SUFFIXES: &[(&str, &str)] = &[
+    ("_per_min", "/min"),
+    ("_percentage", "%"),
+    ("_celsius", "°C"),
+    ("_milli", "ms"),
+    ("_mmhg", "mmHg"),
+    ("_kcal", "kcal"),
+    ("_bpm", "bpm"),
+    ("_min", "min"),
+    ("_pct", "%"),
+    ("_m_s", "m/s"),
+    ("_ms", "ms"),
+    ("_kg", "kg"),
+    ("_km", "km"),
+    ("_cm", "cm"),
+    ("_ml", "ml"),
+    ("_c", "°C"),
+    ("_s", "s"),
+    ("_m", "m"),
+];
+
+/// The units a legend's meaning may start with.
+const UNITS: &[&str] = &["s", "ms", "min", "bpm", "%", "kcal", "m", "km", "kg", "°C", "m/s", "breaths/min", "ml/kg/min", "years", "mmHg"];
+
+/// What `m`'s numbers are in: its name's unit, else the one its provider's legend gives.
+pub fn shown(m: &Metric) -> Shown {
+    let field = m.path.last().map(String::as_str).unwrap_or_default();
+    let named = SUFFIXES.iter().find(|(s, _)| field.ends_with(s)).map(|(_, u)| u.to_string());
+    // The legend's meaning, when it starts with a unit (`bpm`, `ms (RMSSD)`, `°C from the baseline`).
+    let legend = || {
+        let spec = crate::providers::specs().find(|s| s.name == m.provider)?;
+        let says = spec.meaning(m.collection, &m.path.join("."))?;
+        let first = says.split([' ', ',']).next()?;
+        UNITS.contains(&first).then(|| first.to_string())
+    };
+    let unit = named.or_else(legend);
+    // A duration (never an HRV, which is in ms too) reads in minutes.
+    let duration = |u: &str| u == "s" || (u == "ms" && field.ends_with("_milli") && !["hrv", "rmssd", "sdnn"].iter().any(|h| field.contains(h)));
+    match unit {
+        Some(u) if duration(&u) => Shown { unit: Some("min".into()), factor: if u == "s" { 1.0 / 60.0 } else { 1.0 / 60_000.0 } },
+        unit => Shown { unit, factor: 1.0 },
+    }
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::*;
+
+    fn metric(provider: &'static str, collection: &str, path: &[&str]) -> Metric {
+        let spec = crate::providers::specs().find(|s| s.name == provider).unwrap();
+        let c = spec.collection(collection).unwrap();
+        Metric {
+            name: String::new(),
+            provider,
+            collection: c,
+            qualified: String::new(),
+            path: path.iter().map(|s| s.to_string()).collect(),
+            rule: c.daily.unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_duration_reads_in_minutes_and_every_other_number_in_its_unit() {
+        let min = |u: &str| Some(u.to_string());
+        assert_eq!(shown(&metric("oura", "sleep", &["total_sleep_duration"])), Shown { unit: min("min"), factor: 1.0 / 60.0 });
+        assert_eq!(shown(&metric("oura", "sleep", &["average_hrv"])).unit.as_deref(), Some("ms"));
+        assert_eq!(shown(&metric("oura", "daily_readiness", &["temperature_deviation"])).unit.as_deref(), Some("°C"));
+        assert_eq!(shown(&metric("whoop", "sleep", &["total_sleep_time_milli"])).factor, 1.0 / 60_000.0);
+        assert_eq!(shown(&metric("whoop", "recovery", &["hrv_rmssd_milli"])), Shown { unit: min("ms"), factor: 1.0 });
+        assert_eq!(shown(&metric("withings", "measurements", &["weight_kg"])).unit.as_deref(), Some("kg"));
+        assert_eq!(shown(&metric("oura", "daily_readiness", &["score"])).unit, None);
+        assert_eq!(shown(&metric("garmin", "daily_summary", &["steps"])).unit, None);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::catalog::Settles;

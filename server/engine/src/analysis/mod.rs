@@ -26,19 +26,19 @@ pub mod view;
 use schemars::JsonSchema;
 use serde::Serialize;
 
-/// What a method concluded. `vitals_compare` and `vitals_relate` answer the first three,
-/// `vitals_trend` the last four.
+/// The verdict, as the tool's description says it (`within_noise` is never "no change").
+// `vitals_compare` and `vitals_relate` answer the first three, `vitals_trend` the last four.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
-    /// The difference (or the relation) is larger than the metric's own noise produces by chance.
+    // The difference (or the relation) is larger than the metric's own noise produces by chance.
     OutsideNoise,
-    /// Not evidence of a difference or a relation; never evidence that there is none.
+    // Not evidence of a difference or a relation; never evidence that there is none.
     WithinNoise,
-    /// The data is too short, too gappy or too constant to judge; `why` says exactly what is missing.
+    // The data is too short, too gappy or too constant to judge; `why` says exactly what is missing.
     CannotTell,
     Rising,
     Falling,
-    /// Not evidence of a trend; never evidence that there is none.
+    // Not evidence of a trend; never evidence that there is none.
     FlatWithinNoise,
 }

@@ -32,7 +32,7 @@ pub struct Relation {
     pub interval: Option<[f64; 2]>,
     /// Pairs of changes: x's change into day t with y's change into day t + lag.
     pub pairs: usize,
-    /// The earliest pair: which x day met which y day.
+    // The earliest pair: which x day met which y day.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_pair: Option<FirstPair>,
     pub method: RelateMethod,
@@ -49,7 +49,7 @@ pub struct RelateMethod {
     pub name: &'static str,
     pub weekday_means_removed: bool,
     pub day_to_day_changes: bool,
-    /// Pairs ÷ the Bartlett factor, minus the 12 degrees of freedom of the weekday means.
+    // Pairs ÷ the Bartlett factor, minus the 12 degrees of freedom of the weekday means.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub effective_pairs: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -20,7 +20,7 @@ pub struct Trend {
     pub verdict: Verdict,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
-    /// The fitted change over 30 days, in the metric's unit.
+    /// The fitted change over 30 days, in `unit`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slope_per_30_days: Option<f64>,
     /// Its 95 % interval, [low, high].
@@ -40,7 +40,7 @@ pub struct Trend {
 #[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TrendMethod {
     pub name: &'static str,
-    /// Lag-1 autocorrelation of the residuals, bias-corrected, clamped to [0, 0.95].
+    // Lag-1 autocorrelation of the residuals, bias-corrected, clamped to [0, 0.95].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub autocorrelation: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]

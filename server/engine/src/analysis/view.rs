@@ -18,6 +18,10 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
+/// Said once when the view is sample data (nothing is connected), in place of each fetch's sentence.
+const SAMPLE: &str = "SAMPLE DATA: no provider is connected, so every value is built-in sample data, not the user's own. Say so; \
+vitals_connect connects an account.";
+
 /// The longest range one daily view covers.
 pub const MAX_DAYS: i64 = 92;
 /// The longest range a grouped view covers: a year of months.
@@ -26,7 +30,7 @@ pub const MAX_GROUPED_DAYS: i64 = 366;
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct DailyReport {
     pub range: Span,
-    /// True when the values are built-in sample data (no provider is connected): say so.
+    /// True when the values are built-in sample data (no provider is connected): say so (`notes`).
     pub synthetic: bool,
     /// The providers read.
     pub providers: Vec<String>,
@@ -152,7 +156,7 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
     }
 
     let mut by_column: BTreeMap<&str, BTreeMap<Date, Vec<Candidate>>> = BTreeMap::new();
-    let (mut errors, mut fetches, mut synthetic) = (vec![], vec![], false);
+    let (mut errors, mut fetches, mut synthetic, mut samples) = (vec![], vec![], false, Vec::<String>::new());
     for (order, name) in &read {
         let Some(p) = engine.provider(name) else { continue };
         let spec = p.spec();
@@ -195,6 +199,7 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
                 f.notices.as_object_mut().map(|n| n.remove("partial"));
                 f
             }));
+            samples.extend(r.samples);
             for (m, d) in &metrics {
                 let (days, _) = daily::reduce(m, &r.records, &zone);
                 for (day, v) in days.range(s..=e) {
@@ -289,6 +294,10 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
             Ok(next) => day = next,
             Err(_) => break,
         }
+    }
+    // Sample data is read only when nothing is connected: said once for every provider, not per fetch.
+    if synthetic && !samples.is_empty() {
+        notes.insert(0, SAMPLE.into());
     }
     Ok(DailyReport {
         range: Span { start: s.to_string(), end: e.to_string() },

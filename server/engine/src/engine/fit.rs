@@ -6,7 +6,7 @@ use super::answer::*;
 use super::kept::{Kept, Series};
 use super::plan::Plan;
 use super::record::record_day;
-use super::render::{costs, render, size as exact_size};
+use super::render::{costs, render_in, size as exact_size};
 use super::resolution::{bucket, compact_documents, method, Resolution, Samples, STEPS};
 use super::shape::Shaped;
 use super::QueryError;
@@ -23,6 +23,8 @@ pub struct Fitted {
     pub resolution: Option<ResolutionOut>,
     pub resolution_auto: Option<ResolutionAuto>,
     pub compacted: Option<Compacted>,
+    /// Every record in its headline fields, to fit: why (`notices.headline`).
+    pub headline: Option<String>,
     /// The answer was cut for size: (first day left out, characters the whole would have taken).
     pub cut: Option<(Date, usize)>,
 }
@@ -37,11 +39,18 @@ const PROBE_ROWS: usize = 64;
 pub fn fit(plan: &Plan, kept: Kept) -> Result<Fitted, QueryError> {
     let c = plan.collection;
     let budget = plan.data_budget();
-    let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, cut: None };
+    let mut out = Fitted { rows: vec![], data: Value::Null, resolution: None, resolution_auto: None, compacted: None, headline: None, cut: None };
     let rows = match (kept, c.series) {
         (Kept::Series(series), Some(spec)) => fit_series(plan, &spec, series, budget, &mut out),
         (kept, _) if !c.embedded.is_empty() => fit_documents(plan, kept.into_records(), budget, &mut out),
-        (kept, _) => kept.into_records(),
+        (kept, _) => {
+            let records = kept.into_records();
+            let whole = size(&records, plan);
+            match whole > budget {
+                true => headline(plan, &records, whole, budget, &mut out).unwrap_or(records),
+                false => records,
+            }
+        }
     };
 
     let total = size(&rows, plan);
@@ -53,9 +62,15 @@ pub fn fit(plan: &Plan, kept: Kept) -> Result<Fitted, QueryError> {
             let from = record_day(&rows[keep], c, &plan.zone).expect("a cut is made at a dated row");
             rows.truncate(keep);
             out.cut = Some((from, total));
+            // The resampling says what the answer holds: its rows, and the samples in them.
+            if let Some(r) = out.resolution.as_mut() {
+                r.rows = rows.len();
+                r.raw_samples = rows.iter().filter_map(|b| b.get("n").and_then(Value::as_u64)).sum::<u64>() as usize;
+            }
         }
     }
-    out.data = render(&rows, plan.format);
+    let order: Vec<&str> = c.always.iter().chain(c.fields).copied().collect();
+    out.data = render_in(&rows, plan.format, &order);
     out.rows = rows;
     Ok(out)
 }
@@ -80,7 +95,7 @@ fn weights(records: &[Value], total: usize) -> Vec<FieldWeight> {
 /// The answer: `shaped` fitted into `max_chars` (resampled, compacted, and only then cut at a day
 /// boundary, with `truncated`), rendered, and said when large.
 pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
-    let Shaped { mut kept, mut range, notices: mut n, synthetic, pages } = shaped;
+    let Shaped { mut kept, mut range, notices: mut n, synthetic, pages, basis } = shaped;
     let mut absent = kept.take_absent();
     let fitted = fit(plan, kept)?;
     if let Some((from, _)) = fitted.cut {
@@ -96,6 +111,9 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
         }
         let start = range.map(|(s, _)| s).unwrap_or(from);
         range = Some((start, from.checked_sub(1.day()).unwrap_or(start)));
+        if let (Some(b), Some((s, e))) = (&basis, range) {
+            n.rules = b.within(Some(s), Some(e));
+        }
         // Like with like: the data's size against the part of max_chars left for data.
         let why = format!(
             "INCOMPLETE: the data would take about {whole} characters, over the {} that max_chars = {} leaves for it (the rest is \
@@ -121,6 +139,7 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
     }
     n.resolution_auto = fitted.resolution_auto;
     n.compacted = fitted.compacted;
+    n.headline = fitted.headline;
     let chars = fitted.data.to_string().len();
     if chars > LARGE_CHARS {
         n.large_response = Some(LargeResponse {
@@ -137,8 +156,10 @@ pub fn answer(plan: &Plan, shaped: Shaped) -> Result<Answer, QueryError> {
         pages,
         format: plan.format.name().into(),
         resolution: fitted.resolution,
+        legend: super::legend::of(plan.provider.spec(), plan.collection, &fitted.rows),
         data: fitted.data,
         notices: n,
+        basis,
     })
 }
 
@@ -278,11 +299,45 @@ fn fit_documents(plan: &Plan, records: Vec<Value>, budget: usize, out: &mut Fitt
                     }
                 }
                 let (step, fields, trial) = chosen.expect("STEPS is not empty");
+                if size(&trial, plan) > budget {
+                    if let Some(rows) = headline(plan, &records, raw_chars, budget, out) {
+                        return rows;
+                    }
+                }
                 out.compacted = compacted(step, fields, Some(raw_chars), true);
                 trial
             }
         }
     }
+}
+
+/// Every record of the range in its headline fields (the columns `vitals_today` shows for the
+/// collection: minutes, local clock times, units in the names, a series summarised), when every
+/// field of them would not fit and those do: a year of nights whole in what people ask about,
+/// rather than four months of every field. Only when the caller chose neither `fields` nor a
+/// `resolution`, and the collection has headline columns; said in `notices.headline`.
+fn headline(plan: &Plan, records: &[Value], whole: usize, budget: usize, out: &mut Fitted) -> Option<Vec<Value>> {
+    let c = plan.collection;
+    if plan.range.is_none() || plan.fields.is_some() || plan.resolution.is_some() {
+        return None;
+    }
+    let lead = plan.provider.spec().today.iter().find(|t| t.collection == c.name)?.lead;
+    let t = super::headline::table(records, lead, c, &plan.zone, super::headline::Detail::Headline);
+    let rows: Vec<Value> = t.rows.into_iter().map(|r| Value::Object(t.columns.iter().cloned().zip(r).collect())).collect();
+    let fits = size(&rows, plan);
+    if fits > budget {
+        return None;
+    }
+    out.headline = Some(format!(
+        "HEADLINE: every field of these {} records would take about {whole} characters, over the {budget} that max_chars = {} leaves \
+         for data, so each is given in its headline fields ({fits} characters): what vitals_today shows, units in the names, series \
+         summarised. Every record of `range` is here. For every field and the series, ask for fewer days at a time, or name them in \
+         `fields`, or a larger max_chars (up to {}).",
+        rows.len(),
+        plan.max_chars,
+        super::plan::MAX_MAX_CHARS
+    ));
+    Some(rows)
 }
 
 fn compacted(step: u32, fields: Vec<String>, raw_chars: Option<usize>, auto: bool) -> Option<Compacted> {
@@ -330,7 +385,7 @@ fn cut_point(rows: &[Value], per: &[usize], frame: usize, budget: usize, plan: &
         let coarser = if c.has_resolution() { " or a coarser `resolution`" } else { " or fewer `fields`" };
         return Err(QueryError::BadInput(format!(
             "`max_chars`: the first day alone needs about {} characters, more than max_chars = {} allows. Send a larger max_chars (up to {}){coarser}.",
-            first_day + ENVELOPE,
+            first_day + plan.envelope(),
             plan.max_chars,
             super::plan::MAX_MAX_CHARS
         )));

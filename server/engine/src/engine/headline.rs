@@ -117,6 +117,10 @@ fn cell(r: &Value, l: &Lead, c: &CollectionSpec, zone: &Zone) -> Value {
             };
             x.map_or(Value::Null, |x| number(x, 1))
         }
+        Derive::Scale(words) => match v.as_f64().filter(|x| x.fract() == 0.0 && *x >= 1.0 && *x <= words.len() as f64) {
+            Some(x) => json!(words[x as usize - 1]),
+            None => tidy(v.clone()),
+        },
     }
 }
 

@@ -107,9 +107,15 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// The characters `data` may take: `max_chars` less the [`ENVELOPE`].
+    /// The characters `data` may take: `max_chars` less the [`ENVELOPE`] and the room the
+    /// collection's `legend` may take (engine/legend.rs).
     pub fn data_budget(&self) -> usize {
-        self.max_chars.saturating_sub(ENVELOPE)
+        self.max_chars.saturating_sub(self.envelope())
+    }
+
+    /// What an answer keeps for everything around `data`.
+    pub fn envelope(&self) -> usize {
+        ENVELOPE + super::legend::room(self.provider.spec(), self.collection)
     }
 }
 

@@ -40,14 +40,22 @@ pub fn columns(records: &[Value]) -> Vec<String> {
 /// Identity columns first. Documents lead with `day, id`; a series (no `day`) leads with its
 /// `timestamp`, which in a document is just another field.
 fn lead(mut cols: Vec<String>) -> Vec<String> {
-    let first: &[&str] = if cols.iter().any(|c| c == "day") { &["id", "day"] } else { &["id", "timestamp"] };
-    for k in first {
+    for k in identity(&cols) {
         if let Some(pos) = cols.iter().position(|c| c == k) {
             let c = cols.remove(pos);
             cols.insert(0, c);
         }
     }
     cols
+}
+
+/// The identity columns of these columns, last first.
+fn identity(cols: &[String]) -> &'static [&'static str] {
+    if cols.iter().any(|c| c == "day") {
+        &["id", "day"]
+    } else {
+        &["id", "timestamp"]
+    }
 }
 
 fn row(r: &Value, cols: &[String]) -> Value {
@@ -75,7 +83,12 @@ fn csv_line(r: &Value, cols: &[String]) -> String {
 }
 
 pub fn to_csv(records: &[Value]) -> String {
-    let cols = columns(records);
+    to_csv_in(records, &[])
+}
+
+/// [`to_csv`] with the columns in `order` (see [`in_order`]).
+fn to_csv_in(records: &[Value], order: &[&str]) -> String {
+    let cols = in_order(columns(records), order);
     let mut out = cols.join(",");
     out.push('\n');
     for r in records {
@@ -85,11 +98,30 @@ pub fn to_csv(records: &[Value]) -> String {
 }
 
 pub fn render(records: &[Value], f: Format) -> Value {
+    render_in(records, f, &[])
+}
+
+/// The columns after the identity ones in the order the catalog lists its fields (`order`), so
+/// that fields which belong together (heart-rate zones 0 to 5) sit together in that order rather
+/// than alphabetically; a field the catalog does not list follows, in order of appearance. The
+/// order changes no size.
+pub fn in_order(cols: Vec<String>, order: &[&str]) -> Vec<String> {
+    if order.is_empty() {
+        return cols;
+    }
+    let ids = cols.iter().take_while(|c| identity(&cols).contains(&c.as_str())).count();
+    let mut rest: Vec<(usize, String)> = cols[ids..].iter().cloned().enumerate().collect();
+    rest.sort_by_key(|(i, c)| (order.iter().position(|o| o == c).unwrap_or(order.len()), *i));
+    cols[..ids].iter().cloned().chain(rest.into_iter().map(|(_, c)| c)).collect()
+}
+
+/// [`render`] with the columns in the catalog's `order` ([`in_order`]).
+pub fn render_in(records: &[Value], f: Format, order: &[&str]) -> Value {
     match f {
         Format::Records => Value::Array(records.to_vec()),
-        Format::Csv => Value::String(to_csv(records)),
+        Format::Csv => Value::String(to_csv_in(records, order)),
         Format::Columns => {
-            let cols = columns(records);
+            let cols = in_order(columns(records), order);
             let rows: Vec<Value> = records.iter().map(|r| row(r, &cols)).collect();
             json!({"columns": cols, "rows": rows})
         }
@@ -307,9 +339,63 @@ pub fn costs(records: &[Value], f: Format) -> (usize, Vec<usize>) {
     (frame, per)
 }
 
+/// Significant digits a number an answer carries keeps: far more than any device measures, and
+/// fewer than the 17 where a float's binary noise shows (`5023.9800000000005`).
+const SIGNIFICANT: usize = 12;
+
+/// Every number in `v` as a person would write it: no float noise (rounded to [`SIGNIFICANT`]
+/// digits), and a whole number without a fraction (`11002`, not `11002.0`: a count reads as one).
+/// Values that are already integers are left as they are.
+pub fn tidy_numbers(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64() {
+                *v = tidy_f64(x);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(tidy_numbers),
+        Value::Object(m) => m.values_mut().for_each(tidy_numbers),
+        _ => {}
+    }
+}
+
+fn tidy_f64(x: f64) -> Value {
+    let r: f64 = format!("{x:.prec$e}", prec = SIGNIFICANT - 1).parse().unwrap_or(x);
+    if r.fract() == 0.0 && r.abs() < 9.0e15 {
+        json!(r as i64)
+    } else {
+        json!(r)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_lose_their_float_noise_and_whole_ones_their_fraction() {
+        // As a provider's JSON carries them (float noise and all).
+        let mut v: Value = serde_json::from_str(
+            r#"{"a": 5023.9800000000005, "b": [11002.0, 7.5600000000000005, -2.0999999999999996], "c": {"d": 0.00012345678901234},
+                "e": 1733467200000.0, "f": 42, "g": "5.0", "h": 1.5, "i": -0.0}"#,
+        )
+        .unwrap();
+        tidy_numbers(&mut v);
+        assert_eq!(
+            v,
+            json!({"a": 5023.98, "b": [11002, 7.56, -2.1], "c": {"d": 0.000_123_456_789_012}, "e": 1_733_467_200_000i64, "f": 42, "g": "5.0",
+                              "h": 1.5, "i": 0})
+        );
+        assert_eq!(v.to_string(), r#"{"a":5023.98,"b":[11002,7.56,-2.1],"c":{"d":0.000123456789012},"e":1733467200000,"f":42,"g":"5.0","h":1.5,"i":0}"#);
+    }
+
+    #[test]
+    fn the_catalog_orders_columns_after_the_identity_ones() {
+        let recs = vec![json!({"day": "d", "id": "x", "zone_five": 5, "zone_one": 1, "zone_zero": 0, "other": 9})];
+        let order = ["day", "zone_zero", "zone_one", "zone_five"];
+        assert_eq!(render_in(&recs, Format::Columns, &order)["columns"], json!(["day", "id", "zone_zero", "zone_one", "zone_five", "other"]));
+        assert!(to_csv_in(&recs, &order).starts_with("day,id,zone_zero,zone_one,zone_five,other\n"));
+    }
 
     #[test]
     fn columns_put_identity_first_and_fill_gaps_with_null() {

@@ -9,6 +9,7 @@ use super::kept::Kept;
 use super::pacing::{self, After};
 use super::plan::Plan;
 use super::record::{dedup, project, record_day};
+use super::rules::Basis;
 use super::stats::Stats;
 use crate::catalog::Settles;
 use crate::providers::{Due, Mode};
@@ -22,6 +23,8 @@ pub struct Shaped {
     pub notices: Notices,
     pub synthetic: bool,
     pub pages: u32,
+    /// The records as they came, while the provider's rules said something of them.
+    pub basis: Option<Basis>,
 }
 
 pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
@@ -31,11 +34,15 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
     if synthetic {
         n.synthetic = Some(plan.provider.synthetic_notice());
     }
+    let mut basis = None;
     let mut kept = match f.kept {
         Kept::Documents(records) => {
+            // Kept while the rules have something to say, to say it again of fewer records.
+            let raw = records.clone();
             let finished = plan.provider.finish(c, records, &plan.options);
             if !finished.notes.is_empty() {
                 n.rules = Some(finished.notes);
+                basis = Some(Basis::new(plan.provider.clone(), c, plan.options.clone(), plan.zone.clone(), raw));
             }
             Kept::Documents(dedup(finished.records, c))
         }
@@ -52,6 +59,13 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         let (t, claimed) = cut(plan, &mut kept, f.gap, reason);
         n.truncated = Some(t);
         range = claimed;
+        if let Some(b) = &basis {
+            n.rules = match (claimed, plan.range) {
+                (Some((s, e)), Some(_)) => b.within(Some(s), Some(e)),
+                (None, Some(_)) => b.nothing(),
+                _ => n.rules.take(),
+            };
+        }
     }
     said(plan, &f.stats, f.windows, f.stopped.is_some(), &mut n);
     if !plan.ignored_fields.is_empty() {
@@ -71,6 +85,9 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
         let dropped = kept.len() - keep;
         kept.drop_first(dropped, &plan.zone);
         n.kept_last = Some(format!("Only the {keep} most recent record(s) of the range are shown; {dropped} earlier one(s) were left out on purpose."));
+        if let (Some(b), Kept::Documents(records)) = (&basis, &kept) {
+            n.rules = b.last(keep, records.first().and_then(|r| record_day(r, c, &plan.zone)));
+        }
     }
     let mut outside = None;
     if let Some((from, to)) = plan.window {
@@ -92,7 +109,7 @@ pub fn shape(plan: &Plan, f: Fetched) -> Shaped {
             None => empty(plan, range),
         });
     }
-    Shaped { kept, range, notices: n, synthetic, pages: f.stats.pages }
+    Shaped { kept, range, notices: n, synthetic, pages: f.stats.pages, basis }
 }
 
 /// Said when the answer holds today's record of a collection whose day's value grows until the
@@ -132,8 +149,10 @@ fn empty(plan: &Plan, range: Option<(Date, Date)>) -> String {
 /// fetching stopped short (the waits' sentences say so rather than that nothing is missing).
 fn said(plan: &Plan, st: &Stats, windows: u32, cut: bool, n: &mut Notices) {
     let p = plan.provider.spec();
+    // Records of the padding days (asked for to catch those a provider files under another day)
+    // are no part of the answer: said to the log, not to the model.
     if st.discarded_out_of_range > 0 {
-        n.discarded_out_of_range = Some(st.discarded_out_of_range);
+        tracing::debug!(collection = %plan.qualified, records = st.discarded_out_of_range, "records outside the asked days left out");
     }
     if st.undated_kept > 0 {
         n.undated_kept = Some(st.undated_kept);

@@ -188,6 +188,13 @@ pub fn ago(k: i64) -> jiff::civil::Date {
     today().checked_sub(jiff::Span::new().days(k)).unwrap()
 }
 
+/// `v` with its numbers as every answer sends them (no float noise, whole numbers without a
+/// fraction): what an expected value is compared as.
+pub fn tidied(mut v: Value) -> Value {
+    vitals::engine::render::tidy_numbers(&mut v);
+    v
+}
+
 /// A day as the tools take it.
 pub fn ds(d: jiff::civil::Date) -> String {
     d.to_string()

@@ -2,6 +2,7 @@
 //! while the report fits; then, `full` detail summarised to headline columns; then the oldest
 //! days left out, the most recent kept. Each step is said in `shortened`, with how to get the rest.
 use super::super::headline::{table, Detail};
+use super::super::record::record_day;
 use super::super::QueryError;
 use super::read::Section;
 use super::{section, TodayProvider, TodayReport};
@@ -19,11 +20,15 @@ pub fn fit(report: &mut TodayReport, parts: Vec<(TodayProvider, Vec<Section>)>, 
                     .iter()
                     .filter(|s| !s.records.is_empty())
                     .map(|s| {
-                        let mut t = table(&s.records, s.lead, s.spec, zone, detail);
                         let first = from.unwrap_or(&report_from);
-                        if !s.latest {
-                            t.rows.retain(|r| r.first().and_then(Value::as_str).is_none_or(|d| d >= first));
-                        }
+                        // Only the days shown are counted (their series too): never a night left out.
+                        let shown: Vec<Value> = match s.latest {
+                            true => s.records.clone(),
+                            false => {
+                                s.records.iter().filter(|r| record_day(r, s.spec, zone).is_none_or(|d| d.to_string().as_str() >= first)).cloned().collect()
+                            }
+                        };
+                        let t = table(&shown, s.lead, s.spec, zone, detail);
                         let mut out = section(s, t);
                         if !s.latest && s.error.is_none() {
                             out.no_record = days
@@ -40,7 +45,7 @@ pub fn fit(report: &mut TodayReport, parts: Vec<(TodayProvider, Vec<Section>)>, 
                 synthetic: p.synthetic,
                 missing: p.missing.clone(),
                 errors: p.errors.clone(),
-                notices: p.notices.clone(),
+                notices: notices_from(p, sections, from),
             })
             .collect()
     };
@@ -84,12 +89,31 @@ pub fn fit(report: &mut TodayReport, parts: Vec<(TodayProvider, Vec<Section>)>, 
             return Ok(());
         }
     }
+    // The last day measured alone, as the report would be without a word about shortening: the
+    // same size whatever `days` or `detail` was asked.
+    report.shortened = None;
     Err(QueryError::BadInput(format!(
         "`max_chars`: even the last day alone takes more than max_chars = {max} characters ({} with every provider's sections). Send a \
          larger max_chars (up to {}).",
         report.chars(),
         super::super::plan::MAX_MAX_CHARS
     )))
+}
+
+/// A provider's notices, the rules said again of the days from `from` when the days before it are
+/// left out: no count of a night the report no longer shows.
+fn notices_from(p: &TodayProvider, sections: &[Section], from: Option<&str>) -> std::collections::BTreeMap<String, String> {
+    let mut notices = p.notices.clone();
+    if let Some(first) = from.and_then(|f| f.parse::<jiff::civil::Date>().ok()) {
+        match super::said::rules(sections, Some(first)) {
+            Some(text) => notices.insert("rules".into(), text),
+            None => notices.remove("rules"),
+        };
+        // The days a provider does not keep lie before every day it answered for, so before
+        // `from`: they are among the days left out, which `shortened` says.
+        notices.remove("beyond_retention");
+    }
+    notices
 }
 
 /// Every day from `from` to `today`, both included, as YYYY-MM-DD.

@@ -36,12 +36,12 @@ pub struct TodayRequest {
 
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct TodayReport {
-    /// Today, in `tz`.
+    // Today, in `tz`.
     pub today: String,
-    /// The first day of the report (today minus `days`).
+    // The first day of the report (today minus `days`).
     pub from: String,
     pub tz: String,
-    /// `headline` or `full`.
+    // `headline` or `full`.
     pub detail: String,
     /// Said when the report is sample data (nothing is connected): never the user's own.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,7 +53,7 @@ pub struct TodayReport {
     /// What was summarised or left out to fit `max_chars`, and how to get it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shortened: Option<String>,
-    /// How to read the sections.
+    // How to read the sections.
     pub note: String,
 }
 
@@ -62,14 +62,13 @@ pub struct TodayProvider {
     pub provider: String,
     pub synthetic: bool,
     pub sections: Vec<TodaySection>,
-    /// Collections the provider answered with no records for these days (today is often not
-    /// synced yet; no record is not "did not happen").
+    /// Collections with no record these days (today is often not synced yet): not "did not happen".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<String>,
-    /// Collections that failed or came back incomplete, with why: never "no data".
+    /// Collections that failed or came back incomplete, with why.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<String>,
-    /// What happened on the way (retries, memory, renewals), said once for the provider.
+    /// What happened on the way, said once for the provider.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub notices: BTreeMap<String, String>,
 }
@@ -78,27 +77,28 @@ pub struct TodayProvider {
 pub struct TodaySection {
     pub role: String,
     pub collection: String,
-    /// The days this section covers completely, when they are not the report's: a cut read, or
-    /// the days a latest-record section looked back over.
+    /// The days this section covers, when they are not the report's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub range: Option<String>,
     pub columns: Vec<String>,
     pub rows: Vec<Vec<Value>>,
-    /// Days of the report the provider answered for with no record (not synced yet, or not worn):
-    /// not "did not happen".
+    /// Days with no record (not synced yet, or not worn): not "did not happen".
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub no_record: Vec<String>,
-    /// The series inside these records, counted (they are not shown here).
+    // The series inside these records, counted (they are not shown here).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<String>,
-    /// The call that returns these records whole: every field, the series at full resolution.
+    // The call that returns these records whole: every field, the series at full resolution.
     pub raw: String,
 }
 
 impl TodayReport {
-    /// The characters of the report as a tool result's text (compact JSON).
+    /// The characters of the report as a tool result's text (compact JSON, its numbers tidied as
+    /// they are sent: engine/render.rs).
     pub fn chars(&self) -> usize {
-        serde_json::to_string(self).map_or(0, |s| s.chars().count())
+        let Ok(mut v) = serde_json::to_value(self) else { return 0 };
+        super::render::tidy_numbers(&mut v);
+        v.to_string().chars().count()
     }
 }
 
@@ -136,8 +136,8 @@ fn asked(req: &TodayRequest) -> Result<Asked, QueryError> {
     Ok(Asked { days, max_chars: max_chars as usize, detail, zone })
 }
 
-const NOTE: &str = "Each section: one row per record, `day` first. `raw` is the vitals_query call for every field and the full series; \
-`series` counts the series left out. Nothing is computed across days: for a change or a trend, vitals_compare or vitals_trend.";
+const NOTE: &str = "A row per record, `day` first; `raw`: the vitals_query call for every field and series (`series` counts them). \
+Nothing is computed across days: for a change or a trend, vitals_compare or vitals_trend.";
 
 impl Engine {
     /// The report for today and the `days` before it.

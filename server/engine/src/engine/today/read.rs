@@ -66,6 +66,8 @@ pub struct Section {
     pub synthetic: bool,
     /// The latest record of a span, not every record of the report's days.
     pub latest: bool,
+    /// The records as they came, to say the provider's rules again of the days a report keeps.
+    pub basis: Option<super::super::rules::Basis>,
 }
 
 /// The report's days: `from` to `today`, in the zone the caller named (`tz`, sent on with every
@@ -128,6 +130,7 @@ async fn section(engine: &Engine, p: &dyn Provider, t: &'static TodaySpec, days:
         notices: None,
         synthetic: false,
         latest: t.latest_within_days.is_some(),
+        basis: None,
     };
     let Some(within) = t.latest_within_days else {
         let answer = engine.query(request(&collection, spec, t, (from, today, tz), detail, deadline, None)).await;
@@ -186,7 +189,7 @@ fn take(out: &mut Section, answer: Result<Answer, super::super::QueryError>, (st
         raw["tz"] = json!(tz);
     }
     out.raw = format!("vitals_query {raw}");
-    let a = match answer {
+    let mut a = match answer {
         Ok(a) => a,
         Err(e) => {
             out.error = Some(e.to_string());
@@ -204,5 +207,6 @@ fn take(out: &mut Section, answer: Result<Answer, super::super::QueryError>, (st
         out.records.extend(rows);
     }
     out.empty = out.records.is_empty() && out.error.is_none();
+    out.basis = a.basis.take();
     out.notices = Some(a.notices);
 }

@@ -51,10 +51,12 @@ fn notices(p: &dyn Provider, sections: &[Section]) -> BTreeMap<String, String> {
     once("cache_cleared", texts(&|n| n.cache_cleared.clone()));
     once("page_order", texts(&|n| n.page_order.clone()));
     once("beyond_retention", texts(&|n| n.beyond_retention.as_ref().map(|b| b.note.clone())));
-    once("rules", texts(&|n| n.rules.as_ref().map(|r| r.join(" "))));
     once("flagged", texts(&|n| n.flagged.clone()));
     once("retried", texts(&|n| n.retried.clone()));
     once("undated_kept", texts(&|n| n.undated_kept.map(|k| format!("{k} record(s) without a readable day were kept"))));
+    if let Some(text) = rules(sections, None) {
+        out.insert("rules".into(), text);
+    }
     let display = p.spec().display;
     let cached: Vec<_> = all.iter().filter_map(|(_, n)| n.cached.as_ref()).collect();
     if !cached.is_empty() {
@@ -77,6 +79,24 @@ fn notices(p: &dyn Provider, sections: &[Section]) -> BTreeMap<String, String> {
         out.insert("paced".into(), text);
     }
     out
+}
+
+/// What the providers' own rules did, once for the provider (naming the sections when not all of
+/// them say it): over every record read, or with `from`, over the days from it (a report that
+/// left the days before out says them of what it keeps). A latest-record section keeps its own.
+pub fn rules(sections: &[Section], from: Option<jiff::civil::Date>) -> Option<String> {
+    let all: Vec<&Section> = sections.iter().filter(|s| s.notices.is_some()).collect();
+    let found: Vec<(&str, String)> = all
+        .iter()
+        .filter_map(|s| {
+            let said = match (from, &s.basis) {
+                (Some(f), Some(b)) if !s.latest => b.within(Some(f), None),
+                _ => s.notices.as_ref()?.rules.clone(),
+            };
+            Some((s.collection.as_str(), said?.join(" ")))
+        })
+        .collect();
+    one(found, all.len())
 }
 
 /// A notice about waiting, said once for the sections that carry it (`has`), from the facts of

@@ -29,9 +29,9 @@ static SLEEP_LEAD: &[Lead] = &[
     Lead::same("awake_min", "awake_min"),
     Lead::same("score", "score"),
     Lead::same("quality", "score_quality"),
-    Lead::same("hr_avg", "hr_avg_bpm"),
-    Lead::same("breaths_min", "respiration_avg"),
-    Lead::same("spo2_avg", "spo2_avg"),
+    Lead::same("hr_avg_bpm", "hr_avg_bpm"),
+    Lead::same("breaths_per_min", "respiration_avg"),
+    Lead::same("spo2_avg_pct", "spo2_avg"),
     Lead::same("stress_avg", "sleep_stress_avg"),
 ];
 
@@ -55,7 +55,7 @@ static SUMMARY_LEAD: &[Lead] = &[
     Lead::km("distance_km", "distance_m"),
     Lead::same("moderate_min", "moderate_intensity_min"),
     Lead::same("vigorous_min", "vigorous_intensity_min"),
-    Lead::same("resting_hr", "resting_hr_bpm"),
+    Lead::same("resting_hr_bpm", "resting_hr_bpm"),
     Lead::same("stress_avg", "stress_avg"),
 ];
 
@@ -108,6 +108,7 @@ pub static GARMIN: ProviderSpec = ProviderSpec {
         DailySource::same("body_fat_pct", "weight", "body_fat_pct", 2),
     ],
     retries_429: true,
+    legend: LEGEND,
     non_get: super::auth::NON_GET,
 };
 
@@ -132,6 +133,42 @@ const ACTIVITY_WORKOUT: WorkoutSpec = WorkoutSpec {
     laps: Some(LapsSpec { path: "/fit/laps", what: "laps", seconds: "timer_s", distance_m: Some("distance_m"), avg_hr_bpm: "avg_hr_bpm" }),
     zones: Some(ZonesSpec { path: "/fit/hr_zone_s", seconds: None, lower_bpm: None, upper_bpm: None }),
 };
+
+/// Garmin's scores are on scales of their own: each one's, and the units names do not carry.
+static LEGEND: &[(&str, &str, &str)] = &[
+    ("daily_summary", "stress_avg", "0 to 100 (rest below 26)"),
+    ("daily_summary", "stress_max", "0 to 100"),
+    ("daily_summary", "body_battery_high", "0 to 100"),
+    ("daily_summary", "body_battery_low", "0 to 100"),
+    ("daily_summary", "respiration_avg", "breaths/min"),
+    ("daily_summary", "spo2_avg", "%"),
+    ("daily_summary", "spo2_lowest", "%"),
+    ("stress", "stress_level", "0 to 100 (rest below 26)"),
+    ("body_battery", "highest", "0 to 100"),
+    ("body_battery", "lowest", "0 to 100"),
+    ("body_battery", "charged", "points gained"),
+    ("body_battery", "drained", "points lost"),
+    ("body_battery", "levels", "0 to 100, in `items` every `interval_s`"),
+    ("sleep", "score", "0 to 100"),
+    ("sleep", "respiration_avg", "breaths/min"),
+    ("sleep", "spo2_avg", "%"),
+    ("sleep", "spo2_lowest", "%"),
+    ("sleep", "sleep_stress_avg", "0 to 100"),
+    ("hrv", "readings", "ms, in `items` every `interval_s`"),
+    ("spo2", "spo2_avg", "%"),
+    ("spo2", "spo2_lowest", "%"),
+    ("spo2", "spo2_latest", "%"),
+    ("spo2", "spo2_7d_avg", "%"),
+    ("spo2", "spo2_sleep_avg", "%"),
+    ("activities", "aerobic_effect", "0 to 5"),
+    ("activities", "anaerobic_effect", "0 to 5"),
+    ("activity", "aerobic_effect", "0 to 5"),
+    ("activity", "anaerobic_effect", "0 to 5"),
+    ("fitness_age", "fitness_age", "years"),
+    ("fitness_age", "achievable_fitness_age", "years"),
+    ("fitness_age", "chronological_age", "years"),
+    ("weight", "bmi", "kg/m²"),
+];
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
@@ -293,8 +330,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         path: "weight-service/weight/range",
         summary: "One row per weigh-in: weight (kg; Garmin sends grams), BMI, body fat and water (%), bone and muscle mass (kg), \
                   the source. 31 days per request (the route's limit is not recorded).",
-        day_keys: &["date"],
-        always: &["id", "date"],
+        day_keys: &["day"],
+        always: &["id", "day"],
         key: Some("id"),
         fields: &["time", "weight_kg", "bmi", "body_fat_pct", "body_water_pct", "bone_mass_kg", "muscle_mass_kg", "source"],
         split: Split::Days(31),
@@ -480,7 +517,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "wake_time",
             "lactate_threshold_hr_bpm",
             "lactate_threshold_speed_m_s",
-            "lactate_threshold_pace_min_per_km",
+            "lactate_threshold_pace_per_km",
             "vo2max_running",
             "vo2max_cycling",
             "birth_year",

@@ -41,12 +41,12 @@ fn placeholder(row: &Value, date_key: &str) -> bool {
 
 /// Keep a row unless it is a placeholder.
 fn real(row: Value) -> Option<Value> {
-    (!placeholder(&row, "date")).then_some(row)
+    (!placeholder(&row, "day")).then_some(row)
 }
 
 pub fn daily_summary(v: &Value) -> Option<Value> {
     real(json!({
-        "date": text(v, "calendarDate"),
+        "day": text(v, "calendarDate"),
         "steps": num(v, "totalSteps"),
         "step_goal": num(v, "dailyStepGoal"),
         "distance_m": num(v, "totalDistanceMeters"),
@@ -71,13 +71,13 @@ pub fn daily_summary(v: &Value) -> Option<Value> {
 }
 
 pub fn steps(v: &Value) -> Option<Value> {
-    real(json!({"date": text(v, "calendarDate"), "steps": num(v, "totalSteps"), "step_goal": num(v, "stepGoal"), "distance_m": num(v, "totalDistance")}))
+    real(json!({"day": text(v, "calendarDate"), "steps": num(v, "totalSteps"), "step_goal": num(v, "stepGoal"), "distance_m": num(v, "totalDistance")}))
 }
 
 pub fn stress(v: &Value) -> Option<Value> {
     let x = v.get("values").cloned().unwrap_or(Value::Null);
     real(json!({
-        "date": text(v, "calendarDate"),
+        "day": text(v, "calendarDate"),
         "stress_level": level(&x, "overallStressLevel"),
         "rest_min": minutes(&x, "restStressDuration"),
         "low_min": minutes(&x, "lowStressDuration"),
@@ -89,7 +89,7 @@ pub fn stress(v: &Value) -> Option<Value> {
 pub fn hydration(v: &Value) -> Option<Value> {
     let x = v.get("values").or_else(|| v.get("value")).unwrap_or(v);
     real(json!({
-        "date": text(v, "calendarDate"),
+        "day": text(v, "calendarDate"),
         "intake_ml": num(x, "intakeInML").or_else(|| num(x, "valueInML")),
         "goal_ml": num(x, "goalInML"),
     }))
@@ -147,7 +147,7 @@ pub fn body_battery(v: &Value) -> Option<Value> {
         })
         .collect();
     real(json!({
-        "date": text(v, "date"),
+        "day": text(v, "date"),
         "charged": num(v, "charged"),
         "drained": num(v, "drained"),
         "highest": hi,
@@ -166,7 +166,7 @@ pub fn spo2(v: &Value) -> Option<Value> {
         .filter_map(|p| Some(json!({"hour": at_ms(p.get(0)?.as_f64()?, &TimeZone::UTC)?, "spo2": p.get(1)?})))
         .collect();
     real(json!({
-        "date": text(v, "calendarDate"),
+        "day": text(v, "calendarDate"),
         "spo2_avg": num(v, "averageSpO2"),
         "spo2_lowest": num(v, "lowestSpO2"),
         "spo2_latest": num(v, "latestSpO2"),
@@ -229,7 +229,7 @@ pub fn sleep(x: &Value) -> Option<Value> {
     let levels = x.get("sleepLevels").or_else(|| d.get("sleepLevels")).and_then(Value::as_array).cloned().unwrap_or_default();
     let score = d.pointer("/sleepScores/overall").cloned().unwrap_or(Value::Null);
     Some(json!({
-        "date": text(d, "calendarDate"),
+        "day": text(d, "calendarDate"),
         "sleep_start": local_instant(s_gmt, num(d, "sleepStartTimestampLocal")),
         "sleep_end": local_instant(e_gmt, num(d, "sleepEndTimestampLocal")),
         "asleep_min": minutes(d, "sleepTimeSeconds"),
@@ -261,7 +261,7 @@ pub fn hrv(v: &Value) -> Option<Value> {
         even(&rel, &rfc3339(&t0.to_zoned(TimeZone::UTC)))
     });
     real(json!({
-        "date": text(s, "calendarDate"),
+        "day": text(s, "calendarDate"),
         "last_night_avg_ms": num(s, "lastNightAvg"),
         "last_night_5min_high_ms": num(s, "lastNight5MinHigh"),
         "weekly_avg_ms": num(s, "weeklyAvg"),
@@ -288,7 +288,7 @@ pub fn weights(body: &Value) -> Vec<Value> {
         .map(|w| {
             json!({
                 "id": w.get("samplePk").map(|x| x.to_string().trim_matches('"').to_string()),
-                "date": text(w, "calendarDate"),
+                "day": text(w, "calendarDate"),
                 "time": weigh_in_time(num(w, "timestampGMT"), num(w, "date")),
                 "weight_kg": kg(w, "weight"),
                 "bmi": num(w, "bmi"),
@@ -387,7 +387,7 @@ pub fn activity_detail(v: &Value) -> Value {
 
 pub fn fitness_age(v: &Value) -> Option<Value> {
     real(json!({
-        "date": v.get("calendarDate").or_else(|| v.get("asOfDateGmt")).cloned().unwrap_or(Value::Null),
+        "day": v.get("calendarDate").or_else(|| v.get("asOfDateGmt")).cloned().unwrap_or(Value::Null),
         "fitness_age": num(v, "fitnessAge"),
         "chronological_age": num(v, "chronologicalAge"),
         "achievable_fitness_age": num(v, "achievableFitnessAge"),
@@ -406,7 +406,7 @@ pub fn food(v: &Value) -> Option<Value> {
         .map(|m| json!({"name": m.pointer("/meal/mealName").cloned().unwrap_or(Value::Null), "calories_kcal": m.pointer("/mealNutritionContent/calories").cloned().unwrap_or(Value::Null)}))
         .collect();
     real(json!({
-        "date": text(v, "calendarDate"),
+        "day": text(v, "calendarDate"),
         "calories_kcal": num(&eaten, "calories"),
         "carbs_g": num(&eaten, "carbs"),
         "protein_g": num(&eaten, "protein"),
@@ -419,7 +419,7 @@ pub fn food(v: &Value) -> Option<Value> {
 /// One menstrual cycle, by the day it started.
 pub fn cycle(v: &Value) -> Option<Value> {
     real(json!({
-        "date": text(v, "startDate"),
+        "day": text(v, "startDate"),
         "cycle_length_days": num(v, "cycleLength"),
         "period_length_days": num(v, "periodLength"),
         "predicted": text(v, "predictedCycle"),
@@ -438,6 +438,13 @@ pub fn hr_zones(v: &Value) -> Value {
     })
 }
 
+/// A pace as runners write it, `m:ss` per km: 280 s a km is `4:40` (as decimal minutes, 4.67 would
+/// be read as 4:67 or 4:07).
+fn pace(seconds_per_km: f64) -> String {
+    let s = seconds_per_km.round() as i64;
+    format!("{}:{:02}", s / 60, s % 60)
+}
+
 /// Profile settings. Garmin's lactate-threshold speed is m/s ÷ 10 (reference §5): ×10 here.
 pub fn profile(v: &Value, personal: bool) -> Value {
     let u = v.get("userData").unwrap_or(v);
@@ -452,7 +459,7 @@ pub fn profile(v: &Value, personal: bool) -> Value {
         "wake_time": clock("wakeTime"),
         "lactate_threshold_hr_bpm": num(u, "lactateThresholdHeartRate"),
         "lactate_threshold_speed_m_s": speed.map(|s| (s * 1000.0).round() / 1000.0),
-        "lactate_threshold_pace_min_per_km": speed.map(|s| (1000.0 / s / 60.0 * 100.0).round() / 100.0),
+        "lactate_threshold_pace_per_km": speed.map(|s| pace(1000.0 / s)),
         "vo2max_running": num(u, "vo2MaxRunning"),
         "vo2max_cycling": num(u, "vo2MaxCycling"),
     });
@@ -484,7 +491,7 @@ mod tests {
         assert_eq!(w[0]["id"], "5");
         let p = profile(&json!({"userData": {"lactateThresholdSpeed": 0.3571, "birthDate": "1985-09-06"}}), false);
         assert_eq!(p["lactate_threshold_speed_m_s"], 3.571);
-        assert_eq!(p["lactate_threshold_pace_min_per_km"], 4.67);
+        assert_eq!(p["lactate_threshold_pace_per_km"], "4:40");
         assert!(p.get("birth_year").is_none(), "personal fields only when asked");
         assert_eq!(profile(&json!({"userData": {"birthDate": "1985-09-06"}}), true)["birth_year"], 1985);
     }
@@ -500,7 +507,7 @@ mod tests {
         // 08:14:36 at UTC−6 is 14:14:36Z.
         let w = weights(&day(1_749_975_276_000, 1_749_996_876_000, "2025-06-15"));
         assert_eq!(w[0]["time"], "2025-06-15T08:14:36-06:00");
-        assert_eq!(w[0]["date"], "2025-06-15");
+        assert_eq!(w[0]["day"], "2025-06-15");
         // An entry at 22:30 local is on its own day, though its instant is the next UTC day.
         let w = weights(&day(1_749_940_200_000, 1_749_961_800_000, "2025-06-14"));
         assert_eq!(w[0]["time"], "2025-06-14T22:30:00-06:00");

@@ -68,10 +68,15 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     daily_view: &[],
     retries_429: false,
     // Signing in is how Garmin Connect lets anyone read at all (config.rs, with its hosts).
+    legend: LEGEND,
     non_get: super::config::NON_GET,
 };
 
 const DAYS: CollectionSpec = CollectionSpec { exact_days: true, in_sandbox: false, ..CollectionSpec::DAILY };
+
+/// Garmin's scores are on scales of their own: each one's, where the name does not say.
+static LEGEND: &[(&str, &str, &str)] =
+    &[("training_readiness", "score", "0 to 100"), ("hill_score", "score", "0 to 100"), ("sleep_scores", "score", "0 to 100")];
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
@@ -82,8 +87,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "Training readiness snapshots (several a day; `morning` marks the report after waking): score 0–100, level, \
              Garmin's feedback, recovery time left (min), acute load, HRV weekly average and each factor's percent."
         ),
-        day_keys: &["date"],
-        always: &["date", "time_local"],
+        day_keys: &["day"],
+        always: &["day", "time_local"],
         key: Some("time_local"),
         fields: &[
             "morning",
@@ -198,7 +203,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         day_keys: &[],
         always: &["type"],
         key: Some("id"),
-        fields: &["id", "type_id", "value", "unit", "time", "distance_km", "date", "activity_id", "activity_name"],
+        fields: &["id", "type_id", "value", "unit", "time", "distance_km", "day", "activity_id", "activity_name"],
         split: Split::Whole,
         volume: "a row per record kind",
         daily: None,

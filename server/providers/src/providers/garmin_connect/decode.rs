@@ -40,7 +40,7 @@ pub fn pace_per_km(s: f64, metres: f64) -> String {
 pub fn readiness(v: &Value) -> Option<Value> {
     let context = v.get("inputContext").and_then(Value::as_str);
     Some(json!({
-        "date": day_of(v.get("calendarDate")?)?,
+        "day": day_of(v.get("calendarDate")?)?,
         "time_local": local_time(&f(v, "timestampLocal")),
         "morning": context == Some("AFTER_WAKEUP_RESET"),
         "score": f(v, "score"),
@@ -89,7 +89,7 @@ pub fn training_status(v: &Value) -> Option<Value> {
     });
     let target = |k: &str| json!({ "min": b(&format!("{k}TargetMin")), "max": b(&format!("{k}TargetMax")) });
     Some(json!({
-        "date": day_of(status.get("calendarDate")?)?,
+        "day": day_of(status.get("calendarDate")?)?,
         "status": phrase(&f(status, "trainingStatusFeedbackPhrase")),
         "status_phrase": f(status, "trainingStatusFeedbackPhrase"),
         "acute_load": f(&acute, "dailyTrainingLoadAcute"),
@@ -120,7 +120,7 @@ pub fn vo2max(v: &Value) -> Option<Value> {
     let date = g.or(c).and_then(|x| day_of(x.get("calendarDate")?))?;
     let of = |x: Option<&Value>, k: &str| x.map(|x| f(x, k)).unwrap_or(Value::Null);
     Some(json!({
-        "date": date,
+        "day": date,
         "running": of(g, "vo2MaxPreciseValue"),
         "running_rounded": of(g, "vo2MaxValue"),
         "cycling": of(c, "vo2MaxPreciseValue"),
@@ -134,7 +134,7 @@ const RACES: &[(&str, &str, f64)] =
 
 pub fn race_predictions(v: &Value) -> Option<Value> {
     let mut row = Map::new();
-    row.insert("date".into(), day_of(v.get("calendarDate")?)?.into());
+    row.insert("day".into(), day_of(v.get("calendarDate")?)?.into());
     for (name, key, metres) in RACES {
         let s = num(v, key).filter(|s| *s > 0.0);
         row.insert(format!("time_{name}_s"), if s.is_some() { f(v, key) } else { Value::Null });
@@ -151,7 +151,7 @@ pub const LT_SPEED_SCALE: f64 = 10.0;
 pub fn threshold_speed(v: &Value) -> Option<Value> {
     let speed = num(v, "value").filter(|s| *s > 0.0).map(|s| s * LT_SPEED_SCALE)?;
     Some(json!({
-        "date": day_of(v.get("from")?)?,
+        "day": day_of(v.get("from")?)?,
         "speed_m_s": (speed * 1000.0).round() / 1000.0,
         "pace_per_km": pace_per_km(1000.0 / speed, 1000.0),
     }))
@@ -159,14 +159,14 @@ pub fn threshold_speed(v: &Value) -> Option<Value> {
 
 /// A point of the heart-rate history.
 pub fn threshold_heart_rate(v: &Value) -> Option<Value> {
-    Some(json!({ "date": day_of(v.get("from")?)?, "heart_rate_bpm": num(v, "value")? }))
+    Some(json!({ "day": day_of(v.get("from")?)?, "heart_rate_bpm": num(v, "value")? }))
 }
 
 /// The speed and heart-rate points of one day in one row (they come from two routes).
 pub fn merge_threshold(records: Vec<Value>) -> Vec<Value> {
     let mut days: std::collections::BTreeMap<String, Map<String, Value>> = Default::default();
     for r in records {
-        let Some(day) = r.get("date").and_then(Value::as_str).map(str::to_string) else { continue };
+        let Some(day) = r.get("day").and_then(Value::as_str).map(str::to_string) else { continue };
         let row = days.entry(day).or_default();
         for k in ["heart_rate_bpm", "speed_m_s", "pace_per_km"] {
             row.entry(k.to_string()).or_insert(Value::Null);
@@ -205,7 +205,7 @@ pub fn personal_record(v: &Value) -> Option<Value> {
         "unit": match known { Some((_, _, true)) => "s", Some((_, _, false)) => "m", None => "garmin's own" },
         "time": known.filter(|k| k.2).and(value).map(clock),
         "distance_km": known.filter(|k| !k.2).and(value).map(|m| (m / 10.0).round() / 100.0),
-        "date": date,
+        "day": date,
         "activity_id": activity,
         "activity_name": f(v, "activityName"),
     }))
@@ -263,7 +263,7 @@ pub fn endurance_score(v: &Value) -> Option<Value> {
         .map(|c| json!({"activity_type_id": f(c, "activityTypeId"), "group": f(c, "group"), "percent": f(c, "contribution")}))
         .collect();
     Some(json!({
-        "date": day_of(dto.get("calendarDate")?)?,
+        "day": day_of(dto.get("calendarDate")?)?,
         "score": f(dto, "overallScore"),
         "level": level,
         "classification": f(dto, "classification"),
@@ -285,7 +285,7 @@ pub fn hill_scores(v: &Value) -> Vec<Value> {
         }
         let vo2 = [f(&h, "vo2MaxPreciseValue"), f(&h, "vo2Max")].into_iter().find(|x| !x.is_null()).unwrap_or(Value::Null);
         let row = json!({
-            "date": date,
+            "day": date,
             "score": f(&h, "overallScore"),
             "strength": f(&h, "strengthScore"),
             "endurance": f(&h, "enduranceScore"),
@@ -344,7 +344,7 @@ pub fn respiration(v: &Value) -> Option<Value> {
         None => Value::Null,
     };
     let row = json!({
-        "date": date,
+        "day": date,
         "lowest_per_min": breaths(v, "lowestRespirationValue"),
         "highest_per_min": breaths(v, "highestRespirationValue"),
         "waking_avg_per_min": breaths(v, "avgWakingRespirationValue"),
@@ -360,7 +360,7 @@ pub fn respiration(v: &Value) -> Option<Value> {
 /// A night of the sleep-score stats route: `{calendarDate, value}` (the day the night ends).
 pub fn sleep_score(v: &Value) -> Option<Value> {
     let score = if num(v, "value").is_some() { f(v, "value") } else { Value::Null };
-    Some(json!({"date": day_of(v.get("calendarDate")?)?, "score": score}))
+    Some(json!({"day": day_of(v.get("calendarDate")?)?, "score": score}))
 }
 
 #[cfg(test)]
@@ -383,9 +383,9 @@ mod tests {
     #[test]
     fn a_threshold_day_is_one_row_whichever_route_came_first() {
         let rows = merge_threshold(vec![
-            json!({"date": "2026-06-01", "heart_rate_bpm": 171.0}),
+            json!({"day": "2026-06-01", "heart_rate_bpm": 171.0}),
             threshold_speed(&json!({"from": "2026-06-01", "value": 0.41})).unwrap(),
-            json!({"date": "2026-07-01", "heart_rate_bpm": 172.0}),
+            json!({"day": "2026-07-01", "heart_rate_bpm": 172.0}),
         ]);
         assert_eq!(rows.len(), 2);
         assert_eq!(rows[0]["heart_rate_bpm"], 171.0);
@@ -420,7 +420,7 @@ mod tests {
             {"calendarDate": "2026-02-25", "overallScore": 73, "vo2MaxPreciseValue": 51.2, "primaryTrainingDevice": true},
             {"calendarDate": "2026-02-24", "overallScore": null}]});
         let rows = hill_scores(&v);
-        let got: Vec<(&str, i64)> = rows.iter().map(|r| (r["date"].as_str().unwrap(), r["score"].as_i64().unwrap())).collect();
+        let got: Vec<(&str, i64)> = rows.iter().map(|r| (r["day"].as_str().unwrap(), r["score"].as_i64().unwrap())).collect();
         assert_eq!(got, [("2026-02-25", 73), ("2026-02-26", 74)]);
         assert_eq!((rows[0]["vo2max"].as_f64(), rows[1]["strength"].as_i64()), (Some(51.2), Some(36)));
     }
@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(row["readings"], json!({"interval_s": 120.0, "start": "2026-06-01T06:00:00+00:00", "items": [12.0, null, 14.0]}));
         let none = json!({"calendarDate": "2026-06-02", "lowestRespirationValue": null, "respirationValuesArray": []});
         assert!(respiration(&none).is_none());
-        assert_eq!(sleep_score(&json!({"calendarDate": "2023-07-01", "value": 60})).unwrap(), json!({"date": "2023-07-01", "score": 60}));
+        assert_eq!(sleep_score(&json!({"calendarDate": "2023-07-01", "value": 60})).unwrap(), json!({"day": "2023-07-01", "score": 60}));
     }
 
     #[test]
@@ -446,7 +446,7 @@ mod tests {
         let five = personal_record(&json!({"id": 2, "typeId": 3, "activityId": 7, "activityName": "Threshold", "value": 1413.665,
             "prStartTimeGmtFormatted": "2022-12-20T15:26:30.0"}))
         .unwrap();
-        assert_eq!((five["type"].as_str(), five["time"].as_str(), five["date"].as_str()), (Some("5 km"), Some("0:23:34"), Some("2022-12-20")));
+        assert_eq!((five["type"].as_str(), five["time"].as_str(), five["day"].as_str()), (Some("5 km"), Some("0:23:34"), Some("2022-12-20")));
         let other = personal_record(&json!({"id": 1, "typeId": 16, "activityId": 0, "value": 2.0})).unwrap();
         assert_eq!((other["type"].as_str(), other["unit"].as_str(), &other["activity_id"]), (Some("garmin type 16"), Some("garmin's own"), &Value::Null));
     }

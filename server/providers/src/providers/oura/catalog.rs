@@ -46,12 +46,12 @@ static SLEEP_LEAD: &[Lead] = &[
     Lead::minutes("awake_min", "awake_time"),
     Lead::same("efficiency_pct", "efficiency"),
     Lead::minutes("latency_min", "latency"),
-    Lead::same("hr_lowest", "lowest_heart_rate"),
-    Lead::same("hr_avg", "average_heart_rate"),
-    Lead::series("hr_max", "heart_rate", Stat::Max),
+    Lead::same("hr_lowest_bpm", "lowest_heart_rate"),
+    Lead::same("hr_avg_bpm", "average_heart_rate"),
+    Lead::series("hr_max_bpm", "heart_rate", Stat::Max),
     Lead::same("hrv_avg_ms", "average_hrv"),
     Lead::series("hrv_max_ms", "hrv", Stat::Max),
-    Lead::same("breaths_min", "average_breath"),
+    Lead::same("breaths_per_min", "average_breath"),
 ];
 
 static SLEEP_SCORE_LEAD: &[Lead] = &[
@@ -165,6 +165,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
     retries_429: true,
     // Its token endpoints and revoke are its OAuth's; every read is a GET.
     non_get: &[],
+    legend: LEGEND,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",
@@ -193,6 +194,52 @@ pub static OURA: ProviderSpec = ProviderSpec {
         revoke: Revoke::Endpoint { url: "https://api.ouraring.com/oauth/revoke", env: "VITALS_OURA_REVOKE_URL", param: "access_token" },
     }),
 };
+
+/// Oura's fields carry no unit in their names: each one's, and what its codes stand for (Oura's API
+/// reference).
+static LEGEND: &[(&str, &str, &str)] = &[
+    ("sleep", "average_breath", "breaths/min"),
+    ("sleep", "average_heart_rate", "bpm"),
+    ("sleep", "lowest_heart_rate", "bpm"),
+    ("sleep", "average_hrv", "ms (RMSSD)"),
+    ("sleep", "hrv", "ms (RMSSD), in `items` every `interval` s"),
+    ("sleep", "total_sleep_duration", "s"),
+    ("sleep", "deep_sleep_duration", "s"),
+    ("sleep", "light_sleep_duration", "s"),
+    ("sleep", "rem_sleep_duration", "s"),
+    ("sleep", "awake_time", "s"),
+    ("sleep", "time_in_bed", "s"),
+    ("sleep", "latency", "s"),
+    ("sleep", "efficiency", "%"),
+    ("sleep", "movement_30_sec", "a digit per 30 s: 1 still to 4 restless"),
+    ("daily_activity", "active_calories", "kcal"),
+    ("daily_activity", "total_calories", "kcal"),
+    ("daily_activity", "target_calories", "kcal"),
+    ("daily_activity", "equivalent_walking_distance", "m"),
+    ("daily_activity", "meters_to_target", "m"),
+    ("daily_activity", "target_meters", "m"),
+    ("daily_activity", "high_activity_time", "s"),
+    ("daily_activity", "medium_activity_time", "s"),
+    ("daily_activity", "low_activity_time", "s"),
+    ("daily_activity", "sedentary_time", "s"),
+    ("daily_activity", "resting_time", "s"),
+    ("daily_activity", "non_wear_time", "s"),
+    ("daily_activity", "met", "MET, in `items` every `interval` s"),
+    ("daily_activity", "class_5_min", "a digit per 300 s: 0 non-wear, 1 rest, 2 inactive, 3 low, 4 medium, 5 high activity"),
+    ("daily_readiness", "temperature_deviation", "°C from the body's baseline"),
+    ("daily_readiness", "temperature_trend_deviation", "°C"),
+    ("daily_spo2", "breathing_disturbance_index", "breathing disturbances an hour"),
+    ("daily_stress", "stress_high", "s"),
+    ("daily_stress", "recovery_high", "s"),
+    ("daily_cardiovascular_age", "pulse_wave_velocity", "m/s"),
+    ("daily_cardiovascular_age", "vascular_age", "years"),
+    ("ring_battery_level", "level", "%"),
+    ("workout", "calories", "kcal"),
+    ("workout", "distance", "m"),
+    ("session", "heart_rate", "bpm, in `items` every `interval` s"),
+    ("session", "heart_rate_variability", "ms, in `items` every `interval` s"),
+    ("vO2_max", "vo2_max", "ml/kg/min"),
+];
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {

@@ -25,6 +25,10 @@ const fn ret(days: u32, why: &'static str) -> Option<Retention> {
     Some(Retention { days, why })
 }
 
+/// Polar's scales of a night against the usual of the last 28 days (sleep charge, ANS charge
+/// status), 1 to 5.
+const USUAL: &[&str] = &["much below usual", "below usual", "usual", "above usual", "much above usual"];
+
 /// A night as Polar scores it, with the sleep heart rate summary its decoder already made.
 static SLEEP_LEAD: &[Lead] = &[
     Lead::clock("bed", "sleep_start"),
@@ -36,20 +40,20 @@ static SLEEP_LEAD: &[Lead] = &[
     Lead::same("interruptions_min", "interruptions_min"),
     Lead::same("score", "sleep_score"),
     Lead::same("continuity", "continuity"),
-    Lead::same("sleep_charge", "sleep_charge"),
+    Lead::scale("sleep_charge", "sleep_charge", USUAL),
     Lead::same("cycles", "sleep_cycles"),
-    Lead::same("hr_min", "heart_rate_summary.min"),
-    Lead::same("hr_avg", "heart_rate_summary.avg"),
-    Lead::same("hr_nadir_15min", "heart_rate_summary.nadir"),
+    Lead::same("hr_min_bpm", "heart_rate_summary.min"),
+    Lead::same("hr_avg_bpm", "heart_rate_summary.avg"),
+    Lead::same("hr_nadir_15min_bpm", "heart_rate_summary.nadir"),
 ];
 
 static RECHARGE_LEAD: &[Lead] = &[
-    Lead::same("status", "nightly_recharge_status"),
+    Lead::scale("status", "nightly_recharge_status", &["very poor", "poor", "compromised", "OK", "good", "very good"]),
     Lead::same("ans_charge", "ans_charge"),
-    Lead::same("ans_status", "ans_charge_status"),
-    Lead::same("hr_avg", "hr_avg_bpm"),
+    Lead::scale("ans_status", "ans_charge_status", USUAL),
+    Lead::same("hr_avg_bpm", "hr_avg_bpm"),
     Lead::same("hrv_avg_ms", "hrv_avg_ms"),
-    Lead::same("breaths_min", "breathing_rate_avg"),
+    Lead::same("breaths_per_min", "breathing_rate_avg"),
 ];
 
 static ACTIVITY_LEAD: &[Lead] = &[
@@ -124,6 +128,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         DailySource::same("active_kcal", "activity", "active_calories_kcal", 1),
     ],
     retries_429: true,
+    legend: LEGEND,
     non_get: super::auth::NON_GET,
 };
 
@@ -189,6 +194,33 @@ const EXERCISE_EMBEDDED: &[Embedded] = &[
 /// (it finishes or it does not, so order never matters), windows Polar's range routes accept.
 const BASE: CollectionSpec = CollectionSpec { split: Split::Days(RANGE_DAYS), ..CollectionSpec::DAILY };
 
+/// Polar's scores and statuses are codes on scales of their own (AccessLink's reference): what
+/// each stands for, and the units names do not carry.
+static LEGEND: &[(&str, &str, &str)] = &[
+    ("nightly_recharge", "nightly_recharge_status", "1 very poor, 2 poor, 3 compromised, 4 OK, 5 good, 6 very good"),
+    ("nightly_recharge", "ans_charge", "-10 to +10: the night's heart rate, HRV and breathing against the usual of 28 days (0 usual)"),
+    ("nightly_recharge", "ans_charge_status", "1 much below usual, 2 below usual, 3 usual, 4 above usual, 5 much above usual"),
+    ("nightly_recharge", "breathing_rate_avg", "breaths/min"),
+    ("nightly_recharge", "hrv_samples", "ms (RMSSD), in `items` every `interval_s`"),
+    ("nightly_recharge", "breathing_samples", "breaths/min, in `items` every `interval_s`"),
+    ("sleep", "sleep_score", "1 to 100"),
+    ("sleep", "continuity", "1 to 5 (5 uninterrupted)"),
+    ("sleep", "continuity_class", "1 very fragmented, 2 fragmented, 3 fairly continuous, 4 continuous, 5 very continuous"),
+    ("sleep", "sleep_charge", "1 much below usual, 2 below usual, 3 usual, 4 above usual, 5 much above usual"),
+    ("sleep", "sleep_rating", "the user's own rating, 1 to 5"),
+    ("sleep", "group_duration_score", "1 to 100"),
+    ("sleep", "group_solidity_score", "1 to 100"),
+    ("sleep", "group_regeneration_score", "1 to 100"),
+    ("sleep", "hypnogram", "a digit per 30 s: 0 wake, 1 REM, 2 lighter non-REM, 3 light non-REM, 4 deep non-REM, 5 unknown"),
+    ("activity", "daily_activity_pct", "% of the day's activity goal"),
+    ("cardio_load", "cardio_load", "the day's training load (TRIMP)"),
+    ("cardio_load", "strain", "cardio load, 7-day average"),
+    ("cardio_load", "tolerance", "cardio load, 28-day average"),
+    ("cardio_load", "load_ratio", "strain ÷ tolerance"),
+    ("exercises", "running_index", "Polar's running index (ml/kg/min, as VO2max)"),
+    ("sleepwise", "grade", "alertness, 0 to 10"),
+];
+
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "exercises",
@@ -246,7 +278,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "One row per day (the watch's local day): steps, calories, active and inactive minutes, daily activity %, \
                   distance from steps, inactivity alerts; minutes in each activity zone as Polar names them (unknown names such \
                   as non-wear kept); steps per hour (Polar leaves out repeated samples: they are filled back in) and their sum.",
-        key: Some("date"),
+        key: Some("day"),
         fields: &[
             "steps",
             "calories_kcal",
@@ -384,7 +416,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "SleepWise alertness, one row per sleep period labelled by the local day the sleep ended: grade, classification, \
                   sleep inertia, sleep type, validity; hourly alertness predictions with options.hourly=true. Times in the sleep's \
                   own offset.",
-        always: &["date", "period_start"],
+        always: &["day", "period_start"],
         key: Some("period_start"),
         fields: &[
             "period_end",

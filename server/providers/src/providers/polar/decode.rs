@@ -308,7 +308,7 @@ pub fn night(v: &Value) -> Value {
     let asleep = ["light_sleep", "deep_sleep", "rem_sleep"].iter().map(|k| stage(k)).sum::<Option<f64>>();
     let start_s = start.as_ref().map(rfc3339);
     json!({
-        "date": text(v, &["date"]),
+        "day": text(v, &["date"]),
         "sleep_start": start_s,
         "sleep_end": end.as_ref().map(rfc3339),
         "sleep_score": positive(v, &["sleep_score"]),
@@ -366,7 +366,7 @@ pub fn recharge(v: &Value) -> Value {
     let (hrv_raw, hrv) = series("hrv_samples", "HRV, RMSSD (ms)");
     let (br_raw, br) = series("breathing_samples", "breathing rate (breaths/min)");
     json!({
-        "date": text(v, &["date"]),
+        "day": text(v, &["date"]),
         "ans_charge": text(v, &["ans_charge"]),
         "ans_charge_status": positive(v, &["ans_charge_status"]),
         "nightly_recharge_status": positive(v, &["nightly_recharge_status"]),
@@ -387,7 +387,7 @@ pub fn activity(v: &Value) -> Value {
     let date = get(v, &["start_time"]).or_else(|| get(&samples, &["date"])).and_then(Value::as_str).map(|s| s.chars().take(10).collect::<String>());
     let day_end = get(v, &["end_time"]).and_then(Value::as_str).and_then(|s| s.parse::<DateTime>().ok());
     let mut row = json!({
-        "date": date,
+        "day": date,
         "steps": num(v, &["steps"]),
         "calories_kcal": num(v, &["calories"]),
         "active_calories_kcal": num(v, &["active_calories", "active-calories"]),
@@ -509,7 +509,7 @@ pub fn cardio(v: &Value) -> Value {
     let level = get(v, &["cardio_load_level", "cardio-load-level"]).cloned().unwrap_or(Value::Null);
     let lv = |keys: &[&str]| if none { Value::Null } else { avail(num(&level, keys)) };
     json!({
-        "date": text(v, &["date"]),
+        "day": text(v, &["date"]),
         "status": status,
         "cardio_load": val(&["cardio_load", "cardio-load"]),
         "strain": val(&["strain"]),
@@ -549,7 +549,7 @@ pub fn alertness(v: &Value) -> Value {
         })
         .collect();
     json!({
-        "date": sleep_end.as_ref().or(period_start.as_ref()).map(|z| z.date().to_string()),
+        "day": sleep_end.as_ref().or(period_start.as_ref()).map(|z| z.date().to_string()),
         "period_start": period_start.as_ref().map(rfc3339),
         "period_end": t("period_end_time").as_ref().map(rfc3339),
         "sleep_start": t("sleep_period_start_time").as_ref().map(rfc3339),

@@ -151,7 +151,7 @@ impl Provider for Polar {
                 let off: Vec<String> = records
                     .iter()
                     .filter(|r| r.get("hourly_steps_sum").and_then(Value::as_f64).zip(r.get("steps").and_then(Value::as_f64)).is_some_and(|(a, b)| a != b))
-                    .filter_map(|r| r.get("date").and_then(Value::as_str).map(str::to_string))
+                    .filter_map(|r| r.get("day").and_then(Value::as_str).map(str::to_string))
                     .collect();
                 if !off.is_empty() {
                     notes.push(format!(

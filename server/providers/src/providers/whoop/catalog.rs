@@ -25,7 +25,7 @@ static SLEEP_LEAD: &[Lead] = &[
     Lead::same("performance_pct", "sleep_performance_percentage"),
     Lead::same("efficiency_pct", "sleep_efficiency_percentage"),
     Lead::same("consistency_pct", "sleep_consistency_percentage"),
-    Lead::same("breaths_min", "respiratory_rate"),
+    Lead::same("breaths_per_min", "respiratory_rate"),
     Lead::same("disturbances", "disturbance_count"),
 ];
 
@@ -33,7 +33,7 @@ static RECOVERY_LEAD: &[Lead] = &[
     Lead::same("score_state", "score_state"),
     Lead::same("recovery_pct", "recovery_score"),
     Lead::same("hrv_ms", "hrv_rmssd_milli"),
-    Lead::same("resting_hr", "resting_heart_rate"),
+    Lead::same("resting_hr_bpm", "resting_heart_rate"),
     Lead::same("spo2_pct", "spo2_percentage"),
     Lead::same("skin_temp_c", "skin_temp_celsius"),
     Lead::same("calibrating", "user_calibrating"),
@@ -44,8 +44,8 @@ static STRAIN_LEAD: &[Lead] = &[
     Lead::same("in_progress", "in_progress"),
     Lead::same("strain", "strain"),
     Lead::same("kilojoule", "kilojoule"),
-    Lead::same("hr_avg", "average_heart_rate"),
-    Lead::same("hr_max", "max_heart_rate"),
+    Lead::same("hr_avg_bpm", "average_heart_rate"),
+    Lead::same("hr_max_bpm", "max_heart_rate"),
 ];
 
 static WORKOUT_LEAD: &[Lead] = &[
@@ -54,7 +54,7 @@ static WORKOUT_LEAD: &[Lead] = &[
     Lead::same("score_state", "score_state"),
     Lead::same("duration_min", "duration_min"),
     Lead::same("strain", "strain"),
-    Lead::same("hr_avg", "average_heart_rate"),
+    Lead::same("hr_avg_bpm", "average_heart_rate"),
     Lead::same("distance_km", "distance_km"),
 ];
 
@@ -118,6 +118,7 @@ pub static WHOOP: ProviderSpec = ProviderSpec {
     ],
     retries_429: true,
     // Its token endpoint is its OAuth's; every read is a GET (and `DELETE /v2/user/access` is never sent).
+    legend: LEGEND,
     non_get: &[],
 };
 
@@ -132,6 +133,27 @@ const LISTING: CollectionSpec = CollectionSpec {
     daily: None,
     ..CollectionSpec::DAILY
 };
+
+/// WHOOP's strain is on a scale of its own, and some names carry no unit: each one's.
+static LEGEND: &[(&str, &str, &str)] = &[
+    ("cycle", "strain", "0 to 21"),
+    ("cycle", "average_heart_rate", "bpm"),
+    ("cycle", "max_heart_rate", "bpm"),
+    ("workout", "strain", "0 to 21"),
+    ("workout", "average_heart_rate", "bpm"),
+    ("workout", "max_heart_rate", "bpm"),
+    ("workout", "percent_recorded", "% of the workout with heart-rate data"),
+    ("workout", "zone_zero_milli", "ms below 50 % of the maximum heart rate"),
+    ("workout", "zone_one_milli", "ms at 50-60 % of the maximum heart rate"),
+    ("workout", "zone_two_milli", "ms at 60-70 %"),
+    ("workout", "zone_three_milli", "ms at 70-80 %"),
+    ("workout", "zone_four_milli", "ms at 80-90 %"),
+    ("workout", "zone_five_milli", "ms at 90-100 %"),
+    ("recovery", "recovery_score", "%"),
+    ("recovery", "resting_heart_rate", "bpm"),
+    ("sleep", "respiratory_rate", "breaths/min"),
+    ("body_measurement", "max_heart_rate", "bpm"),
+];
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {

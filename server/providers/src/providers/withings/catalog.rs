@@ -93,9 +93,9 @@ static SLEEP_LEAD: &[Lead] = &[
     Lead::same("efficiency_pct", "efficiency_pct"),
     Lead::same("latency_min", "latency_min"),
     Lead::same("score", "score"),
-    Lead::same("hr_min", "hr_min_bpm"),
-    Lead::same("hr_avg", "hr_average_bpm"),
-    Lead::same("breaths_min", "rr_average_per_min"),
+    Lead::same("hr_min_bpm", "hr_min_bpm"),
+    Lead::same("hr_avg_bpm", "hr_average_bpm"),
+    Lead::same("breaths_per_min", "rr_average_per_min"),
     Lead::same("wakeups", "wakeup_count"),
     Lead::same("snoring_min", "snoring_min"),
 ];
@@ -107,7 +107,7 @@ static ACTIVITY_LEAD: &[Lead] = &[
     Lead::km("distance_km", "distance_m"),
     Lead::same("active_min", "active_min"),
     Lead::same("intense_min", "intense_min"),
-    Lead::same("hr_avg", "hr_average_bpm"),
+    Lead::same("hr_avg_bpm", "hr_average_bpm"),
     Lead::same("source", "source"),
 ];
 
@@ -166,6 +166,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         NonGet::post("/v2/heart", "Withings lists ECG recordings and reads one's signal with form POSTs (`list`, `get`)"),
         NonGet::post("/v2/user", "Withings lists the user's devices with a form POST (`action=getdevice`)"),
     ],
+    legend: LEGEND,
     connection: Connection::OAuth(OAuthSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
@@ -191,6 +192,9 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         revoke: Revoke::InAccount("in your Withings account settings"),
     }),
 };
+
+/// What a field means where its name does not say (Withings' own names carry their units).
+static LEGEND: &[(&str, &str, &str)] = &[("workouts", "intensity", "0 to 100, as the user rated the workout")];
 
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
@@ -276,8 +280,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         range: RangeKind::Date,
         latest: false,
         projectable: false,
-        day_keys: &["date"],
-        always: &["date"],
+        day_keys: &["day"],
+        always: &["day"],
         key: None,
         fields: &[
             "steps",
@@ -331,8 +335,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         range: RangeKind::Date,
         latest: false,
         projectable: false,
-        day_keys: &["date"],
-        always: &["id", "date"],
+        day_keys: &["day"],
+        always: &["id", "day"],
         key: Some("id"),
         fields: &[
             "start",
@@ -388,8 +392,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         range: RangeKind::Date,
         latest: false,
         projectable: false,
-        day_keys: &["date", "start"],
-        always: &["id", "date"],
+        day_keys: &["day", "start"],
+        always: &["id", "day"],
         key: Some("id"),
         fields: &[
             "category",

@@ -425,7 +425,7 @@ pub fn activity(a: &Value) -> Value {
     let heart = ["hr_average", "hr_min", "hr_max"].iter().any(|k| a.get(*k).and_then(Value::as_f64).is_some_and(|x| x > 0.0));
     let zone = |k: &str| if heart { minutes(a, k) } else { Value::Null };
     json!({
-        "date": text(a, "date"),
+        "day": text(a, "date"),
         "steps": kept(num(a, "steps")),
         "distance_m": kept(num(a, "distance")),
         "floors": kept(num(a, "elevation")),
@@ -468,7 +468,7 @@ pub fn night(n: &Value) -> Value {
     };
     json!({
         "id": n.get("id").map(|i| Value::String(i.to_string())).unwrap_or(Value::Null),
-        "date": text(n, "date"),
+        "day": text(n, "date"),
         "start": local(int(n, "startdate"), &tz),
         "end": local(int(n, "enddate"), &tz),
         "total_sleep_min": minutes(d, "total_sleep_time"),
@@ -507,7 +507,7 @@ pub fn sleep_totals(mut rows: Vec<Value>) -> (Vec<Value>, Vec<String>) {
         let stages: Option<f64> = ["light_min", "deep_min", "rem_min"].iter().map(|k| r.get(*k).and_then(Value::as_f64)).sum();
         if let Some(t) = stages {
             r.insert("total_sleep_min".into(), json!((t * 100.0).round() / 100.0));
-            added.push(r.get("date").and_then(Value::as_str).unwrap_or("a night without a date").to_string());
+            added.push(r.get("day").and_then(Value::as_str).unwrap_or("a night without a date").to_string());
         }
     }
     let nights = match added.as_slice() {
@@ -554,7 +554,7 @@ pub fn workout(w: &Value) -> Value {
     };
     json!({
         "id": w.get("id").map(|i| Value::String(i.to_string())).unwrap_or(Value::Null),
-        "date": text(w, "date"),
+        "day": text(w, "date"),
         "category": category(int(w, "category")),
         "start": local(s, &tz),
         "end": local(e, &tz),
