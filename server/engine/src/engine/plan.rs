@@ -407,8 +407,6 @@ fn up_to_today(req: &QueryRequest, c: &CollectionSpec, (s, e): (Date, Date), tod
     Ok((today, Some(format!("`end` {e} is after today ({today}): the answer stops at today, since nothing after it has been measured."))))
 }
 
-}
-
 /// The provider's longest range per query, checked on the days that will be asked (after the
 /// retention cut), so the range a refusal suggests can itself be read; `names` the parameters
 /// that asked for them.
