@@ -95,8 +95,8 @@ async fn garmin(s: &Session, dir: &std::path::Path) {
     let (a, b) = (ago(10), ago(1));
     let range = json!({"start": ds(a), "end": ds(b)});
     let hr = series(&rows(s, "garmin.heartrate", json!({"start": ds(a), "end": ds(b), "resolution": "raw"})).await, "bpm");
-    let summaries = by(rows(s, "garmin.daily_summary", range.clone()).await, "date");
-    let battery = by(rows(s, "garmin.body_battery", range.clone()).await, "date");
+    let summaries = by(rows(s, "garmin.daily_summary", range.clone()).await, "day");
+    let battery = by(rows(s, "garmin.body_battery", range.clone()).await, "day");
     let acts = rows(s, "garmin.activities", range.clone()).await;
     assert!(acts.len() >= 3, "{} activities", acts.len());
     for act in &acts {
@@ -140,7 +140,7 @@ async fn garmin(s: &Session, dir: &std::path::Path) {
         // Its files: the FIT's records, and the GPX and TCX written from it.
         export_agrees(s, dir, "garmin", id, act, f(&act["distance_m"]), act["type"] == "running").await;
     }
-    let steps = by(rows(s, "garmin.steps", range.clone()).await, "date");
+    let steps = by(rows(s, "garmin.steps", range.clone()).await, "day");
     for (day, sum) in &summaries {
         let d = date(day);
         let (from, to) = (midnight(d), midnight(d.tomorrow().unwrap()));
@@ -151,10 +151,10 @@ async fn garmin(s: &Session, dir: &std::path::Path) {
         let bb = &battery[day];
         assert_eq!((&sum["body_battery_high"], &sum["body_battery_low"]), (&bb["highest"], &bb["lowest"]), "garmin {day}: Body Battery");
     }
-    let spo2 = by(rows(s, "garmin.spo2", range.clone()).await, "date");
+    let spo2 = by(rows(s, "garmin.spo2", range.clone()).await, "day");
     let mut checked = 0;
     for night in rows(s, "garmin.sleep", range.clone()).await {
-        let day = night["date"].as_str().unwrap();
+        let day = night["day"].as_str().unwrap();
         let (a, b) = (at(&night["sleep_start"]), at(&night["sleep_end"]));
         if a < midnight(ago(10)) {
             continue;
@@ -168,11 +168,11 @@ async fn garmin(s: &Session, dir: &std::path::Path) {
         assert!(summaries.get(day).is_none_or(|x| x["spo2_lowest"] == spo2.get(day).map_or(Value::Null, |o| o["spo2_lowest"].clone())));
     }
     assert!(checked >= 5, "{checked} Garmin nights");
-    let nights = by(rows(s, "garmin.sleep", range.clone()).await, "date");
+    let nights = by(rows(s, "garmin.sleep", range.clone()).await, "day");
     let hrv = rows(s, "garmin.hrv", range).await;
     assert!(hrv.len() >= 5, "{} nights of HRV", hrv.len());
     for h in hrv {
-        let day = h["date"].as_str().unwrap();
+        let day = h["day"].as_str().unwrap();
         let items = nums(&h["readings"]["items"]);
         assert_eq!(f(&h["last_night_avg_ms"]), mean(&items).round(), "garmin HRV {day}: the average of its readings");
         assert_eq!(f(&h["last_night_5min_high_ms"]), extremes(&items).1, "garmin HRV {day}: its highest reading");
@@ -219,8 +219,8 @@ async fn polar(s: &Session, dir: &std::path::Path) {
     let (a, b) = (ago(14), ago(1));
     let range = json!({"start": ds(a), "end": ds(b)});
     let hr = series(&rows(s, "polar.heartrate", json!({"start": ds(a), "end": ds(b), "resolution": "raw"})).await, "bpm");
-    let cardio = by(rows(s, "polar.cardio_load", range.clone()).await, "date");
-    let activity = by(rows(s, "polar.activity", range.clone()).await, "date");
+    let cardio = by(rows(s, "polar.cardio_load", range.clone()).await, "day");
+    let activity = by(rows(s, "polar.activity", range.clone()).await, "day");
     let ex = rows(s, "polar.exercises", json!({"start": ds(a), "end": ds(b), "options": {"samples": true, "raw_samples": true}})).await;
     assert!(ex.len() >= 4, "{} exercises", ex.len());
     for e in &ex {
@@ -258,10 +258,10 @@ async fn polar(s: &Session, dir: &std::path::Path) {
     let now = rows(s, "polar.activity", json!({"day": ds(today())})).await;
     assert_eq!(now[0]["hourly_steps_sum"], now[0]["steps"], "polar today: {}", now[0]);
     let nights = rows(s, "polar.sleep", range.clone()).await;
-    let recharges = by(rows(s, "polar.nightly_recharge", range).await, "date");
+    let recharges = by(rows(s, "polar.nightly_recharge", range).await, "day");
     let (mut checked, mut recharged) = (0, 0);
     for n in &nights {
-        let day = n["date"].as_str().unwrap();
+        let day = n["day"].as_str().unwrap();
         let night_hr = nums(&n["heart_rate"]["items"]);
         let (lo, hi) = extremes(&night_hr);
         let (a, b) = (at(&n["sleep_start"]), at(&n["sleep_end"]));
@@ -373,7 +373,7 @@ async fn withings(s: &Session) {
     let steps = series(&intra, "steps");
     let mut watch_days = 0;
     for act in rows(s, "withings.activity", json!({"start": ds(a), "end": ds(b)})).await {
-        let day = act["date"].as_str().unwrap();
+        let day = act["day"].as_str().unwrap();
         let d = date(day);
         let (from, to) = (midnight(d), midnight(d.tomorrow().unwrap()));
         // A day without a source has no samples; the phone's have steps and no heart rate.

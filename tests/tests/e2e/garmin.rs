@@ -110,7 +110,7 @@ async fn one_day_routes_are_a_request_a_day_two_in_flight_and_empty_days_are_sai
     assert_eq!(twin.requests().iter().filter(|r| r.path.starts_with("/hrv-service/")).count(), 20, "one request a night");
     let r = &hrv["data"][0]["readings"];
     assert_eq!(r["interval_s"], 300.0);
-    let first = date(hrv["data"][0]["date"].as_str().unwrap());
+    let first = date(hrv["data"][0]["day"].as_str().unwrap());
     assert_eq!(r["items"].as_array().unwrap().len(), sample::hrv(&p, first).unwrap()["hrvReadings"].as_array().unwrap().len(), "every reading of the night");
     let (peak, limited) = {
         let g = twin.state.garmin.lock().unwrap();
