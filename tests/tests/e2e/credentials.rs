@@ -38,6 +38,27 @@ async fn a_damaged_token_file_is_said_and_never_answered_with_sample_data() {
     }
 }
 
+/// Which providers stand beside which is one rule (server/engine/src/engine/beside.rs): a damaged
+/// login is read in every report that reads several providers, so its error is said, in the daily
+/// view as in the day's report, never passed over as "not connected".
+#[tokio::test]
+async fn a_damaged_login_is_said_by_the_daily_view_as_by_the_days_report() {
+    let twin = twin().await;
+    let login = WithingsLogin::new(&twin, "damaged-daily");
+    let file = login.dir.join("tokens.json");
+    std::fs::write(&file, "<html>oops</html>").unwrap();
+    let s = login.server(&twin, &[("OURA_PAT", TOKEN)]).await;
+    let said = |errors: &Value| errors.as_array().is_some_and(|e| e.iter().any(|e| e.as_str().unwrap_or_default().contains(&file.display().to_string())));
+    let v = s.ok("vitals_daily", json!({"start": ds(ago(3)), "end": ds(ago(1))})).await;
+    assert!(v["providers"].as_array().unwrap().contains(&json!("withings")), "read, so its error is said: {v}");
+    assert!(said(&v["errors"]), "the damaged file is named: {v}");
+    assert!(!v["left_out"].to_string().contains("withings"), "{}", v["left_out"]);
+    let t = s.ok("vitals_today", json!({"days": 1})).await;
+    let withings = t["providers"].as_array().unwrap().iter().find(|p| p["provider"] == "withings").cloned().unwrap_or_default();
+    assert!(said(&withings["errors"]), "the day's report says it too: {t}");
+    s.close().await;
+}
+
 #[cfg(unix)]
 #[tokio::test]
 async fn a_token_file_open_to_others_is_closed_and_said() {

@@ -10,8 +10,9 @@ use super::days::round3;
 use super::groups::{self, Group, Shown};
 use super::metric::{daily_rule, Metric};
 use crate::catalog::{DailySource, Settles, DAILY_COLUMNS};
+use crate::engine::beside::{beside, Left};
 use crate::engine::{Engine, QueryError};
-use crate::providers::Mode;
+use crate::time::Zone;
 use jiff::civil::Date;
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -99,126 +100,217 @@ fn cell(c: &Candidate) -> Map<String, Value> {
     m
 }
 
-pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec<String>>, tz: Option<&str>, group: Option<&str>) -> Result<DailyReport, QueryError> {
-    let group = match group {
-        None => None,
-        Some(g) => Some(Group::parse(g).ok_or_else(|| {
-            QueryError::BadInput(format!(
-                "`group`: {:?} is not a grouping. Send {}, or leave `group` out for one row a day.",
-                g.chars().take(40).collect::<String>(),
-                Group::NAMES
-            ))
-        })?),
-    };
-    let wanted: Vec<&'static str> = match fields {
-        None => column_names(),
-        Some(list) => {
-            let mut out = vec![];
-            for f in list {
-                let Some(c) = DAILY_COLUMNS.iter().find(|c| c.name == f.trim()) else {
-                    return Err(QueryError::BadInput(format!(
-                        "`fields`: {:?} is not a column of the daily view. Send some of: {}.",
-                        f.chars().take(40).collect::<String>(),
-                        column_names().join(", ")
-                    )));
-                };
-                out.push(c.name);
+/// A column's candidates by day.
+type ByDay = BTreeMap<Date, Vec<Candidate>>;
+
+/// The days a view covers: its zone, the `tz` said back, today in that zone, and the inclusive range.
+struct Days {
+    zone: Zone,
+    tz: Option<String>,
+    today: Date,
+    start: Date,
+    end: Date,
+}
+
+/// What the providers' reads gave, column by column.
+#[derive(Default)]
+struct Gathered {
+    by_column: BTreeMap<&'static str, ByDay>,
+    errors: Vec<String>,
+    fetches: Vec<Fetch>,
+    synthetic: bool,
+    samples: Vec<String>,
+}
+
+pub async fn daily_view(
+    engine: &Engine,
+    asked: (&str, &str),
+    fields: Option<Vec<String>>,
+    tz: Option<&str>,
+    group: Option<&str>,
+) -> Result<DailyReport, QueryError> {
+    let group = parse_group(group)?;
+    let wanted = wanted_columns(fields)?;
+    let mut notes = vec![];
+    let days = view_days(asked, tz, group.is_some(), &mut notes)?;
+    let (read, left_out) = chosen(engine);
+    let mut got = gather(engine, &read, &wanted, &days).await;
+    let columns = columns_out(engine, &read, &wanted, &got.by_column);
+    let today = days.today;
+    let partial: Vec<&str> = got.by_column.iter().filter(|(_, d)| d.get(&today).is_some_and(|c| c.iter().any(|c| c.partial))).map(|(c, _)| *c).collect();
+    if !partial.is_empty() {
+        notes.push(format!("{today} is today and not over: values marked partial ({}) are the day so far.", partial.join(", ")));
+    }
+    for days in got.by_column.values_mut() {
+        days.values_mut().for_each(|cands| cands.sort_by_key(|c| c.rank));
+    }
+    let (rows, groups) = match group {
+        Some(g) => (vec![], grouped(&got.by_column, &wanted, &days, g, &mut notes)),
+        None => {
+            // Sample data is read only when nothing is connected: said once for every provider, not per fetch.
+            if got.synthetic && !got.samples.is_empty() {
+                notes.insert(0, SAMPLE.into());
             }
-            out
+            (rows(&mut got.by_column, &wanted, &days), vec![])
         }
     };
+    Ok(DailyReport {
+        range: Span { start: days.start.to_string(), end: days.end.to_string() },
+        synthetic: got.synthetic,
+        providers: read.iter().map(|(_, n)| n.to_string()).collect(),
+        left_out,
+        columns,
+        rows,
+        group: group.map(|g| g.name().into()),
+        groups,
+        errors: got.errors,
+        notes,
+        tz: days.tz,
+        fetches: got.fetches,
+    })
+}
+
+/// `group` read as a grouping, or refused naming the parameter.
+fn parse_group(group: Option<&str>) -> Result<Option<Group>, QueryError> {
+    let Some(g) = group else { return Ok(None) };
+    Group::parse(g).map(Some).ok_or_else(|| {
+        QueryError::BadInput(format!(
+            "`group`: {:?} is not a grouping. Send {}, or leave `group` out for one row a day.",
+            g.chars().take(40).collect::<String>(),
+            Group::NAMES
+        ))
+    })
+}
+
+/// The columns asked for (every one without `fields`), each checked against the view's columns.
+fn wanted_columns(fields: Option<Vec<String>>) -> Result<Vec<&'static str>, QueryError> {
+    let Some(list) = fields else { return Ok(column_names()) };
+    list.iter()
+        .map(|f| {
+            DAILY_COLUMNS.iter().find(|c| c.name == f.trim()).map(|c| c.name).ok_or_else(|| {
+                QueryError::BadInput(format!(
+                    "`fields`: {:?} is not a column of the daily view. Send some of: {}.",
+                    f.chars().take(40).collect::<String>(),
+                    column_names().join(", ")
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The view's days, in the zone `tz` names, no longer than the view covers.
+fn view_days(asked: (&str, &str), tz: Option<&str>, grouped: bool, notes: &mut Vec<String>) -> Result<Days, QueryError> {
     let (zone, tz) = ask::zone(tz)?;
     let today = zone.today();
-    let mut notes = vec![];
-    let (s, e) = ask::range("start", "end", asked, today, today, "", &mut notes)?;
-    let n = (e - s).get_days() as i64 + 1;
-    let max = if group.is_some() { MAX_GROUPED_DAYS } else { MAX_DAYS };
+    let (start, end) = ask::range("start", "end", asked, today, today, "", notes)?;
+    let n = (end - start).get_days() as i64 + 1;
+    let max = if grouped { MAX_GROUPED_DAYS } else { MAX_DAYS };
     if n > max {
         return Err(QueryError::BadInput(format!(
-            "`end`: {n} days from {s} to {e}; the daily view covers at most {MAX_DAYS} days ({MAX_GROUPED_DAYS} with `group`). Send a shorter range."
+            "`end`: {n} days from {start} to {end}; the daily view covers at most {MAX_DAYS} days ({MAX_GROUPED_DAYS} with `group`). Send a shorter range."
         )));
     }
+    Ok(Days { zone, tz, today, start, end })
+}
 
-    // Sample data is never mixed with a connected account's: with any provider connected, only
-    // connected ones are read.
-    let modes: Vec<(usize, &str, Mode)> = engine.providers().enumerate().map(|(i, p)| (i, p.spec().name, p.credential().current().mode())).collect();
-    let any_connected = modes.iter().any(|(_, _, m)| *m == Mode::Connected);
-    let mut left_out = vec![];
-    let mut read = vec![];
-    for (i, name, mode) in modes {
-        match (mode, any_connected) {
-            (Mode::Connected, _) | (Mode::Sandbox, false) => read.push((i, name)),
-            (Mode::Sandbox, true) => {
-                left_out.push(format!("{name}: not connected, so only its sample data exists; it is not mixed with your own (connect it to include it)"))
-            }
-            (Mode::NeedsCredentials, _) => left_out.push(format!("{name}: not connected")),
-        }
-    }
+/// The providers read, each with its place in the engine's order (which breaks a tie of rank),
+/// by the one rule of which answers may stand beside which (engine/beside.rs), and the ones left
+/// out in the view's words.
+fn chosen(engine: &Engine) -> (Vec<(usize, &'static str)>, Vec<String>) {
+    let b = beside(engine);
+    let order = |name: &str| engine.providers().position(|p| p.spec().name == name).unwrap_or(usize::MAX);
+    let read = b.read.iter().map(|p| (order(p.spec().name), p.spec().name)).collect();
+    let left_out = b
+        .left
+        .iter()
+        .map(|(name, why)| match why {
+            Left::Samples => format!("{name}: not connected, so only its sample data exists; it is not mixed with your own (connect it to include it)"),
+            Left::Nothing => format!("{name}: not connected"),
+        })
+        .collect();
+    (read, left_out)
+}
 
-    let mut by_column: BTreeMap<&str, BTreeMap<Date, Vec<Candidate>>> = BTreeMap::new();
-    let (mut errors, mut fetches, mut synthetic, mut samples) = (vec![], vec![], false, Vec::<String>::new());
-    for (order, name) in &read {
+/// Every read provider's sources of the wanted columns, one read per collection, as candidates by day.
+async fn gather(engine: &Engine, read: &[(usize, &'static str)], wanted: &[&'static str], days: &Days) -> Gathered {
+    let mut got = Gathered::default();
+    for (order, name) in read {
         let Some(p) = engine.provider(name) else { continue };
         let spec = p.spec();
-        let sources: Vec<&DailySource> = spec.daily_view.iter().filter(|d| wanted.contains(&d.column)).collect();
+        let sources: Vec<&'static DailySource> = spec.daily_view.iter().filter(|d| wanted.contains(&d.column)).collect();
         let mut collections: Vec<&str> = sources.iter().map(|d| d.collection).collect();
         collections.sort_unstable();
         collections.dedup();
         for coll in collections {
-            let Some(c) = spec.collection(coll) else { continue };
-            let Some(rule) = daily_rule(c) else { continue };
-            let mine: Vec<&&DailySource> = sources.iter().filter(|d| d.collection == coll).collect();
-            let metrics: Vec<(Metric, &DailySource)> = mine
-                .iter()
-                .map(|d| {
-                    let qualified = spec.qualified(c.name);
-                    (
-                        Metric {
-                            name: format!("{qualified}.{}", d.field),
-                            provider: spec.name,
-                            collection: c,
-                            qualified,
-                            path: vec![d.field.to_string()],
-                            rule,
-                        },
-                        **d,
-                    )
-                })
-                .collect();
-            let refs: Vec<&Metric> = metrics.iter().map(|(m, _)| m).collect();
-            let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), (s, e), tz.clone()).await {
-                Ok(r) => r,
-                Err(err) => {
-                    errors.push(format!("{}.{}: {err}", spec.name, c.name));
-                    continue;
-                }
-            };
-            synthetic |= r.synthetic;
-            // Today's partial values are marked in their cells and said once below.
-            fetches.extend(r.fetches.into_iter().map(|mut f| {
-                f.notices.as_object_mut().map(|n| n.remove("partial"));
-                f
-            }));
-            samples.extend(r.samples);
-            for (m, d) in &metrics {
-                let (days, _) = daily::reduce(m, &r.records, &zone);
-                for (day, v) in days.range(s..=e) {
-                    by_column.entry(d.column).or_default().entry(*day).or_default().push(Candidate {
-                        rank: (d.rank, *order),
-                        value: v * d.scale,
-                        from: m.name.clone(),
-                        conversion: d.conversion,
-                        partial: *day == today && rule.settles == Settles::AtDayEnd,
-                    });
-                }
-            }
+            let mine: Vec<&'static DailySource> = sources.iter().copied().filter(|d| d.collection == coll).collect();
+            gather_collection(engine, spec, coll, &mine, *order, days, &mut got).await;
         }
     }
+    got
+}
 
+/// One collection's sources, read once: its values by day, or its error.
+async fn gather_collection(
+    engine: &Engine,
+    spec: &'static crate::catalog::ProviderSpec,
+    coll: &str,
+    mine: &[&'static DailySource],
+    order: usize,
+    days: &Days,
+    got: &mut Gathered,
+) {
+    let Some(c) = spec.collection(coll) else { return };
+    let Some(rule) = daily_rule(c) else { return };
+    let qualified = spec.qualified(c.name);
+    let metrics: Vec<(Metric, &DailySource)> = mine
+        .iter()
+        .map(|d| {
+            let metric = Metric {
+                name: format!("{qualified}.{}", d.field),
+                provider: spec.name,
+                collection: c,
+                qualified: qualified.clone(),
+                path: vec![d.field.to_string()],
+                rule,
+            };
+            (metric, *d)
+        })
+        .collect();
+    let refs: Vec<&Metric> = metrics.iter().map(|(m, _)| m).collect();
+    let r = match daily::read(engine, "start", refs[0], daily::fields_for(&refs), (days.start, days.end), days.tz.clone()).await {
+        Ok(r) => r,
+        Err(err) => {
+            got.errors.push(format!("{}.{}: {err}", spec.name, c.name));
+            return;
+        }
+    };
+    got.synthetic |= r.synthetic;
+    // Today's partial values are marked in their cells and said once (daily_view).
+    got.fetches.extend(r.fetches.into_iter().map(|mut f| {
+        f.notices.as_object_mut().map(|n| n.remove("partial"));
+        f
+    }));
+    got.samples.extend(r.samples);
+    for (m, d) in &metrics {
+        let (values, _) = daily::reduce(m, &r.records, &days.zone);
+        for (day, v) in values.range(days.start..=days.end) {
+            got.by_column.entry(d.column).or_default().entry(*day).or_default().push(Candidate {
+                rank: (d.rank, order),
+                value: v * d.scale,
+                from: m.name.clone(),
+                conversion: d.conversion,
+                partial: *day == days.today && rule.settles == Settles::AtDayEnd,
+            });
+        }
+    }
+}
+
+/// Each wanted column: its sources in the order they are preferred, and how many days it has.
+fn columns_out(engine: &Engine, read: &[(usize, &'static str)], wanted: &[&'static str], by_column: &BTreeMap<&str, ByDay>) -> Vec<ColumnOut> {
     let mut columns = vec![];
     for col in DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)) {
         let mut sources: Vec<(u8, usize, String)> = vec![];
-        for (order, name) in &read {
+        for (order, name) in read {
             if let Some(p) = engine.provider(name) {
                 for d in p.spec().daily_view.iter().filter(|d| d.column == col.name) {
                     let conv = d.conversion.map(|c| format!(" ({c})")).unwrap_or_default();
@@ -237,43 +329,30 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
             days_measured_twice: days.map_or(0, |d| d.values().filter(|c| c.len() > 1).count()),
         });
     }
-    let partial: Vec<&str> = by_column.iter().filter(|(_, d)| d.get(&today).is_some_and(|c| c.iter().any(|c| c.partial))).map(|(c, _)| *c).collect();
-    if !partial.is_empty() {
-        notes.push(format!("{today} is today and not over: values marked partial ({}) are the day so far.", partial.join(", ")));
-    }
-    for days in by_column.values_mut() {
-        days.values_mut().for_each(|cands| cands.sort_by_key(|c| c.rank));
-    }
-    if let Some(g) = group {
-        let shown: BTreeMap<&str, Shown> = by_column
-            .iter()
-            .map(|(col, days)| (*col, days.iter().filter_map(|(d, c)| Some((*d, (c.first()?.value, c.first()?.from.clone())))).collect()))
-            .collect();
-        notes.push(format!(
-            "Grouped by {}: each group's mean, min and max are of its days' shown values (one provider's a day, by the column's rule) over \
-             the n days that had one; `missing` days had none. A description of these days, not a test: whether two groups differ \
-             beyond the metric's day-to-day noise is vitals_compare's question.",
-            g.name()
-        ));
-        let wanted: Vec<&str> = DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)).map(|c| c.name).collect();
-        return Ok(DailyReport {
-            range: Span { start: s.to_string(), end: e.to_string() },
-            synthetic,
-            providers: read.iter().map(|(_, n)| n.to_string()).collect(),
-            left_out,
-            columns,
-            rows: vec![],
-            group: Some(g.name().into()),
-            groups: groups::grouped(&shown, &wanted, s, e, g),
-            errors,
-            notes,
-            tz,
-            fetches,
-        });
-    }
+    columns
+}
+
+/// The days grouped by `g`: each group's statistics of its days' shown values, and the note saying how to read them.
+fn grouped(by_column: &BTreeMap<&'static str, ByDay>, wanted: &[&'static str], days: &Days, g: Group, notes: &mut Vec<String>) -> Vec<Value> {
+    let shown: BTreeMap<&str, Shown> = by_column
+        .iter()
+        .map(|(col, days)| (*col, days.iter().filter_map(|(d, c)| Some((*d, (c.first()?.value, c.first()?.from.clone())))).collect()))
+        .collect();
+    notes.push(format!(
+        "Grouped by {}: each group's mean, min and max are of its days' shown values (one provider's a day, by the column's rule) over \
+         the n days that had one; `missing` days had none. A description of these days, not a test: whether two groups differ \
+         beyond the metric's day-to-day noise is vitals_compare's question.",
+        g.name()
+    ));
+    let wanted: Vec<&str> = DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)).map(|c| c.name).collect();
+    groups::grouped(&shown, &wanted, days.start, days.end, g)
+}
+
+/// One row a day: each wanted column's shown value, the others beside it in `also`.
+fn rows(by_column: &mut BTreeMap<&'static str, ByDay>, wanted: &[&'static str], days: &Days) -> Vec<Value> {
     let mut rows = vec![];
-    let mut day = s;
-    while day <= e {
+    let mut day = days.start;
+    while day <= days.end {
         let mut row = Map::new();
         row.insert("day".into(), json!(day.to_string()));
         for col in DAILY_COLUMNS.iter().filter(|c| wanted.contains(&c.name)) {
@@ -295,24 +374,7 @@ pub async fn daily_view(engine: &Engine, asked: (&str, &str), fields: Option<Vec
             Err(_) => break,
         }
     }
-    // Sample data is read only when nothing is connected: said once for every provider, not per fetch.
-    if synthetic && !samples.is_empty() {
-        notes.insert(0, SAMPLE.into());
-    }
-    Ok(DailyReport {
-        range: Span { start: s.to_string(), end: e.to_string() },
-        synthetic,
-        providers: read.iter().map(|(_, n)| n.to_string()).collect(),
-        left_out,
-        columns,
-        rows,
-        group: None,
-        groups: vec![],
-        errors,
-        notes,
-        tz,
-        fetches,
-    })
+    rows
 }
 
 #[cfg(test)]

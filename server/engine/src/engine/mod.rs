@@ -1,6 +1,7 @@
 //! The one provider-neutral query engine: validate → plan the window → fetch every page → trim →
 //! project → say everything that happened. Nothing here names a provider.
 pub mod answer;
+pub mod beside;
 pub mod cache;
 pub mod coverage;
 pub mod cut;

@@ -1,11 +1,12 @@
 //! Which providers the day's report reads, and every section of theirs read at once through
 //! `Engine::query`, within one deadline. A provider's own limits (budget, requests in flight)
 //! hold across all of its sections (engine/limiter.rs, engine/flight.rs).
+use super::super::beside::{beside, Left};
 use super::super::headline::{self, Detail};
 use super::super::progress::{Progress, Step, Throttle};
 use super::super::{Answer, Deadline, Engine, Notices, QueryRequest};
 use crate::catalog::{CollectionSpec, Lead, TodaySpec};
-use crate::providers::{Mode, Provider};
+use crate::providers::Provider;
 use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::{json, Value};
@@ -18,24 +19,11 @@ pub struct Choice {
     pub left_out: Vec<String>,
 }
 
-/// Sample data only when nothing is connected: a connected account's report never carries
-/// another provider's samples beside it (as `vitals_daily`). An opt-in connection nobody connected
-/// is no part of the day; a provider whose login is damaged is read, so its error is said.
+/// The providers the day's report reads, by the one rule of which answers may stand beside
+/// which (engine/beside.rs), and the ones left out in the report's words.
 pub fn choose(engine: &Engine) -> Choice {
-    let asked: Vec<&Arc<dyn Provider>> = engine.providers().filter(|p| !crate::providers::unasked(p.as_ref())).collect();
-    let mode = |p: &Arc<dyn Provider>| p.credential().current();
-    let connected = asked.iter().any(|p| mode(p).mode() == Mode::Connected);
-    let (mut read, mut samples, mut off) = (vec![], vec![], vec![]);
-    for p in asked {
-        let cred = mode(p);
-        match cred.mode() {
-            Mode::Connected => read.push(p.clone()),
-            Mode::Sandbox if !connected => read.push(p.clone()),
-            Mode::Sandbox => samples.push(p.spec().name),
-            Mode::NeedsCredentials if cred.problem.is_some() => read.push(p.clone()),
-            Mode::NeedsCredentials => off.push(p.spec().name),
-        }
-    }
+    let b = beside(engine);
+    let (samples, off) = (b.left_for(Left::Samples), b.left_for(Left::Nothing));
     let mut left_out = vec![];
     if !samples.is_empty() {
         left_out.push(format!("{}: not connected; their sample data is never shown beside your own (vitals_connect adds them)", samples.join(", ")));
@@ -43,7 +31,7 @@ pub fn choose(engine: &Engine) -> Choice {
     if !off.is_empty() {
         left_out.push(format!("{}: not connected, and no sample data", off.join(", ")));
     }
-    Choice { read, left_out }
+    Choice { read: b.read, left_out }
 }
 
 /// One section as read.
