@@ -501,6 +501,26 @@ async fn export_writes_the_files_polar_serves_and_never_overwrites() {
     s.close().await;
 }
 
+/// A file is read by the one path of a request (server/engine/src/engine/send.rs), as a page is: a
+/// 429 on it is waited out as Polar said and the file asked for again, not refused.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_429_on_a_file_is_waited_out_and_the_file_asked_for_again() {
+    let twin = twin().await;
+    let s = connected(&twin, "export-429", &[]).await;
+    let ex = query(&s, "exercises", json!({"start": ds(ago(20)), "end": ds(ago(1)), "fields": ["sport", "has_route"]})).await;
+    let rows = ex["data"].as_array().unwrap();
+    let run = rows.iter().find(|r| r["has_route"] == true).unwrap()["id"].as_str().unwrap().to_string();
+    let dir = common::scratch().join(format!("vitals-e2e-polar-export-429-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("run.fit");
+    twin.polar(|p| p.cfg.faults = vitals_twin::polar::PolarFaults { rate_limit_next: 1, retry_after_s: 1, ..Default::default() });
+    let r = s.ok("vitals_export", json!({"provider": "polar", "id": run, "format": "fit", "path": path.display().to_string()})).await;
+    assert!(std::fs::metadata(&path).unwrap().len() > 0, "written after the wait: {r}");
+    assert_eq!(twin.state.polar.lock().unwrap().cfg.faults.rate_limit_next, 0, "the 429 was served");
+    s.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn today_has_polar_sleep_recharge_and_activity() {
     let twin = twin().await;

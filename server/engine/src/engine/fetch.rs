@@ -7,8 +7,9 @@ use super::coverage::{first_gap, Coverage, Pos};
 use super::density;
 use super::gate::Gate;
 use super::kept::{Keeper, Kept, RawFloor};
-use super::limiter::{Held, Hold, Told, Until, Waited, Word, MAX_PAUSE, UNSAID_429_WAIT, UNSAID_RESET_WAIT};
+use super::limiter::Held;
 use super::plan::Plan;
+use super::send::{Call, Ended, Reader};
 use super::stats::Stats;
 use super::window::{split, split_from, Piece, Place};
 use super::{Engine, QueryError, Source};
@@ -324,7 +325,7 @@ async fn fetch_window(
             // An earlier window left a gap: nothing this one fetches can be in the answer.
             break;
         }
-        match fetch_page(engine, source, plan, index, piece, shared, token.as_deref(), &mut out).await? {
+        match fetch_page(engine, source, plan, (index, piece), shared, token.as_deref(), &mut out).await? {
             Outcome::Stop(r) => {
                 out.stopped = Some(r);
                 break;
@@ -426,8 +427,8 @@ async fn judge(
         s => {
             let detail = || reply.body.unwrap_or_default().chars().take(300).collect();
             let e = refusal(p.as_ref(), &plan.cred, s, detail).unwrap_or_else(|| PageError::Transient(format!("unexpected HTTP {s}")));
+            // A 429's wait is read where every 429 is handled (engine/send.rs).
             Err(match e {
-                PageError::RateLimited { detail, .. } => PageError::RateLimited { wait: reply.retry_after, detail },
                 PageError::Refused(why) => PageError::Refused(format!("{why} (the query for {})", plan.qualified)),
                 e => e,
             })
@@ -452,159 +453,78 @@ pub fn refusal(p: &dyn crate::providers::Provider, cred: &crate::providers::Cred
     })
 }
 
-#[allow(clippy::too_many_arguments)]
+/// A page of one window, as the one path of a request reads it (engine/send.rs): admitted by the
+/// query's gate (a page of the cap for its first request), sent by the provider's client or its
+/// built-in sample, judged as a page.
+struct PageReader<'a> {
+    plan: &'a Plan,
+    source: &'a Source,
+    shared: &'a Shared,
+    index: usize,
+    /// The query's page cap, said when it stops a window.
+    page_cap: u32,
+    req: crate::http::Request,
+    token: Option<&'a str>,
+}
+
+impl Reader for PageReader<'_> {
+    type Reply = crate::http::Reply;
+    type Answer = (crate::providers::Page, String);
+
+    async fn admit(&mut self, first: bool) -> Result<(), Ended<Self::Answer>> {
+        let Some(admitted) = self.plan.deadline.within(self.shared.gate.acquire(self.index, first)).await else {
+            return Err(Ended::Stop(StopReason::TimeBudget(self.plan.deadline.budget())));
+        };
+        if admitted.is_err() {
+            return Err(Ended::Stop(StopReason::PageCap(self.page_cap)));
+        }
+        if self.shared.gap_at.load(Ordering::SeqCst) < self.index {
+            // A window before this one stopped short while this one waited (a 429 that is not
+            // asked again, say): what this one would fetch cannot be in the answer.
+            return Err(Ended::Behind);
+        }
+        Ok(())
+    }
+
+    async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, String> {
+        match self.plan.provider.offline().filter(|_| self.plan.cred.mode() == Mode::Sandbox) {
+            // Built-in sample data: answered in process.
+            Some(api) => Ok(api.answer(&self.req)),
+            None => self.source.http.read(&self.req, bearer).await.map_err(|e| e.to_string()),
+        }
+    }
+
+    async fn judge(&mut self, reply: Self::Reply) -> Result<Self::Answer, PageError> {
+        judge(&self.plan.provider, self.plan, reply, self.token).await
+    }
+
+    fn slots(&self, n: usize) {
+        self.shared.gate.set_slots(n);
+    }
+}
+
+/// One page of a window: sent by the one path of a request, its end in a window's words.
 async fn fetch_page(
     engine: &Engine,
     source: &Source,
     plan: &Plan,
-    index: usize,
-    piece: &Piece,
+    at: (usize, &Piece),
     shared: &Shared,
     token: Option<&str>,
     out: &mut WindowOut,
 ) -> Result<Outcome, QueryError> {
+    let (index, piece) = at;
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
-    let refused = || QueryError::Auth(p.auth_help(401, &plan.cred));
-    let mut bearer = plan.cred.bearer.clone().ok_or_else(refused)?;
-    let offline = p.offline().filter(|_| plan.cred.mode() == Mode::Sandbox);
-    let lim = &engine.limits;
-    let mut transient = 0u32;
-    // Whether any attempt at this page got an HTTP answer (else the provider was never reached).
-    let mut replied = false;
-    let mut refreshed = false;
-    let mut attempt = 0u32;
-    let deadline = plan.deadline;
-    let out_of_time = || Ok(Outcome::Stop(StopReason::TimeBudget(deadline.budget())));
-    // The limits every wait of this page is planned against, from now: the call's deadline, and
-    // the read's wait budget less what this window already waited on the provider's word.
-    let until = |out: &WindowOut| Until::new(deadline.fetch_by(), lim.rate_wait_budget, out.stats.waited.told());
-    let held = |out: &mut WindowOut, held: Held| {
-        out.stats.waited.then(held.waited);
-        Ok(Outcome::Stop(StopReason::Held { held, call_budget: deadline.budget(), wait_budget: lim.rate_wait_budget, waited: out.stats.waited.total() }))
-    };
-    loop {
-        if deadline.passed() {
-            return out_of_time();
-        }
-        out.stats.requests += 1;
-        // The first request of a page spends a page of the cap; retries of it do not.
-        let Some(admitted) = deadline.within(shared.gate.acquire(index, attempt == 0)).await else {
-            return out_of_time();
-        };
-        let Ok(()) = admitted else {
-            return Ok(Outcome::Stop(StopReason::PageCap(lim.page_cap)));
-        };
-        attempt += 1;
-        if shared.gap_at.load(Ordering::SeqCst) < index {
-            // A window before this one stopped short while this one waited (a 429 that is not
-            // asked again, say): what this one would fetch cannot be in the answer.
-            return Ok(Outcome::Behind);
-        }
-        // Every wait below is measured, and none is started that would end past `until`: the
-        // limiter, or the check of a 429's wait, says so at once instead (engine/limiter.rs).
-        let sent = match offline {
-            // Built-in sample data: answered in process, so no budget to keep and no network.
-            Some(api) => Ok(api.answer(&req)),
-            None => {
-                let _answered = match source.limiter.acquire(until(out)).await {
-                    Ok((waited, permit)) => {
-                        out.stats.waited.then(waited);
-                        permit
-                    }
-                    Err(h) => return held(out, h),
-                };
-                // The provider's limit of requests in flight holds across every query (engine/flight.rs).
-                let sent = deadline.within(async {
-                    let _slot = source.in_flight.enter().await;
-                    source.http.read(&req, &bearer).await
-                });
-                let Some(sent) = sent.await else {
-                    return out_of_time();
-                };
-                sent
-            }
-        };
-        let quota = sent.as_ref().ok().and_then(|r| r.quota);
-        let refused_429 = sent.as_ref().is_ok_and(|r| r.status == 429);
-        if let Some(q) = quota.filter(|q| q.remaining == 0 && !refused_429) {
-            // The provider's own headers say its budget is spent: every window waits for it to
-            // reset (a 429 says the same, and is handled as one below).
-            let (word, said) = q.reset.map_or((Word::Nothing, UNSAID_RESET_WAIT), |r| (Word::Reset, r));
-            tracing::info!(reset_s = said.as_secs_f64(), "{}'s rate headers say its budget is spent; every window waits", p.spec().display);
-            source.limiter.pause(Told { refused: false, word }, said);
-        }
-        replied |= sent.is_ok();
-        let failure = match sent {
-            Ok(reply) => match judge(p, plan, reply, token).await {
-                Ok((page, body)) => {
-                    if let Some(n) = source.in_flight.clean_page() {
-                        tracing::debug!(in_flight = n, "clean pages from {}: one more request in flight", p.spec().display);
-                        shared.gate.set_slots(n);
-                    }
-                    return Ok(Outcome::Page(page, body));
-                }
-                // Refused token with a refreshable credential: refresh once, then ask for this page again.
-                Err(PageError::Unauthorized) if !refreshed => {
-                    let Some(renew) = p.renew(Some(bearer.clone())) else {
-                        return Err(refused());
-                    };
-                    refreshed = true;
-                    renew.await.map_err(|e| QueryError::Auth(format!("{} turned the token away, and renewing it failed: {e}", p.spec().display)))?;
-                    bearer = p.credential().current().bearer.ok_or_else(refused)?;
-                    out.stats.credential_refreshed = true;
-                    continue;
-                }
-                Err(PageError::Unauthorized) => return Err(refused()),
-                Err(PageError::Forbidden(why)) => return Err(QueryError::Auth(why)),
-                Err(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
-                Err(PageError::RateLimited { wait, .. }) if !p.spec().retries_429 => {
-                    return Ok(Outcome::Stop(StopReason::RateLimitedOnce(wait)));
-                }
-                Err(PageError::RateLimited { wait, detail }) => {
-                    // The wait as the provider said it: Retry-After, else its rate headers' reset,
-                    // else a few seconds of vitals' own choosing.
-                    let (word, said) = match (wait, quota.and_then(|q| q.reset)) {
-                        (Some(w), _) => (Word::RetryAfter, w),
-                        (None, Some(r)) => (Word::Reset, r),
-                        (None, None) => (Word::Nothing, UNSAID_429_WAIT),
-                    };
-                    let told = Told { refused: true, word };
-                    if let Err(h) = until(out).fits(Hold::Told(told), said, false) {
-                        // Longer than the call or the read may wait: answered now, and not
-                        // paused for (a later call asks again, and hears the same).
-                        return held(out, h);
-                    }
-                    let n = source.in_flight.halve();
-                    shared.gate.set_slots(n);
-                    tracing::info!(wait_s = said.as_secs_f64(), in_flight = n, "rate limited by {} ({detail}); every window waits", p.spec().display);
-                    out.stats.limited.add(word, said);
-                    match offline {
-                        // Waited out (and measured) by the limiter before the page is asked again.
-                        None => source.limiter.pause(told, said),
-                        // Answers in process keep no budget and skip the limiter: this window waits.
-                        Some(_) => {
-                            let from = tokio::time::Instant::now();
-                            tokio::time::sleep(said.min(MAX_PAUSE)).await;
-                            out.stats.waited.then(Waited { refused: from.elapsed(), ..Default::default() });
-                        }
-                    }
-                    continue;
-                }
-                Err(PageError::Transient(e)) => e,
-            },
-            Err(e) => e.to_string(),
-        };
-        if transient >= lim.transient_retries {
-            let failure = format!("{failure} (after {transient} retries)");
-            return Ok(Outcome::Stop(if replied { StopReason::Transient(failure) } else { StopReason::Unreachable(failure) }));
-        }
-        transient += 1;
-        out.stats.transient_retries += 1;
-        let wait = lim.backoff_base * 2u32.pow(transient - 1);
-        tracing::warn!(%failure, attempt = transient, "transient failure; retrying after {:?}", wait);
-        if deadline.within(tokio::time::sleep(wait)).await.is_none() {
-            return out_of_time();
-        }
-    }
+    let offline = p.offline().is_some() && plan.cred.mode() == Mode::Sandbox;
+    let call = Call { provider: p, source, cred: &plan.cred, limits: &engine.limits, deadline: plan.deadline, offline };
+    let mut reader = PageReader { plan, source, shared, index, page_cap: engine.limits.page_cap, req, token };
+    Ok(match call.send(&mut reader, &mut out.stats).await? {
+        Ended::Answer((page, body)) => Outcome::Page(page, body),
+        Ended::Stop(why) => Outcome::Stop(why),
+        Ended::Behind => Outcome::Behind,
+        Ended::Refused(PageError::Forbidden(why)) => return Err(QueryError::Auth(why)),
+        Ended::Refused(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
+        Ended::Refused(_) => return Err(QueryError::Auth(p.auth_help(401, &plan.cred))),
+    })
 }

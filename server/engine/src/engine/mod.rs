@@ -26,6 +26,7 @@ pub mod record;
 pub mod render;
 pub mod resolution;
 pub mod rules;
+pub mod send;
 pub mod shape;
 pub mod stats;
 pub mod today;
