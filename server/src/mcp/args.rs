@@ -3,9 +3,53 @@
 //! instead of a decoder's words about types the client never saw ("untagged enum FieldsArg",
 //! "expected i64"). The schemas are cleaned of formats JSON Schema does not define, which clients
 //! warn about.
+use super::Vitals;
+use rmcp::handler::server::common::FromContextPart;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::JsonObject;
+use rmcp::ErrorData;
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// A tool's parameters, read as `P` against the schema the tool lists, the tool named by the call
+/// itself: a tool's name is written once (its `#[tool]`), and its schema is `P`'s (rmcp's macro
+/// reads a `Parameters<P>` argument for it, as it does rmcp's own). Unlike rmcp's extractor, a
+/// refusal is the tool's answer (`isError`, naming the parameter, `decode`), not a protocol error:
+/// it is handed to the tool, which returns it.
+pub struct Parameters<P>(pub Result<P, String>);
+
+impl<P: JsonSchema> JsonSchema for Parameters<P> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        P::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        P::json_schema(generator)
+    }
+}
+
+impl<P: DeserializeOwned> FromContextPart<ToolCallContext<'_, Vitals>> for Parameters<P> {
+    fn from_context_part(ctx: &mut ToolCallContext<'_, Vitals>) -> Result<Self, ErrorData> {
+        let args = ctx.arguments.take().unwrap_or_default();
+        // The call was routed to this tool by this name, so it lists a schema; said if not, never read against none.
+        let read = match ctx.service.input_schema(&ctx.name) {
+            Some(schema) => decode(&ctx.name, &schema, args),
+            None => Err(format!("{} lists no input schema; this is a bug of vitals.", ctx.name)),
+        };
+        Ok(Parameters(read))
+    }
+}
+
+/// A tool without parameters: anything sent is refused by name (`none`), handed to the tool.
+pub struct NoParameters(pub Result<(), String>);
+
+impl FromContextPart<ToolCallContext<'_, Vitals>> for NoParameters {
+    fn from_context_part(ctx: &mut ToolCallContext<'_, Vitals>) -> Result<Self, ErrorData> {
+        let args = ctx.arguments.take().unwrap_or_default();
+        Ok(NoParameters(none(&ctx.name, &args)))
+    }
+}
 
 /// Formats JSON Schema (2020-12) defines; schemars adds Rust's own (`uint32`, `int64`, `double`).
 const STANDARD_FORMATS: &[&str] = &[

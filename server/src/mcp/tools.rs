@@ -1,10 +1,11 @@
 //! The tools. Each one parses its parameters, calls the engine, and returns the engine's answer.
+use super::args::{NoParameters, Parameters};
 use super::connect::{connect, ConnectReport, Connection};
 use super::{apps, progress};
 use super::{check_report, sources_report, CheckReport};
 use crate::accounts::link::Links;
 use crate::engine::{Answer, Deadline, Engine, QueryError, QueryRequest, TodayReport, TodayRequest};
-use rmcp::handler::server::common::{schema_for_input, schema_for_output};
+use rmcp::handler::server::common::schema_for_output;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
 use rmcp::model::*;
@@ -201,11 +202,6 @@ pub struct DailyArgs {
     pub tz: Option<String>,
 }
 
-/// The input schema of a tool's parameters (cleaned of non-standard formats in [`Vitals::new`]).
-fn input<T: JsonSchema + 'static>() -> Arc<JsonObject> {
-    schema_for_input::<T>().unwrap_or_else(|e| panic!("the input schema of {} is not an object: {e}", std::any::type_name::<T>()))
-}
-
 #[derive(Clone)]
 pub struct Vitals {
     engine: Arc<Engine>,
@@ -243,10 +239,9 @@ impl Vitals {
         Vitals { engine, links, tool_router }
     }
 
-    /// `args` read as `tool`'s parameters, against the schema it lists (mcp/args.rs).
-    fn args<T: serde::de::DeserializeOwned>(&self, tool: &str, args: JsonObject) -> Result<T, String> {
-        let schema = self.tool_router.get(tool).map(|t| t.input_schema.clone()).unwrap_or_default();
-        super::args::decode(tool, &schema, args)
+    /// The input schema `tool` lists, cleaned (its arguments are read against it: mcp/args.rs).
+    pub(super) fn input_schema(&self, tool: &str) -> Option<Arc<JsonObject>> {
+        self.tool_router.get(tool).map(|t| t.input_schema.clone())
     }
 
     /// This call's time budget, from now (engine/deadline.rs).
@@ -271,11 +266,10 @@ impl Vitals {
         description = "Each provider's state (`connected`: the user's own data; `sandbox`: sample data, not the user's; \
 `needs_credentials`) with how to connect it, and its collections: the qualified names vitals_query takes, with what each holds. \
 With `provider` or `collection`: the full entry (fields, options, range kind, volume, retention).",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<SourcesArgs>()
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    pub async fn vitals_sources(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: SourcesArgs = self.args("vitals_sources", args)?;
+    pub async fn vitals_sources(&self, Parameters(args): Parameters<SourcesArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         match (&a.provider, &a.collection) {
             (None, None) => Ok(structured(&super::sources::listing(&self.engine))),
             (p, c) => super::sources::entry(&self.engine, p.as_deref(), c.as_deref()).map(|r| structured(&r)),
@@ -290,17 +284,16 @@ unless `format` says otherwise; a series too large for max_chars comes back in b
 Read `notices`: `synthetic` is sample data, not the user's (say so); `truncated` is incomplete: call again with `start` = its \
 `continue_from`. For last night, readiness or a day's activity, vitals_today is cheaper.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<QueryArgs>(),
         output_schema = schema_for_output::<Answer>()
     )]
     pub async fn vitals_query(
         &self,
-        args: JsonObject,
+        Parameters(args): Parameters<QueryArgs>,
         RequestState(state): RequestState,
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
-        let a: QueryArgs = self.args("vitals_query", args)?;
+        let a = args?;
         let (fields, fields_split) = match a.fields {
             None => (None, false),
             Some(FieldsArg::List(v)) => (Some(v), false),
@@ -373,18 +366,17 @@ browser, or for a key or password a page this server serves on this computer. Ne
 `state`: `connected`, `already_connected` (again=true signs in anew) or `waiting_for_browser`: give the user `url`, then call \
 again to finish (the login stays open 10 minutes).",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
-        input_schema = input::<ConnectArgs>(),
         output_schema = schema_for_output::<ConnectReport>()
     )]
     pub async fn vitals_connect(
         &self,
-        args: JsonObject,
+        Parameters(args): Parameters<ConnectArgs>,
         RequestState(state): RequestState,
         InputResponses(answers): InputResponses,
         ctx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, String> {
         let deadline = self.deadline();
-        let a: ConnectArgs = self.args("vitals_connect", args)?;
+        let a = args?;
         let connectable: Vec<&str> = self.engine.providers().filter(|p| p.spec().connection.connects()).map(|p| p.spec().name).collect();
         let name = a.provider.trim().to_ascii_lowercase();
         let Some(p) = self.engine.provider(&name).filter(|p| p.spec().connection.connects()) else {
@@ -426,11 +418,10 @@ every connected provider at once (sample data only when none is): per section a 
 and `raw`, the vitals_query call for every other field. `missing`: no record yet (today may not be synced); `errors`: failed, \
 with why.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<TodayArgs>(),
         output_schema = schema_for_output::<TodayReport>()
     )]
-    pub async fn vitals_today(&self, args: JsonObject, ctx: RequestContext<RoleServer>) -> Result<CallToolResponse, String> {
-        let a: TodayArgs = self.args("vitals_today", args)?;
+    pub async fn vitals_today(&self, Parameters(args): Parameters<TodayArgs>, ctx: RequestContext<RoleServer>) -> Result<CallToolResponse, String> {
+        let a = args?;
         let deadline = Some(self.deadline());
         let req = |progress| TodayRequest { days: a.days, max_chars: a.max_chars, detail: a.detail.clone(), tz: a.tz.clone(), progress, deadline };
         progress::reported(&ctx, |p| self.engine.today(req(p))).await.map(|r| structured(&r)).map_err(|e| e.to_string())
@@ -443,11 +434,10 @@ with why.",
 or GPX file to the absolute `path` the user named. Call it only when the user asks to save a file; an existing file is never \
 replaced unless overwrite=true. `synthetic` true: the sample's file, not the user's.",
         annotations(read_only_hint = false, destructive_hint = false, idempotent_hint = false, open_world_hint = true),
-        input_schema = input::<ExportArgs>(),
         output_schema = schema_for_output::<crate::export::Exported>()
     )]
-    pub async fn vitals_export(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: ExportArgs = self.args("vitals_export", args)?;
+    pub async fn vitals_export(&self, Parameters(args): Parameters<ExportArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         let req = crate::export::ExportRequest { provider: a.provider, id: a.id, format: a.format, path: a.path, overwrite: a.overwrite.unwrap_or(false) };
         crate::export::export(&self.engine, req, self.deadline()).await.map(|e| structured(&e)).map_err(|e| e.to_string())
     }
@@ -459,11 +449,10 @@ replaced unless overwrite=true. `synthetic` true: the sample's file, not the use
 before)? Verdict `outside_noise`, `within_noise` (not evidence of a change, never \"no change\") or `cannot_tell`, with the \
 means, the band, the method and a `reading` to repeat.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<CompareArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::CompareReport>()
     )]
-    pub async fn vitals_compare(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: CompareArgs = self.args("vitals_compare", args)?;
+    pub async fn vitals_compare(&self, Parameters(args): Parameters<CompareArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         crate::analysis::ask::compare(&self.engine, &a.metric, [&a.a_start, &a.a_end], [&a.b_start, &a.b_end], a.tz.as_deref())
             .await
             .map(|r| structured(&r))
@@ -477,11 +466,10 @@ means, the band, the method and a `reading` to repeat.",
 days after x, beyond chance? Verdict `outside_noise`, `within_noise` (not evidence of a relation) or `cannot_tell` (about three \
 months are needed), with r, its interval, the method and a `reading`. An association, never a cause.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<RelateArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::RelateReport>()
     )]
-    pub async fn vitals_relate(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: RelateArgs = self.args("vitals_relate", args)?;
+    pub async fn vitals_relate(&self, Parameters(args): Parameters<RelateArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         let ask = crate::analysis::ask::relate(&self.engine, &a.x, &a.y, (&a.start, &a.end), a.lag, a.tz.as_deref());
         ask.await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
@@ -492,11 +480,10 @@ months are needed), with r, its interval, the method and a `reading`. An associa
         description = "Is a daily metric drifting? The slope per 30 days with a 95 % interval that allows for autocorrelation: \
 `rising`, `falling`, `flat_within_noise` (not evidence of no trend) or `cannot_tell`, with the method and a `reading`.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<TrendArgs>(),
         output_schema = schema_for_output::<crate::analysis::ask::TrendReport>()
     )]
-    pub async fn vitals_trend(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: TrendArgs = self.args("vitals_trend", args)?;
+    pub async fn vitals_trend(&self, Parameters(args): Parameters<TrendArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         crate::analysis::ask::trend(&self.engine, &a.metric, (&a.start, &a.end), a.tz.as_deref()).await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
 
@@ -507,11 +494,10 @@ months are needed), with r, its interval, the method and a `reading`. An associa
 (provider.collection.field). When two devices measured a day, one is shown by the rule in `columns[].shown` and the others are \
 in `also`: nothing is averaged across devices.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<DailyArgs>(),
         output_schema = schema_for_output::<crate::analysis::view::DailyReport>()
     )]
-    pub async fn vitals_daily(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: DailyArgs = self.args("vitals_daily", args)?;
+    pub async fn vitals_daily(&self, Parameters(args): Parameters<DailyArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         let view = crate::analysis::view::daily_view(&self.engine, (&a.start, &a.end), a.fields, a.tz.as_deref(), a.group.as_deref());
         view.await.map(|r| structured(&r)).map_err(|e| e.to_string())
     }
@@ -523,11 +509,10 @@ in `also`: nothing is averaged across devices.",
 minutes, heart rate and HRV), or a series at the finest resolution that fits, over inclusive local days, optionally only `from` \
 `to` (a zoom); or a `metric`'s daily values as the analyses read them. `kind` says which: `night`, `series`, `days` or \
 `records` (nothing to draw).",
-        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
-        input_schema = input::<apps::ViewDataArgs>()
+        annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true)
     )]
-    pub async fn vitals_view_data(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        let a: apps::ViewDataArgs = self.args(super::apps::APP_DATA_TOOL, args)?;
+    pub async fn vitals_view_data(&self, Parameters(args): Parameters<apps::ViewDataArgs>) -> Result<CallToolResponse, String> {
+        let a = args?;
         super::apps::view_data(&self.engine, a, self.deadline()).await.map(|v| structured(&v))
     }
 
@@ -540,8 +525,8 @@ connection.",
         annotations(read_only_hint = true, destructive_hint = false, idempotent_hint = true, open_world_hint = true),
         output_schema = schema_for_output::<CheckReport>()
     )]
-    pub async fn vitals_check(&self, args: JsonObject) -> Result<CallToolResponse, String> {
-        super::args::none("vitals_check", &args)?;
+    pub async fn vitals_check(&self, NoParameters(args): NoParameters) -> Result<CallToolResponse, String> {
+        args?;
         let mut report = check_report(&self.engine).await;
         // Hosted, the browser comes back to this server's own callback: that is what to register.
         for p in report.providers.iter_mut().filter(|p| p.redirect.is_some()) {
