@@ -99,6 +99,49 @@ fn check_id(id: &str, listed_in: &str) -> Result<(), QueryError> {
 }
 
 pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine::Deadline) -> Result<Exported, QueryError> {
+    let (source, format, fetched) = chosen(engine, &req)?;
+    let p = &source.provider;
+    let spec = p.spec();
+    let files = spec.files.expect("a provider chosen for its files has them");
+    check_id(req.id.trim(), &spec.qualified(files.listed_in))?;
+    let home = match engine.home() {
+        Home::Local => dirs::home_dir(),
+        Home::Tenant { .. } => None,
+    };
+    let (full, home_said) = expand_home(&req.path, home.as_deref())?;
+    let (path, exists) = destination(&full, req.overwrite)?;
+    connected(p.as_ref())?;
+    let id = req.id.trim();
+    // Read as a query reads: the credential prepared first, one renewal after a 401, the engine's
+    // rules for the provider's statuses (engine/file.rs).
+    let reply = engine.file(p, |cred| p.file_request(id, fetched, cred), deadline).await?;
+    let synthetic = reply.synthetic;
+    let mut notes: Vec<String> = reply.credential.into_iter().chain(home_said).collect();
+    let bytes = received(spec, reply.status, reply.bytes, format, id)?;
+    let bytes = unpacked(spec, bytes, (format, fetched), id, &mut notes)?;
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    if ext != format.as_str() {
+        notes.push(format!("The file holds {} but its name ends in {:?}; it was written where asked.", format.as_str().to_uppercase(), ext));
+    }
+    if synthetic {
+        notes.push(p.synthetic_notice());
+    }
+    write(&path, &bytes, req.overwrite).map_err(|e| QueryError::Upstream(format!("{} could not be written: {e}. Nothing was left behind.", path.display())))?;
+    Ok(Exported {
+        provider: spec.name.into(),
+        id: id.into(),
+        format: format.as_str().into(),
+        path: path.display().to_string(),
+        bytes: bytes.len() as u64,
+        synthetic,
+        replaced: exists,
+        notes,
+    })
+}
+
+/// The provider asked for, if it offers files, and the format asked for with the one read to
+/// make it (a format the provider does not serve is written from its FIT).
+fn chosen<'e>(engine: &'e Engine, req: &ExportRequest) -> Result<(&'e crate::engine::Source, FileFormat, FileFormat), QueryError> {
     let with_files: Vec<String> = engine
         .providers()
         .filter_map(|p| p.spec().files.map(|f| format!("{} ({})", p.spec().name, f.offered().iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", "))))
@@ -108,22 +151,19 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
         .source(&name)
         .filter(|s| s.provider.spec().files.is_some())
         .ok_or_else(|| bad(format!("`provider`: {:?} offers no activity files. Providers that do: {}.", req.provider, with_files.join("; "))))?;
-    let p = &source.provider;
-    let spec = p.spec();
+    let spec = source.provider.spec();
     let files = spec.files.expect("filtered above");
     let formats = files.offered().iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ");
     let format = FileFormat::parse(&req.format)
         .filter(|f| files.offered().contains(f))
         .ok_or_else(|| bad(format!("`format`: {:?} is not a file {} serves. Send one of: {formats}.", req.format, spec.display)))?;
-    // A format the provider does not serve is written from its FIT.
     let fetched = if files.formats.contains(&format) { format } else { FileFormat::Fit };
-    check_id(req.id.trim(), &spec.qualified(files.listed_in))?;
-    let home = match engine.home() {
-        Home::Local => dirs::home_dir(),
-        Home::Tenant { .. } => None,
-    };
-    let (full, home_said) = expand_home(&req.path, home.as_deref())?;
-    let (path, exists) = destination(&full, req.overwrite)?;
+    Ok((source, format, fetched))
+}
+
+/// An export reads the user's own account: a damaged login or none is said, never sample data's file passed off.
+fn connected(p: &dyn crate::providers::Provider) -> Result<(), QueryError> {
+    let spec = p.spec();
     let cred = p.credential().current();
     if let Some(why) = &cred.problem {
         return Err(QueryError::NeedsAccount { provider: spec.name, why: why.clone() });
@@ -134,26 +174,35 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
             why: format!("Exporting needs the user's {} account connected (vitals_connect provider={}).", spec.display, spec.name),
         });
     }
-    let id = req.id.trim();
-    // Read as a query reads: the credential prepared first, one renewal after a 401, the engine's
-    // rules for the provider's statuses (engine/file.rs).
-    let reply = engine.file(p, |cred| p.file_request(id, fetched, cred), deadline).await?;
-    let (status, body, synthetic) = (reply.status, reply.bytes, reply.synthetic);
-    let mut notes: Vec<String> = reply.credential.into_iter().chain(home_said).collect();
-    let bytes = match status {
-        200 => body,
-        s if spec.no_data.contains(&s) || s == 404 => {
-            return Err(QueryError::BadInput(format!(
-                "`id`/`format`: {} has no {} file for {id:?}: {}. The ids are in {}.{}. Nothing was written.",
-                spec.display,
-                format.as_str().to_uppercase(),
-                files.missing,
-                spec.name,
-                files.listed_in
-            )))
-        }
-        s => return Err(QueryError::Upstream(format!("{} answered HTTP {s}; nothing was written.", spec.display))),
-    };
+    Ok(())
+}
+
+/// The file's bytes from what the provider answered; "no such file" said with where the ids are.
+fn received(spec: &crate::catalog::ProviderSpec, status: u16, body: Vec<u8>, format: FileFormat, id: &str) -> Result<Vec<u8>, QueryError> {
+    let files = spec.files.expect("a provider chosen for its files has them");
+    match status {
+        200 => Ok(body),
+        s if spec.no_data.contains(&s) || s == 404 => Err(QueryError::BadInput(format!(
+            "`id`/`format`: {} has no {} file for {id:?}: {}. The ids are in {}.{}. Nothing was written.",
+            spec.display,
+            format.as_str().to_uppercase(),
+            files.missing,
+            spec.name,
+            files.listed_in
+        ))),
+        s => Err(QueryError::Upstream(format!("{} answered HTTP {s}; nothing was written.", spec.display))),
+    }
+}
+
+/// The file as it is written: unpacked from gzip or a ZIP, converted from its FIT where the
+/// format asked for is not served (`formats`: asked, fetched), each step said in `notes`.
+fn unpacked(
+    spec: &crate::catalog::ProviderSpec,
+    bytes: Vec<u8>,
+    (format, fetched): (FileFormat, FileFormat),
+    id: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<u8>, QueryError> {
     let bytes = if bytes.starts_with(&[0x1f, 0x8b]) {
         notes.push(format!("{} sent the file gzipped; it was unpacked, so the file is plain {}.", spec.display, format.as_str().to_uppercase()));
         crate::archive::gunzip(&bytes)
@@ -181,24 +230,7 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
     if bytes.is_empty() {
         return Err(QueryError::Upstream(format!("{} sent an empty file; nothing was written.", spec.display)));
     }
-    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
-    if ext != format.as_str() {
-        notes.push(format!("The file holds {} but its name ends in {:?}; it was written where asked.", format.as_str().to_uppercase(), ext));
-    }
-    if synthetic {
-        notes.push(p.synthetic_notice());
-    }
-    write(&path, &bytes, req.overwrite).map_err(|e| QueryError::Upstream(format!("{} could not be written: {e}. Nothing was left behind.", path.display())))?;
-    Ok(Exported {
-        provider: spec.name.into(),
-        id: id.into(),
-        format: format.as_str().into(),
-        path: path.display().to_string(),
-        bytes: bytes.len() as u64,
-        synthetic,
-        replaced: exists,
-        notes,
-    })
+    Ok(bytes)
 }
 
 /// A format the provider does not serve, written from its FIT: the file, and what it holds in words.

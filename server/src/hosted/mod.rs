@@ -348,6 +348,44 @@ async fn callback(State(server): State<Arc<Server>>, axum::extract::Path(provide
 /// Serve until `stop` resolves (SIGTERM, Ctrl-C), then let the calls under way finish (up to
 /// [`DRAIN`]) before closing the sessions.
 pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), String> {
+    refused(&opts)?;
+    // Several people's logins are sealed under the operator's key; the folder is settled (and
+    // checked to open under it) before anyone is answered, and held while this server runs.
+    let _serving = settled(&opts)?;
+    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let cancel = CancellationToken::new();
+    let rmcp = rmcp_config(&opts, local, &cancel);
+    let mount = match &opts.tenants {
+        Some(_) => None,
+        None => Some(Mount::resolve(opts.path.as_deref(), crate::accounts::default_dir().as_deref())?),
+    };
+    let shown = opts.public_url.as_ref().map(|u| u.as_str().trim_end_matches('/').to_string()).unwrap_or_else(|| format!("http://{local}"));
+    announce(&opts, mount.as_ref(), &shown, local);
+    let mut server = Server {
+        opts,
+        mount,
+        own: None,
+        tenants: Mutex::new(HashMap::new()),
+        rmcp,
+        in_flight: Arc::new(AtomicUsize::new(0)),
+        people: Default::default(),
+        auth: None,
+        base_url: shown,
+        doors: Default::default(),
+    };
+    if let (true, Some(t)) = (server.opts.auth.oauth(), &server.opts.tenants) {
+        let loopback = server.opts.public_url.as_ref().is_none_or(|u| matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")));
+        server.auth = Some(oauth::Auth::in_tenants(t, loopback));
+    }
+    if let Some(m) = &server.mount {
+        server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
+    }
+    until_stopped(Arc::new(server), listener, cancel, stop).await
+}
+
+/// Options that cannot serve safely or make no sense together, refused before anything listens.
+fn refused(opts: &ServeOptions) -> Result<(), String> {
     if !opts.addr.ip().is_loopback() && !opts.allow_remote {
         return Err(format!(
             "refusing to listen on {}: it is reachable from other machines. Listen on loopback (127.0.0.1:{}) behind a TLS reverse proxy, \
@@ -368,9 +406,12 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     if opts.open_signup && opts.tenants.is_none() {
         return Err("--open-signup lets people make their own tenant: it needs --tenants DIR".into());
     }
-    // Several people's logins are sealed under the operator's key; the folder is settled (and
-    // checked to open under it) before anyone is answered, and held while this server runs.
-    let serving = match &opts.tenants {
+    Ok(())
+}
+
+/// With tenants, their folder settled under the operator's key and held while this server runs.
+fn settled(opts: &ServeOptions) -> Result<Option<at_rest::Serving>, String> {
+    Ok(match &opts.tenants {
         Some(t) => {
             let vault = t.vault.clone().ok_or_else(|| crate::accounts::vault::VaultError::Missing.to_string())?;
             let held = at_rest::Serving::take(t)?;
@@ -385,34 +426,35 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
             Some(held)
         }
         None => None,
-    };
+    })
+}
+
+/// rmcp's streamable HTTP service: the hosts and browser origins it answers (this server's own
+/// origin, the public URL's, and those named), its body limit and session mode.
+fn rmcp_config(opts: &ServeOptions, local: SocketAddr, cancel: &CancellationToken) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = vec!["localhost".into(), "127.0.0.1".into(), "::1".into()];
     if let Some(h) = opts.public_url.as_ref().and_then(|u| u.host_str()) {
         hosts.push(h.to_string());
     }
-    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
     // A page of this server's own origin is not a rebinding attack; any other browser origin must be named.
     let mut origins: Vec<String> = ["localhost", "127.0.0.1", "[::1]"].iter().map(|h| format!("http://{h}:{}", local.port())).collect();
     origins.extend(
         opts.public_url.as_ref().map(|u| format!("{}://{}:{}", u.scheme(), u.host_str().unwrap_or_default(), u.port_or_known_default().unwrap_or(443))),
     );
     origins.extend(opts.allow_origins.iter().cloned());
-    let cancel = CancellationToken::new();
-    let rmcp = StreamableHttpServerConfig::default()
+    StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
         .with_allowed_origins(origins)
         .enforce_origin_validation()
         .with_max_request_body_bytes(MAX_BODY)
         .with_legacy_session_mode(!opts.stateless)
         .with_json_response(opts.stateless)
-        .with_cancellation_token(cancel.child_token());
-    let mount = match &opts.tenants {
-        Some(_) => None,
-        None => Some(Mount::resolve(opts.path.as_deref(), crate::accounts::default_dir().as_deref())?),
-    };
-    let shown = opts.public_url.as_ref().map(|u| u.as_str().trim_end_matches('/').to_string()).unwrap_or_else(|| format!("http://{local}"));
-    match (&mount, &opts.tenants) {
+        .with_cancellation_token(cancel.child_token())
+}
+
+/// Where this server serves, said once on stderr (and a warning when others can reach it).
+fn announce(opts: &ServeOptions, mount: Option<&Mount>, shown: &str, local: SocketAddr) {
+    match (mount, &opts.tenants) {
         (Some(m), _) => eprintln!(
             "vitals-mcp: serving MCP at {shown}{} (path from {}). Anyone with this URL can read this account's data: do not share or log it.",
             m.path, m.from
@@ -439,27 +481,15 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     if opts.allow_remote {
         eprintln!("vitals-mcp: WARNING: listening on {local}, reachable from other machines. Terminate TLS in front of it: this server speaks plain HTTP.");
     }
-    let mut server = Server {
-        opts,
-        mount,
-        own: None,
-        tenants: Mutex::new(HashMap::new()),
-        rmcp,
-        in_flight: Arc::new(AtomicUsize::new(0)),
-        people: Default::default(),
-        auth: None,
-        base_url: shown,
-        doors: Default::default(),
-    };
-    if let (true, Some(t)) = (server.opts.auth.oauth(), &server.opts.tenants) {
-        let loopback = server.opts.public_url.as_ref().is_none_or(|u| matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")));
-        server.auth = Some(oauth::Auth::in_tenants(t, loopback));
-    }
-    if let Some(m) = &server.mount {
-        server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
-    }
-    let _serving = serving;
-    let server = Arc::new(server);
+}
+
+/// Serve until `stop` resolves, then drain the calls under way (up to [`DRAIN`]) and say how it ended.
+async fn until_stopped(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    cancel: CancellationToken,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
     let in_flight = server.in_flight.clone();
     let left = server.in_flight.clone();
     let app = router(server);

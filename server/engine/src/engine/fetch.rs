@@ -154,7 +154,7 @@ async fn fetch_run(engine: &Engine, source: &Source, plan: &Plan, pieces: Vec<Pi
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
     let mut windows: futures::stream::FuturesOrdered<_> =
-        pieces.iter().enumerate().map(|(i, piece)| fetch_window(engine, source, plan, i, piece, &shared, today)).collect();
+        pieces.iter().enumerate().map(|(index, piece)| fetch_window(Window { engine, source, plan, shared: &shared, index, piece }, today)).collect();
 
     // Merged as they finish, oldest first: a finished window's memory is reused by the next
     // rather than every window waiting for the last.
@@ -281,102 +281,128 @@ fn recent(piece: &Piece, plan: &Plan, today: Date) -> bool {
     piece.last_day(&plan.zone).is_none_or(|d| d >= edge)
 }
 
-async fn fetch_window(
-    engine: &Engine,
-    source: &Source,
-    plan: &Plan,
+/// One window of a run, and what it is fetched with.
+struct Window<'a> {
+    engine: &'a Engine,
+    source: &'a Source,
+    plan: &'a Plan,
+    shared: &'a Shared,
+    /// Its place in the run, oldest first.
     index: usize,
-    piece: &Piece,
-    shared: &Shared,
-    today: Date,
-) -> Result<(WindowOut, Kept), QueryError> {
+    piece: &'a Piece,
+}
+
+/// A window's pages, as they came: the body and the token each was asked with, for the cache.
+type Bodies = Vec<super::cache::Page>;
+
+async fn fetch_window(w: Window<'_>, today: Date) -> Result<(WindowOut, Kept), QueryError> {
+    let (plan, piece, shared) = (w.plan, w.piece, w.shared);
     // Until this window returns, a page of the cap stays in reserve for it (engine/gate.rs).
-    let mut running = Some(shared.gate.running(index));
+    let running = shared.gate.running(w.index);
     let mut keeper = Keeper::new(plan, shared.floor.clone());
-    let cacheable = engine.cache.enabled() && piece.closed_before(today, &plan.zone);
+    let cacheable = w.engine.cache.enabled() && piece.closed_before(today, &plan.zone);
     let key = cacheable.then(|| cache_key(plan, piece));
-    if let (Some(k), false) = (&key, plan.fresh) {
-        if let Some(hit) = engine.cache.get(k) {
-            tracing::debug!(window = %piece.label(), "served from the memory cache");
-            let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
-            let mut out = WindowOut { stats: cached, ..Default::default() };
-            // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
-            for kept in hit.bodies.iter().filter(|p| !p.body.is_empty()) {
-                // These bodies decoded once already, each with the token it was asked with; one that
-                // no longer does is a bug, not data.
-                let at =
-                    crate::providers::PageAt { zone: plan.zone.clone(), token: kept.token.clone(), options: plan.options.clone(), record: plan.id.clone() };
-                let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
-                take_records(plan, piece, page.records, &mut keeper, &mut out);
-            }
-            if let Some(t) = &shared.tally {
-                t.window_done(shared.base + index, piece.last_day(&plan.zone), true);
-            }
-            return Ok((out, keeper.done(plan)));
-        }
+    if let Some(hit) = key.as_ref().filter(|_| !plan.fresh).and_then(|k| w.engine.cache.get(k)) {
+        let out = from_cache(&w, &hit, &mut keeper)?;
+        return Ok((out, keeper.done(plan)));
     }
     let mut out = WindowOut::default();
     let mut coverage = Coverage::new(plan.collection.order);
-    let mut bodies: Vec<super::cache::Page> = vec![];
+    let bodies = fetch_pages(&w, running, key.is_some(), (&mut keeper, &mut coverage), &mut out).await?;
+    out.stats.order_disagreed = u32::from(coverage.disagreed());
+    if let (Some(t), None) = (&shared.tally, &out.stopped) {
+        t.window_done(shared.base + w.index, piece.last_day(&plan.zone), false);
+    }
+    let covered = coverage.covered();
+    out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
+    if out.gap.is_some() {
+        shared.gap_at.fetch_min(w.index, Ordering::SeqCst);
+    }
+    if let Some(k) = key.filter(|_| covered == super::coverage::Covered::Whole) {
+        let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
+        w.engine.cache.keep(k, bodies, keeper.count(), ttl);
+    }
+    Ok((out, keeper.done(plan)))
+}
+
+/// A window the memory cache holds: its bodies decoded again, nothing sent.
+fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Result<WindowOut, QueryError> {
+    let (plan, piece) = (w.plan, w.piece);
+    tracing::debug!(window = %piece.label(), "served from the memory cache");
+    let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
+    let mut out = WindowOut { stats: cached, ..Default::default() };
+    // An empty body is a "no data" reply (engine/fetch.rs `judge`): nothing to decode.
+    for kept in hit.bodies.iter().filter(|p| !p.body.is_empty()) {
+        // These bodies decoded once already, each with the token it was asked with; one that
+        // no longer does is a bug, not data.
+        let at = crate::providers::PageAt { zone: plan.zone.clone(), token: kept.token.clone(), options: plan.options.clone(), record: plan.id.clone() };
+        let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
+        take_records(plan, piece, page.records, keeper, &mut out);
+    }
+    if let Some(t) = &w.shared.tally {
+        t.window_done(w.shared.base + w.index, piece.last_day(&plan.zone), true);
+    }
+    Ok(out)
+}
+
+/// A window's pages, each asked with the token the one before gave, until the provider says
+/// there are no more, a token comes back twice, or the window stops; the bodies kept for the
+/// cache when `keep`. `running` is the window's reserve of the page cap, given up with its last page.
+async fn fetch_pages(
+    w: &Window<'_>,
+    running: super::gate::Running,
+    keep: bool,
+    (keeper, coverage): (&mut Keeper, &mut Coverage),
+    out: &mut WindowOut,
+) -> Result<Bodies, QueryError> {
+    let (plan, piece, shared) = (w.plan, w.piece, w.shared);
+    let mut running = Some(running);
+    let mut bodies: Bodies = vec![];
     let mut seen: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
     loop {
-        if shared.gap_at.load(Ordering::SeqCst) < index {
+        if shared.gap_at.load(Ordering::SeqCst) < w.index {
             // An earlier window left a gap: nothing this one fetches can be in the answer.
             break;
         }
-        match fetch_page(engine, source, plan, (index, piece), shared, token.as_deref(), &mut out).await? {
+        let (page, body) = match fetch_page(w, token.as_deref(), out).await? {
             Outcome::Stop(r) => {
                 out.stopped = Some(r);
                 break;
             }
             Outcome::Behind => break,
-            Outcome::Page(page, body) => {
-                if page.next_token.is_some() && out.stats.pages == 0 && matches!(plan.collection.split, Split::Fill { .. }) {
-                    tracing::debug!(window = %piece.label(), "a window sized for one page needed another (a denser stretch than its account's average)");
-                }
-                if page.next_token.is_none() {
-                    // The window will ask for nothing more: its slot goes to the next window now,
-                    // while this page's records are placed.
-                    running.take();
-                }
-                out.stats.pages += 1;
-                if let Some(t) = &shared.tally {
-                    t.page(page.next_token.is_some());
-                }
-                if key.is_some() {
-                    bodies.push(super::cache::Page { token: token.clone(), body });
-                }
-                coverage.page(take_records(plan, piece, page.records, &mut keeper, &mut out));
-                match page.next_token {
-                    None => {
-                        coverage.finish();
-                        break;
-                    }
-                    Some(t) if !seen.insert(t.clone()) => {
-                        out.stats.cycle = true;
-                        out.stopped = Some(StopReason::Cycle);
-                        break;
-                    }
-                    Some(t) => token = Some(t),
-                }
+            Outcome::Page(page, body) => (page, body),
+        };
+        if page.next_token.is_some() && out.stats.pages == 0 && matches!(plan.collection.split, Split::Fill { .. }) {
+            tracing::debug!(window = %piece.label(), "a window sized for one page needed another (a denser stretch than its account's average)");
+        }
+        if page.next_token.is_none() {
+            // The window will ask for nothing more: its slot goes to the next window now,
+            // while this page's records are placed.
+            running.take();
+        }
+        out.stats.pages += 1;
+        if let Some(t) = &shared.tally {
+            t.page(page.next_token.is_some());
+        }
+        if keep {
+            bodies.push(super::cache::Page { token: token.clone(), body });
+        }
+        coverage.page(take_records(plan, piece, page.records, keeper, out));
+        match page.next_token {
+            None => {
+                coverage.finish();
+                break;
             }
+            Some(t) if !seen.insert(t.clone()) => {
+                out.stats.cycle = true;
+                out.stopped = Some(StopReason::Cycle);
+                break;
+            }
+            Some(t) => token = Some(t),
         }
     }
-    out.stats.order_disagreed = u32::from(coverage.disagreed());
-    if let (Some(t), None) = (&shared.tally, &out.stopped) {
-        t.window_done(shared.base + index, piece.last_day(&plan.zone), false);
-    }
-    let covered = coverage.covered();
-    out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
-    if out.gap.is_some() {
-        shared.gap_at.fetch_min(index, Ordering::SeqCst);
-    }
-    if let Some(k) = key.filter(|_| covered == super::coverage::Covered::Whole) {
-        let ttl = recent(piece, plan, today).then_some(RECENT_TTL);
-        engine.cache.keep(k, bodies, keeper.count(), ttl);
-    }
-    Ok((out, keeper.done(plan)))
+    Ok(bodies)
 }
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
@@ -504,16 +530,8 @@ impl Reader for PageReader<'_> {
 }
 
 /// One page of a window: sent by the one path of a request, its end in a window's words.
-async fn fetch_page(
-    engine: &Engine,
-    source: &Source,
-    plan: &Plan,
-    at: (usize, &Piece),
-    shared: &Shared,
-    token: Option<&str>,
-    out: &mut WindowOut,
-) -> Result<Outcome, QueryError> {
-    let (index, piece) = at;
+async fn fetch_page(w: &Window<'_>, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
+    let (engine, source, plan, shared, index, piece) = (w.engine, w.source, w.plan, w.shared, w.index, w.piece);
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
     let offline = p.offline().is_some() && plan.cred.mode() == Mode::Sandbox;
