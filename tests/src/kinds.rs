@@ -544,7 +544,7 @@ impl Provider for Kind {
     fn offline(&self) -> Option<&dyn SampleApi> {
         self.sample.as_ref().map(|s| s as &dyn SampleApi)
     }
-    fn renew(&self, refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<Secret>) -> Option<BoxFuture<'_, Result<(), vitals_providers::providers::RenewError>>> {
         self.cred.renewer(refused)
     }
 }

@@ -73,6 +73,9 @@ struct Row {
     skip: fn(&Column) -> Option<&'static str>,
     /// Nothing is lost for good: the answer must be complete, not cut.
     complete: bool,
+    /// A transient fault that the answer must be cut for (with `continue_from`), never refused:
+    /// the words its `truncated.reason` says it with.
+    cut_saying: Option<&'static str>,
 }
 
 fn every(_: &Column) -> Option<&'static str> {
@@ -98,7 +101,7 @@ fn rows() -> Vec<Row> {
     let ra = |s| Fault::RateLimit { retry_after_s: s };
     let html = |status| Fault::Html { status };
     let until = |clock_off_s| Fault::RateLimitUntil { retry_after_s: 1, clock_off_s };
-    let row = |name: &str, rules| Row { name: name.into(), rules, skip: every, complete: false };
+    let row = |name: &str, rules| Row { name: name.into(), rules, skip: every, complete: false, cut_saying: None };
     let mut rows: Vec<(String, Vec<Rule>)> = vec![
         ("429, Retry-After 1 s, twice".into(), once(ra(Some(1)), 2)),
         ("429 without Retry-After, twice".into(), once(ra(None), 2)),
@@ -144,6 +147,13 @@ fn rows() -> Vec<Row> {
         Row {
             skip: renews,
             ..row("401 between two pages, the refresh endpoint down", vec![Rule::data(AT, 1, Fault::Unauthorized), Rule::token(1, ALL, html(503))])
+        },
+        // Down for a moment: the renewal and its one retry fail, and the next call finds it back.
+        // A transient fault like a 503 on a data request: cut and said, not a dead login.
+        Row {
+            skip: renews,
+            cut_saying: Some("token endpoint did not answer"),
+            ..row("401 mid-read, the token endpoint failing for a moment (twice)", vec![Rule::data(AT, 1, Fault::Unauthorized), Rule::token(1, 2, html(503))])
         },
     ]);
     rows
@@ -219,7 +229,7 @@ async fn ask(s: &Session, col: &Column, start: &str, end: &str) -> rmcp::model::
 }
 
 /// One cell: ask under the row's faults, judge the answer against the truth.
-async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Truth) -> Result<Verdict, String> {
+async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Truth) -> Result<(Verdict, String), String> {
     let (start, end) = (ds(ago(col.days)), ds(ago(1)));
     let mut tries = 0;
     let r = loop {
@@ -244,12 +254,13 @@ async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Tr
     if r.is_error == Some(true) {
         let t = text(&r);
         return if t.contains(col.display) && t.len() < 4_000 {
-            Ok(Verdict::Refused)
+            Ok((Verdict::Refused, String::new()))
         } else {
             Err(format!("a refusal that does not name {}: {t:.300}", col.display))
         };
     }
     let a = r.structured_content.clone().ok_or("an answer without structured content")?;
+    let said = a["notices"]["truncated"]["reason"].as_str().unwrap_or_default().to_string();
     let mut all = records(&a["data"]);
     let mut rules_said: Vec<String> = a["notices"]["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect();
     let mut from = a["notices"]["truncated"]["continue_from"].as_str().map(str::to_string);
@@ -278,7 +289,7 @@ async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Tr
     }
     let (have, want) = (bag(&all, by_identity), bag(&truth.records, by_identity));
     if have == want {
-        return Ok(if cut { Verdict::CutAndResumed } else { Verdict::Complete });
+        return Ok((if cut { Verdict::CutAndResumed } else { Verdict::Complete }, said));
     }
     // Values the twin broke may change what a provider's rules make of a record (a missing
     // `attrib` cannot say a weigh-in was typed in by hand): fine when the answer says so.
@@ -287,7 +298,7 @@ async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Tr
     notices_said.retain(|k| !truth.notices.contains(k) && !["paced", "rate_limited", "retried"].contains(&k.as_str()));
     let mutated = rules.iter().any(|r| matches!(r.fault, Fault::Mutate(_)));
     if mutated && (!rules_said.is_empty() || !notices_said.is_empty()) {
-        return Ok(Verdict::ChangedAndSaid);
+        return Ok((Verdict::ChangedAndSaid, said));
     }
     Err(format!("an answer that does not say what it lacks or changed: {} (notices: {:.400})", describe_difference(&have, &want), a["notices"]))
 }
@@ -350,7 +361,7 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
             }
             cells += 1;
             let mut verdict = cell(&s, &twin, col, &row.rules, truth).await;
-            if row.complete && matches!(verdict, Ok(Verdict::CutAndResumed)) {
+            if row.complete && matches!(verdict, Ok((Verdict::CutAndResumed, _))) {
                 // The cells before may have spent the provider's own budget (Withings: 120 requests
                 // a minute), and a cut for that is right. Once the window has freed, the row must
                 // answer complete; a cut for the row's faults would come back.
@@ -359,11 +370,21 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
                 verdict = cell(&s, &twin, col, &row.rules, truth).await;
             }
             match verdict {
-                Ok(v) if row.complete && v != Verdict::Complete => {
+                Ok((v, said)) if row.cut_saying.is_some_and(|w| v != Verdict::CutAndResumed || !said.contains(w)) => {
+                    line.push("FAIL".into());
+                    failures.push(format!(
+                        "{} × {}: {} where a transient fault must cut the answer and say so ({:?}): {said:.300}",
+                        row.name,
+                        col.provider,
+                        v.mark(),
+                        row.cut_saying.unwrap_or_default()
+                    ));
+                }
+                Ok((v, _)) if row.complete && v != Verdict::Complete => {
                     line.push("FAIL".into());
                     failures.push(format!("{} × {}: {} where nothing is lost for good: the answer must be complete", row.name, col.provider, v.mark()));
                 }
-                Ok(v) => {
+                Ok((v, _)) => {
                     passed += 1;
                     line.push(v.mark().to_string());
                 }

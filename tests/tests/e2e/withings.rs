@@ -379,8 +379,9 @@ async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_
 }
 
 /// A token endpoint that is down is not a dead login: down once, the renewal is asked again and
-/// the query answers; down for good, the answer says the login may be fine and to ask again later,
-/// and does not send the person to connect again.
+/// the query answers; down for longer, the answer is cut like any transient fault (`continue_from`,
+/// `provider_failing`), says the login may be fine and to ask again later, and does not send the
+/// person to connect again.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_endpoint_that_is_down_is_asked_again_and_never_called_a_dead_login() {
     use vitals_twin::wire::{Fault, Rule};
@@ -393,7 +394,10 @@ async fn a_token_endpoint_that_is_down_is_asked_again_and_never_called_a_dead_lo
     assert_eq!(twin.wire_fired(), vec![1], "the endpoint was down for the first ask");
     twin.withings(|w| w.oauth.expire_access_tokens());
     twin.wire(down(100));
-    let e = s.err("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-11", "forget": true})).await;
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-11", "forget": true})).await;
+    let cut = &a["notices"]["truncated"];
+    assert_eq!((cut["cause"].as_str(), cut["continue_from"].as_str()), (Some("provider_failing"), Some("2026-06-11")), "{cut}");
+    let e = cut["reason"].as_str().unwrap();
     assert!(e.contains("Withings") && e.contains("HTTP 503") && e.contains("may still be good") && e.contains("ask again"), "{e}");
     assert!(!e.contains("revoked") && !e.contains("refused") && !e.contains("Connect again"), "{e}");
     twin.wire(vec![]);

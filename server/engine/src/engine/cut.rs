@@ -63,6 +63,13 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
             ),
             "call again with `start` = `continue_from` for the rest (or ask for fewer days at a time)".into(),
         ),
+        StopReason::Renewal(e) => (
+            "provider_failing",
+            format!("{who} turned the access token away, and its token endpoint did not answer when asked to renew it: {e}"),
+            "call again with `start` = `continue_from` in a few minutes; the saved login is not known to be bad, and this is not \
+             missing data"
+                .into(),
+        ),
         StopReason::Cycle => (
             "pagination_cycle",
             format!("{who} sent a page token it had sent before, so following it would loop"),

@@ -45,6 +45,9 @@ pub enum StopReason {
     Cycle,
     /// The tool call's time budget ran out (engine/deadline.rs): what is complete is answered.
     TimeBudget(Duration),
+    /// The provider turned the access token away and its token endpoint did not answer a renewal
+    /// (`RenewError::Unavailable`): a transient fault, not a dead login.
+    Renewal(String),
 }
 
 /// Everything fetched for one query: the windows up to the first gap, merged in order.

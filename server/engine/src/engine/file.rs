@@ -107,6 +107,11 @@ impl Engine {
                 QueryError::Upstream(format!("{}; nothing was written. Ask again in {} s.", pacing::told(spec.display, told), pacing::ahead(said)))
             }
             StopReason::Transient(e) | StopReason::Unreachable(e) => file_error(p, PageError::Transient(e)),
+            // The token endpoint down for a moment: the provider failing, not a dead login.
+            StopReason::Renewal(e) => QueryError::Upstream(format!(
+                "{} turned the token away, and its token endpoint did not answer when asked to renew it ({e}); nothing was written",
+                spec.display
+            )),
             StopReason::TimeBudget(_) | StopReason::PageCap(_) | StopReason::Cycle => {
                 tracing::debug!(requests = stats.requests, "the file read ran out of time");
                 QueryError::Upstream(format!(

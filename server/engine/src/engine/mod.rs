@@ -227,11 +227,17 @@ impl Engine {
         let Some(renew) = p.renew(None) else {
             return Ok((cred, None));
         };
-        renew.await.map_err(|e| match &due {
-            providers::Due::Setup(step) => QueryError::Auth(format!("{} is connected, but {step} has not succeeded yet: {e}", p.spec().display)),
-            providers::Due::Exchange => QueryError::Auth(format!("The {} key could not be exchanged for a token: {e}", p.spec().display)),
-            providers::Due::Expiring => QueryError::Auth(format!("The {} token was about to expire, and renewing it failed: {e}", p.spec().display)),
-        })?;
+        match (renew.await, &due) {
+            (Ok(()), _) => {}
+            // A token near its expiry is still sent: if the provider turns it away, the renewal
+            // after that 401 is asked again, and a token endpoint still down cuts the answer there
+            // (engine/fetch.rs) like any transient fault.
+            (Err(providers::RenewError::Unavailable(e)), providers::Due::Expiring) => {
+                tracing::warn!("{}'s token endpoint did not answer a renewal before the first request ({e}); the current token is sent", p.spec().display);
+                return Ok((cred, None));
+            }
+            (Err(e), due) => return Err(due_failed(p.as_ref(), due, e)),
+        }
         Ok((p.credential().current(), Some(due)))
     }
 
@@ -271,5 +277,26 @@ impl Engine {
                 Some(format!("forget=true: the memory cache was emptied ({windows} window(s), {bytes} bytes) before this answer was fetched."));
         }
         Ok(answer)
+    }
+}
+
+/// A credential's due work that failed, in words: a token endpoint that did not answer is the
+/// provider failing (nothing was read, and nothing says the login is bad); anything else is the
+/// person's to act on.
+fn due_failed(p: &dyn Provider, due: &providers::Due, e: providers::RenewError) -> QueryError {
+    let display = p.spec().display;
+    let e = match e {
+        providers::RenewError::Unavailable(e) => {
+            return QueryError::Upstream(format!(
+                "{display} could not be read: its token endpoint did not answer when asked for a token before the first request ({e}); \
+                 nothing is known about the data itself"
+            ))
+        }
+        providers::RenewError::Failed(e) => e,
+    };
+    match due {
+        providers::Due::Setup(step) => QueryError::Auth(format!("{display} is connected, but {step} has not succeeded yet: {e}")),
+        providers::Due::Exchange => QueryError::Auth(format!("The {display} key could not be exchanged for a token: {e}")),
+        providers::Due::Expiring => QueryError::Auth(format!("The {display} token was about to expire, and renewing it failed: {e}")),
     }
 }

@@ -13,7 +13,7 @@ use super::limiter::{Held, Hold, Told, Until, Waited, Word, MAX_PAUSE, UNSAID_42
 use super::stats::Stats;
 use super::{Deadline, Limits, QueryError, Source};
 use crate::http::{FileReply, Quota, Reply};
-use crate::providers::{Credential, PageError, Provider};
+use crate::providers::{Credential, PageError, Provider, RenewError};
 use crate::secret::Secret;
 use std::sync::Arc;
 use std::time::Duration;
@@ -126,7 +126,11 @@ impl Call<'_> {
                     Ok(answer) => return Ok(Ended::Answer(answer)),
                     // Refused token with a renewable credential: renewed once, then asked again.
                     Err(PageError::Unauthorized) if !renewed => {
-                        bearer = self.renew(&bearer, reader).await?;
+                        bearer = match self.renew(&bearer, reader).await? {
+                            Ok(bearer) => bearer,
+                            // The token endpoint down for a moment: cut here, as for any transient fault.
+                            Err(why) => return Ok(Ended::Stop(StopReason::Renewal(why))),
+                        };
                         (renewed, stats.credential_refreshed) = (true, true);
                         continue;
                     }
@@ -217,15 +221,20 @@ impl Call<'_> {
         }
     }
 
-    /// The token turned away: renewed once, and the bearer it gives.
-    async fn renew<R: Reader>(&self, bearer: &Secret, reader: &mut R) -> Result<Secret, QueryError> {
+    /// The token turned away: renewed once, and the bearer it gives; `Ok(Err(why))` when the
+    /// token endpoint did not answer (`RenewError::Unavailable`), a transient fault to cut on.
+    async fn renew<R: Reader>(&self, bearer: &Secret, reader: &mut R) -> Result<Result<Secret, String>, QueryError> {
         let p = self.provider;
         let refused = || QueryError::Auth(p.auth_help(401, self.cred));
         let renew = p.renew(Some(bearer.clone())).ok_or_else(refused)?;
-        renew.await.map_err(|e| QueryError::Auth(format!("{} turned the token away, and renewing it failed: {e}", p.spec().display)))?;
+        match renew.await {
+            Ok(()) => {}
+            Err(RenewError::Unavailable(e)) => return Ok(Err(e)),
+            Err(RenewError::Failed(e)) => return Err(QueryError::Auth(format!("{} turned the token away, and renewing it failed: {e}", p.spec().display))),
+        }
         let cred = p.credential().current();
         reader.renewed(&cred);
-        cred.bearer.ok_or_else(refused)
+        cred.bearer.ok_or_else(refused).map(Ok)
     }
 
     /// A 429: said at once where the provider's 429s are never asked again or its wait does not

@@ -4,6 +4,7 @@
 use super::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, ConnectionKind, ImportSpec, KeyError, SessionForm, SessionStep};
+use crate::provider::RenewError;
 use crate::secret::Secret;
 
 /// A login that finished: what the user granted, never a token.
@@ -202,23 +203,26 @@ pub fn import_help(p: &ProviderSpec, import: Option<ImportSpec>) -> String {
 }
 
 /// A fresh credential for `t`, as the provider's connection renews one: an OAuth refresh, the key
-/// exchanged again, the session refreshed. The caller saves it (under the store's lock).
-pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, String> {
+/// exchanged again, the session refreshed. The caller saves it (under the store's lock). A token
+/// endpoint or key exchange that did not answer is `RenewError::Unavailable`, so a read cuts its
+/// answer rather than calling the login bad.
+pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, RenewError> {
     renew_in(p, t, &super::Home::Local).await
 }
 
 /// As [`renew`], with `home`'s app credentials.
-pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Result<Tokens, String> {
+pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Result<Tokens, RenewError> {
     match p.connection {
         Connection::OAuth(_) => {
             let (oauth, app) = super::app::app_for_in(p, home).map_err(|e| e.to_string())?;
             super::oauth::refresh(&oauth, &app, t).await.map_err(|e| match e {
-                super::oauth::AuthError::Token(w) => format!(
+                super::oauth::AuthError::Token(w) => RenewError::Failed(format!(
                     "{} refused to renew the login ({w}): it was revoked or has expired. Connect again: vitals_connect \
                      with provider={} and again=true, or `vitals-mcp auth {}`",
                     p.display, p.name, p.name
-                ),
-                other => other.to_string(),
+                )),
+                super::oauth::AuthError::Unavailable(w) => RenewError::Unavailable(format!("{}'s token endpoint did not answer: {w}", p.display)),
+                other => RenewError::Failed(other.to_string()),
             })
         }
         Connection::ApiKey(k) => {
@@ -226,15 +230,15 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
             // An exchange changes nothing at the provider: one that failed on the way is asked again.
             let grant = crate::http::once_more(|| (k.exchange)(key.clone()), |e| matches!(e, KeyError::Failed(_))).await;
             let grant = grant.map_err(|e| match e {
-                KeyError::Refused(w) => format!("{} refused the key ({w}). {}", p.display, k.create_help),
-                KeyError::Failed(w) => w,
+                KeyError::Refused(w) => RenewError::Failed(format!("{} refused the key ({w}). {}", p.display, k.create_help)),
+                KeyError::Failed(w) => RenewError::Unavailable(w),
             })?;
             Ok(t.renewed(grant))
         }
         Connection::Session(s) => match s.refresh {
             Some(refresh) => Ok(t.renewed(refresh(t.grant()).await?)),
-            None => Err(format!("this {} session cannot be renewed from here; connect again", p.display)),
+            None => Err(format!("this {} session cannot be renewed from here; connect again", p.display).into()),
         },
-        Connection::None => Err(format!("{} has nothing to renew", p.display)),
+        Connection::None => Err(format!("{} has nothing to renew", p.display).into()),
     }
 }

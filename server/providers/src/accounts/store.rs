@@ -132,7 +132,7 @@ pub enum StoreError {
     Corrupt(PathBuf),
     /// What the refresh callback returned (already free of secrets: it comes from our own errors).
     #[error("{0}")]
-    Refresh(String),
+    Refresh(crate::provider::RenewError),
     #[error("the OS keyring failed: {0}; set VITALS_TOKEN_STORE=file to keep tokens in the 0600 file instead")]
     Keyring(String),
     #[error("{0}")]
@@ -499,7 +499,12 @@ impl TokenStore {
     /// another one, some other process refreshed first and that one is returned without calling
     /// `refresh` (whose refresh token would already be dead). Otherwise `refresh` runs and its
     /// result is saved before it is returned, so the rotated pair is never only in memory.
-    pub fn refresh_with(&self, provider: &str, seen: &Tokens, refresh: impl FnOnce(&Tokens) -> Result<Tokens, String>) -> Result<Tokens, StoreError> {
+    pub fn refresh_with(
+        &self,
+        provider: &str,
+        seen: &Tokens,
+        refresh: impl FnOnce(&Tokens) -> Result<Tokens, crate::provider::RenewError>,
+    ) -> Result<Tokens, StoreError> {
         self.locked(|| {
             let current: Option<Tokens> = self.get(provider)?.map(Tokens::from);
             let base = match current {

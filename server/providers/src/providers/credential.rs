@@ -93,10 +93,10 @@ impl StoredCredential {
     }
 
     /// A provider that cannot be renewed here has nothing to do: then `renew` is None.
-    pub fn renewer(&self, refused: Option<Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    pub fn renewer(&self, refused: Option<Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         let kind = self.current().kind;
         matches!(kind, CredentialKind::OAuth | CredentialKind::ApiKey | CredentialKind::Session)
-            .then(|| Box::pin(self.renew(refused)) as super::BoxFuture<'_, Result<(), String>>)
+            .then(|| Box::pin(self.renew(refused)) as super::BoxFuture<'_, Result<(), super::RenewError>>)
     }
 
     /// Do what the credential needs. An environment key is exchanged in memory, one exchange at a
@@ -104,7 +104,7 @@ impl StoredCredential {
     /// `refused` is the access token the provider turned away: when the store already holds another
     /// one, some process (this one or another) renewed since that request was sent, and its
     /// credential is used instead of renewing again.
-    pub async fn renew(&self, refused: Option<Secret>) -> Result<(), String> {
+    pub async fn renew(&self, refused: Option<Secret>) -> Result<(), super::RenewError> {
         if let Some((_, key)) = &self.env_key {
             let _one = self.exchanging.lock().await;
             let now = self.exchanged.lock().expect("exchanged lock").clone();
@@ -164,7 +164,10 @@ impl StoredCredential {
                 *unsaved = stored_now.map(|base| Unsaved { base, fresh: *fresh, why });
                 Ok(())
             }
-            Err(e) => Err(e.to_string()),
+            // The renewal's own error keeps its kind: a token endpoint down for a moment is not a
+            // refused login.
+            Err(crate::accounts::StoreError::Refresh(e)) => Err(e),
+            Err(e) => Err(e.to_string().into()),
         }
     }
 

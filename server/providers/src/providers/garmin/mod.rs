@@ -231,7 +231,7 @@ impl Provider for Garmin {
     fn offline(&self) -> Option<&dyn SampleApi> {
         Some(&self.sample)
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         self.cred.renewer(refused)
     }
     fn file_request(&self, id: &str, format: FileFormat, _cred: &Credential) -> Option<Request> {

@@ -172,7 +172,7 @@ impl Provider for GarminConnect {
             _ => None,
         }
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         self.cred.renewer(refused)
     }
 }

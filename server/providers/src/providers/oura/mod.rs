@@ -120,7 +120,7 @@ impl Provider for Oura {
             )
         })
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         self.cred.renewer(refused)
     }
     fn synthetic_notice(&self) -> String {

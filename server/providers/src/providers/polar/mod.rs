@@ -212,7 +212,7 @@ impl Provider for Polar {
     fn offline(&self) -> Option<&dyn SampleApi> {
         Some(&self.sample)
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         // No refresh exists in v3: only a registration still owed can be done (a refused token
         // is not renewable, and the engine then says to connect again).
         let owed = self.cred.current().due.is_some();

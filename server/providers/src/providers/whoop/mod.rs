@@ -186,7 +186,7 @@ impl Provider for Whoop {
     fn unavailable(&self, _c: &CollectionSpec, _cred: &Credential) -> Option<String> {
         None
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         self.cred.renewer(refused)
     }
     fn synthetic_notice(&self) -> String {

@@ -215,7 +215,7 @@ impl Provider for Withings {
     fn offline(&self) -> Option<&dyn SampleApi> {
         Some(&self.sample)
     }
-    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), String>>> {
+    fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
         self.cred.renewer(refused)
     }
 }
