@@ -324,6 +324,7 @@ static DAILY: &[CollectionSpec] = &[CollectionSpec {
     latest: false,
     projectable: false,
     day_keys: &["day"],
+    dating: vitals_providers::catalog::Dating::ProviderDay,
     always: &["id", "day"],
     key: Some("id"),
     fields: FIELDS,

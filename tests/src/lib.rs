@@ -7,6 +7,7 @@ pub mod kinds;
 pub mod oura;
 pub mod polar;
 pub mod traffic;
+pub mod trip;
 pub mod whoop;
 pub mod wire;
 pub mod withings;

@@ -1,5 +1,45 @@
 //! Provider-neutral descriptions of what can be queried. The engine reads these; it knows no provider.
 
+/// The one day rule: a record belongs to the local date where it happened. Each collection says
+/// how its day keys give that date, so the engine dates every provider's records alike and
+/// `vitals_sources` can say it; `tz` re-dates a record only when the person gives one, and only
+/// a record whose date the engine reads from an instant it can place elsewhere (`OwnOffset`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dating {
+    /// The provider's own day (a date it sends): never moved, whatever `tz` says.
+    ProviderDay,
+    /// A day the decoder reads in the offset the record was recorded in, the way the provider
+    /// files it (a night under the morning it ended, a recovery under its night's): a date,
+    /// never moved by `tz` (a recovery has no instant of its own to move).
+    RecordedDay,
+    /// An instant written in the offset it was recorded in: the date there. A `tz` the person
+    /// gives re-dates it into that zone.
+    OwnOffset,
+    /// An instant written in the zone the provider keeps for the account and sends with the
+    /// records (Withings' `timezone` of a measurement listing): the date there, re-dated as
+    /// `OwnOffset` is; the provider records no offset of the moment itself.
+    AccountZone,
+    /// An instant sent without the offset where it happened (UTC, or the watch's clock read in
+    /// the query's zone): its date in the query's zone (`tz`, else this machine's).
+    QueryZone,
+    /// No day: a profile, a device list.
+    Undated,
+}
+
+impl Dating {
+    /// The rule in words, as `vitals_sources` shows it in a collection's full entry.
+    pub fn says(self) -> &'static str {
+        match self {
+            Dating::ProviderDay => "the provider's own day; tz does not move it",
+            Dating::RecordedDay => "the day in the offset it was recorded in, as the provider files it; tz does not move it",
+            Dating::OwnOffset => "the local date of its time in the offset it was recorded in; a tz you give re-dates it into that zone",
+            Dating::AccountZone => "the local date of its time in the zone the provider keeps for the account; a tz you give re-dates it into that zone",
+            Dating::QueryZone => "its instant's date in the query's tz (the provider sends no offset of where it happened)",
+            Dating::Undated => "no day",
+        }
+    }
+}
+
 /// How a collection is addressed in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RangeKind {
@@ -38,6 +78,8 @@ pub struct CollectionSpec {
     pub projectable: bool,
     /// Keys, in order of preference, that give a record's local day (dates or datetimes).
     pub day_keys: &'static [&'static str],
+    /// Which local date a record is under, read from `day_keys` (the one day rule, [`Dating`]).
+    pub dating: Dating,
     /// Keys always returned whatever `fields` says (`id`, `day`, `timestamp`).
     pub always: &'static [&'static str],
     /// The field that names a record: a second record with the same value is the provider
@@ -468,6 +510,7 @@ impl CollectionSpec {
         latest: false,
         projectable: false,
         day_keys: &["day"],
+        dating: Dating::ProviderDay,
         always: &["day"],
         key: Some("day"),
         fields: &[],

@@ -8,6 +8,9 @@ use jiff::Timestamp;
 pub struct Zone {
     pub tz: TimeZone,
     pub name: String,
+    /// The person gave it (`tz`): then it also re-dates a record written in the offset it was
+    /// recorded in (`Dating::OwnOffset`); this machine's zone never does.
+    pub asked: bool,
 }
 
 impl Zone {
@@ -15,13 +18,13 @@ impl Zone {
     pub fn default_zone() -> Zone {
         if let Ok(name) = std::env::var("VITALS_TZ") {
             if let Ok(z) = Zone::parse(&name) {
-                return z;
+                return Zone { asked: false, ..z };
             }
             tracing::warn!("VITALS_TZ={name:?} is not a time zone; using the machine's");
         }
         let tz = TimeZone::system();
         let name = tz.iana_name().unwrap_or("system").to_string();
-        Zone { tz, name }
+        Zone { tz, name, asked: false }
     }
 
     /// An IANA name (`Europe/Paris`) or a fixed offset (`+02:00`, `-06:00`, `Z`/`UTC`).
@@ -38,9 +41,9 @@ impl Zone {
                 _ => return Err(format!("{shown:?} is not an offset from -14:00 to +14:00 written ±HH:MM")),
             };
             let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|_| format!("{shown:?} is not an offset from -14:00 to +14:00"))?;
-            return Ok(Zone { tz: TimeZone::fixed(off), name: t.to_string() });
+            return Ok(Zone { tz: TimeZone::fixed(off), name: t.to_string(), asked: true });
         }
-        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string() }).map_err(|_| format!("{shown:?} is not a known IANA time zone name"))
+        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string(), asked: true }).map_err(|_| format!("{shown:?} is not a known IANA time zone name"))
     }
 
     pub fn today(&self) -> Date {
@@ -93,6 +96,19 @@ pub fn local_day(s: &str, zone: &Zone) -> Option<Date> {
     s.parse::<DateTime>().ok().map(|dt| dt.date())
 }
 
+/// The local day of a provider time string where it happened: a date as it is, an instant's date
+/// in the offset it is written in (`2026-06-10T23:30:00-06:00` is the 10th, wherever the query
+/// is), a naive local datetime's own date.
+pub fn own_day(s: &str) -> Option<Date> {
+    if let Some(d) = parse_date(s) {
+        return Some(d);
+    }
+    if s.parse::<Timestamp>().is_ok() {
+        return jiff::fmt::temporal::Pieces::parse(s).ok().map(|p| p.date());
+    }
+    s.parse::<DateTime>().ok().map(|dt| dt.date())
+}
+
 /// The local wall-clock time (`HH:MM`) of a provider time string: an instant in `zone`, a naive
 /// local datetime (no offset) as it is. None: not a time.
 pub fn local_clock(s: &str, zone: &Zone) -> Option<String> {
@@ -133,6 +149,13 @@ mod tests {
         assert_eq!(local_day("2026-07-17", &z), Some(jiff::civil::date(2026, 7, 17)));
         assert_eq!(local_day("2026-07-17T23:10:00", &z), Some(jiff::civil::date(2026, 7, 17)));
         assert_eq!(local_day("yesterday", &z), None);
+        // Where it happened: the offset it is written in, whatever the query's zone.
+        assert_eq!(own_day("2026-07-16T23:30:00-06:00"), Some(jiff::civil::date(2026, 7, 16)));
+        assert_eq!(own_day("2026-07-17T07:10:00+09:00"), Some(jiff::civil::date(2026, 7, 17)));
+        assert_eq!(own_day("2026-07-17T01:30:00Z"), Some(jiff::civil::date(2026, 7, 17)));
+        assert_eq!(own_day("2026-07-17"), Some(jiff::civil::date(2026, 7, 17)));
+        assert_eq!(own_day("2026-07-17T23:10:00"), Some(jiff::civil::date(2026, 7, 17)));
+        assert_eq!(own_day("yesterday"), None);
     }
 
     #[test]

@@ -125,6 +125,10 @@ pub struct CollectionOut {
     /// `date`, `datetime` or `none`.
     pub range: String,
     pub latest: bool,
+    /// Which local date a record is under (the one day rule: where it happened); absent for a
+    /// collection without days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub day: Option<String>,
     pub fields: Vec<String>,
     pub volume: String,
     /// Options of this collection alone, for `vitals_query`'s `options` (name: what it does, default).
@@ -170,6 +174,7 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                         summary: c.summary.into(),
                         range: c.range.as_str().into(),
                         latest: c.latest,
+                        day: (c.dating != crate::catalog::Dating::Undated).then(|| c.dating.says().to_string()),
                         fields: c.always.iter().chain(c.fields.iter().filter(|f| !c.always.contains(f))).map(|s| s.to_string()).collect(),
                         volume: c.volume.into(),
                         options: c.options.iter().map(|o| format!("{}: {} (default {})", o.name, o.doc, o.default)).collect(),

@@ -40,6 +40,7 @@ mod speed_size;
 mod stdio;
 mod store_race;
 mod terminal_login;
+mod trip;
 mod twin;
 mod whoop;
 mod withings;

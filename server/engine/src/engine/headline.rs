@@ -190,6 +190,7 @@ mod tests {
     static NIGHT: CollectionSpec = CollectionSpec {
         name: "night",
         day_keys: &["day"],
+        dating: crate::catalog::Dating::ProviderDay,
         always: &["day"],
         fields: &["total", "bedtime_start", "heart_rate", "phases", "contributors", "note"],
         embedded: SERIES,
@@ -241,6 +242,7 @@ mod tests {
         static WEIGH: CollectionSpec = CollectionSpec {
             name: "weigh",
             day_keys: &["day"],
+            dating: crate::catalog::Dating::ProviderDay,
             always: &["day"],
             fields: &["kg", "guest"],
             flags: &[crate::catalog::Flag::new("guest", "true", "someone else")],

@@ -1,14 +1,25 @@
 //! One record, whatever step holds it: its local day, its projection to the asked fields, and
 //! the de-duplication of records a provider sent twice. Every step from the window to the fit
 //! reads records through here, so none of them needs another step to do it.
-use crate::catalog::CollectionSpec;
-use crate::time::{local_day, Zone};
+use crate::catalog::{CollectionSpec, Dating};
+use crate::time::{local_day, own_day, Zone};
 use jiff::civil::Date;
 use serde_json::{Map, Value};
 
-/// A record's local day: the first day key present, as a date or an instant in `zone`.
+/// A record's local day, from the first day key present, by the one day rule (`Dating`): the
+/// date where it happened (the provider's day, or its time in its own recorded offset); `zone`
+/// dates only an instant sent without that offset, and re-dates one with it when the person gave
+/// `tz`.
 pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
-    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| local_day(s, zone)))
+    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| day_of(s, c.dating, zone)))
+}
+
+fn day_of(s: &str, dating: Dating, zone: &Zone) -> Option<Date> {
+    match dating {
+        Dating::QueryZone => local_day(s, zone),
+        Dating::OwnOffset | Dating::AccountZone if zone.asked => local_day(s, zone),
+        Dating::ProviderDay | Dating::RecordedDay | Dating::OwnOffset | Dating::AccountZone | Dating::Undated => own_day(s),
+    }
 }
 
 /// Keep only `fields` (which already include the always-returned keys), in that order.
@@ -70,6 +81,24 @@ pub fn dedup(records: Vec<Value>, c: &CollectionSpec) -> Vec<Value> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The one day rule: a record is under the date where it happened; the query's zone dates
+    /// only an instant sent without its offset, and re-dates one with it only when asked.
+    #[test]
+    fn a_record_is_under_the_date_where_it_happened_and_tz_re_dates_only_when_given() {
+        let polar = crate::providers::polar::catalog::POLAR.collection("exercises").unwrap();
+        let run = json!({"id": "r", "start_time": "2026-06-10T21:30:00-06:00"});
+        let here = Zone { asked: false, ..Zone::parse("+09:00").unwrap() };
+        assert_eq!(record_day(&run, polar, &here), Some(jiff::civil::date(2026, 6, 10)), "its own offset, not this machine's zone");
+        let asked = Zone::parse("+09:00").unwrap();
+        assert_eq!(record_day(&run, polar, &asked), Some(jiff::civil::date(2026, 6, 11)), "a tz the person gives re-dates it");
+        let whoop = crate::providers::whoop::catalog::WHOOP.collection("sleep").unwrap();
+        let night = json!({"id": "n", "day": "2026-06-10"});
+        assert_eq!(record_day(&night, whoop, &asked), Some(jiff::civil::date(2026, 6, 10)), "a day as the provider files it never moves");
+        let hr = crate::providers::oura::catalog::OURA.collection("heartrate").unwrap();
+        let sample = json!({"timestamp": "2026-06-10T21:30:00+00:00", "bpm": 60});
+        assert_eq!(record_day(&sample, hr, &here), Some(jiff::civil::date(2026, 6, 11)), "a UTC instant is dated in the query's zone");
+    }
 
     #[test]
     fn projection_keeps_only_named_fields_in_order() {

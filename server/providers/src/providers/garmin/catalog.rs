@@ -4,8 +4,8 @@
 //! inclusive (`exact_days`): no padding, and a one-day route is one request a day.
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, Flag, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec, RangeKind,
-    RateBudget, SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
+    CollectionSpec, DailyRule, DailySource, Dating, Embedded, FileFormat, Files, Flag, LapsSpec, Lead, NightSpec, OptionSpec, PageOrder, ProviderSpec,
+    RangeKind, RateBudget, SampleShape, SeriesSpec, Split, Stage, Stat, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{ApiKeySpec, Connection, Revoke};
 use std::time::Duration;
@@ -227,6 +227,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   resting, minimum and maximum heart rate are in garmin.daily_summary. One request per day.",
         range: RangeKind::DateTime,
         day_keys: &["timestamp"],
+        dating: Dating::QueryZone,
         always: &["timestamp"],
         key: None,
         fields: &["bpm"],
@@ -331,6 +332,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "One row per weigh-in: weight (kg; Garmin sends grams), BMI, body fat and water (%), bone and muscle mass (kg), \
                   the source. 31 days per request (the route's limit is not recorded).",
         day_keys: &["day"],
+        dating: Dating::ProviderDay,
         always: &["id", "day"],
         key: Some("id"),
         fields: &["time", "weight_kg", "bmi", "body_fat_pct", "body_water_pct", "bone_mass_kg", "muscle_mass_kg", "source"],
@@ -348,6 +350,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   distance, timer/moving/elapsed time, speed, heart rate, calories, elevation, cadence, power, training effect \
                   and load, seconds in each heart-rate zone, laps. Garmin pages these newest first, 100 at a time; every page is read.",
         day_keys: &["start"],
+        dating: Dating::OwnOffset,
         always: &["id", "start"],
         key: Some("id"),
         fields: &[
@@ -393,6 +396,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   altitude, power, cadence; compacted when they do not fit); the GPS track only with options.gps=true.",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["id"],
         key: Some("id"),
         fields: &[
@@ -490,6 +494,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "Heart-rate zone floors per sport (bpm) and how they are set. Read only: vitals never asks Garmin to create defaults.",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["sport"],
         key: None,
         fields: &["method", "resting_hr_bpm", "max_hr_bpm", "lactate_threshold_hr_bpm", "zone_floors_bpm"],
@@ -507,6 +512,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   with options.personal=true.",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &[],
         key: None,
         fields: &[

@@ -2,7 +2,9 @@
 //! serve (reference garmin/README.md §5, personal-api.md §8), named `garmin.*` beside the Personal
 //! API's, and the session connection (a login or an import of another tool's tokens). Every
 //! collection says it comes from an unofficial API.
-use crate::catalog::{CollectionSpec, DailyRule, Embedded, EmbeddedKind, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec};
+use crate::catalog::{
+    CollectionSpec, DailyRule, Dating, Embedded, EmbeddedKind, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split, TodaySpec,
+};
 use crate::connection::{Connection, ImportSpec, Revoke, SessionSpec};
 use std::time::Duration;
 
@@ -88,6 +90,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
              Garmin's feedback, recovery time left (min), acute load, HRV weekly average and each factor's percent."
         ),
         day_keys: &["day"],
+        dating: Dating::ProviderDay,
         always: &["day", "time_local"],
         key: Some("time_local"),
         fields: &[
@@ -201,6 +204,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ),
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["type"],
         key: Some("id"),
         fields: &["id", "type_id", "value", "unit", "time", "distance_km", "day", "activity_id", "activity_name"],
@@ -219,6 +223,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ),
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["id"],
         key: Some("id"),
         fields: &["laps", "typed_splits"],

@@ -1,7 +1,7 @@
 //! Oura's 19 collections as data (from `openapi.json` ≥ 1.43 and the measured quirks).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind::*, Flag, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*, RateBudget,
-    SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, Stage, Stat, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Embedded, EmbeddedKind::*, Flag, Lead, NightSpec, PageOrder, ProviderSpec, RangeKind::*,
+    RateBudget, SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, Stage, Stat, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -101,6 +101,7 @@ macro_rules! col {
             latest: $latest,
             projectable: true,
             day_keys: $day,
+            dating: Dating::ProviderDay,
             always: $always,
             key: Some("id"),
             fields: $fields,
@@ -389,6 +390,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         // Samples carry no id: a repeat is told by its instant.
         key: Option::None,
         series: Some(SeriesSpec { stamp: "timestamp", values: &["bpm"], levels: false, categories: &["source"] }),
+        // UTC instants: Oura sends no offset with a sample.
+        dating: Dating::QueryZone,
         ..col!(
             "heartrate",
             DateTime,
@@ -409,6 +412,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["id"],
         key: Some("id"),
         fields: &["id", "age", "weight", "height", "biological_sex", "email"],
@@ -450,6 +454,8 @@ static COLLECTIONS: &[CollectionSpec] = &[
         split: Split::Hours(72),
         key: Option::None,
         series: Some(SeriesSpec { stamp: "timestamp", values: &["level"], levels: true, categories: &["charging", "in_charger"] }),
+        // UTC instants: Oura sends no offset with a sample.
+        dating: Dating::QueryZone,
         ..col!(
             "ring_battery_level",
             DateTime,
@@ -470,6 +476,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: true,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["id"],
         key: Some("id"),
         fields: &["color", "design", "firmware_version", "hardware_type", "set_up_at", "size"],

@@ -4,8 +4,8 @@
 use super::decode::{RAW_FIELDS, SUMMARY_FIELDS};
 use crate::catalog::EmbeddedKind::{Epochs, Samples};
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget, Retention,
-    SampleShape, SeriesSpec, Split, Stage, TodaySpec, WorkoutSpec, ZonesSpec,
+    CollectionSpec, DailyRule, DailySource, Dating, Embedded, FileFormat, Files, LapsSpec, Lead, NightSpec, OptionSpec, ProviderSpec, RangeKind, RateBudget,
+    Retention, SampleShape, SeriesSpec, Split, Stage, TodaySpec, WorkoutSpec, ZonesSpec,
 };
 use crate::connection::{AfterExchange, AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -234,6 +234,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   temperature; with options.raw_samples=true the raw series themselves (compacted to fit when large). Route \
                   (GPS) points are never fetched; vitals_export writes the FIT, TCX or GPX file when asked.",
         day_keys: &["start_time"],
+        dating: Dating::OwnOffset,
         always: &["id", "start_time"],
         key: Some("id"),
         fields: &EXERCISE_FIELDS,
@@ -306,6 +307,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   watch without skin contact) is no reading: left out of the rows and buckets, counted in notices.excluded.",
         range: RangeKind::DateTime,
         day_keys: &["timestamp"],
+        dating: Dating::QueryZone,
         always: &["timestamp"],
         key: None,
         fields: &["bpm"],
@@ -447,6 +449,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   from the non-transactional route; a transaction is never committed (that would hide the data from every other app).",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &[],
         key: None,
         fields: &[

@@ -2,7 +2,7 @@
 //! filtered by instants and paged newest first, 25 records at most a page; the decoder
 //! (`decode.rs`) gives each record its local day, so the engine asks by days.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Flag, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Settles, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Flag, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Settles, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -126,6 +126,7 @@ pub static WHOOP: ProviderSpec = ProviderSpec {
 const LISTING: CollectionSpec = CollectionSpec {
     range: RangeKind::Date,
     day_keys: &["day"],
+    dating: Dating::RecordedDay,
     always: &["id", "day", "score_state"],
     key: Some("id"),
     order: PageOrder::NewestFirst,
@@ -313,6 +314,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "The member's height (m), weight (kg) and WHOOP's maximum heart rate: one current value, no history and no date.",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &[],
         key: None,
         fields: &["height_meter", "weight_kilogram", "max_heart_rate"],
@@ -329,6 +331,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "The WHOOP member id; the name and email only with the option `personal`.",
         range: RangeKind::None,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &[],
         key: None,
         fields: &["user_id", "email", "first_name", "last_name"],

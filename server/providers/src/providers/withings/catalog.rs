@@ -3,8 +3,8 @@
 //! `total_sleep_min`): Withings sends SI values and seconds, and a name that says the unit is one
 //! mistake a model cannot make.
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Embedded, EmbeddedKind, Flag, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget,
-    SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Embedded, EmbeddedKind, Flag, Lead, NonGet, OptionSpec, PageOrder, ProviderSpec, RangeKind,
+    RateBudget, SampleShape, SeriesSpec, Settles, Span, SpanEnd, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -208,6 +208,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["time"],
+        dating: Dating::AccountZone,
         always: &["id", "time"],
         key: Some("id"),
         fields: MEASUREMENT_FIELDS,
@@ -246,6 +247,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["time"],
+        dating: Dating::AccountZone,
         always: &["id", "time"],
         key: Some("id"),
         fields: &["systolic_mmhg", "diastolic_mmhg", "pulse_bpm", "device_model", "source", "ambiguous"],
@@ -281,6 +283,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["day"],
+        dating: Dating::ProviderDay,
         always: &["day"],
         key: None,
         fields: &[
@@ -336,6 +339,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["day"],
+        dating: Dating::ProviderDay,
         always: &["id", "day"],
         key: Some("id"),
         fields: &[
@@ -393,6 +397,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["day", "start"],
+        dating: Dating::ProviderDay,
         always: &["id", "day"],
         key: Some("id"),
         fields: &[
@@ -439,6 +444,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["timestamp"],
+        dating: Dating::QueryZone,
         always: &["timestamp"],
         key: None,
         fields: &["heart_rate_bpm", "steps", "active_kcal", "distance_m", "floors", "duration_s", "source"],
@@ -478,6 +484,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["timestamp"],
+        dating: Dating::QueryZone,
         always: &["timestamp"],
         key: None,
         fields: &["state", "heart_rate_bpm", "breathing_rate_per_min", "snoring_s", "sdnn_1_ms", "rmssd_ms", "hrv_quality", "movement_score", "device"],
@@ -517,6 +524,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &["time"],
+        dating: Dating::OwnOffset,
         always: &["id", "time"],
         key: Some("id"),
         fields: &["device_model", "heart_rate_bpm", "afib", "systolic_mmhg", "diastolic_mmhg"],
@@ -550,6 +558,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["id"],
         key: Some("id"),
         fields: &["device_model", "heart_rate_bpm", "sampling_hz", "duration_s", "wear_position", "signal_uv"],
@@ -580,6 +589,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         latest: false,
         projectable: false,
         day_keys: &[],
+        dating: Dating::Undated,
         always: &["type", "model"],
         key: None,
         fields: &["battery", "firmware", "first_sync", "last_sync", "timezone"],

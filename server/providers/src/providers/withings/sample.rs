@@ -28,6 +28,21 @@ impl Person {
         Person { tz, tz_name: tz_name.into(), sleep_device, older_sleep_before: None }
     }
 
+    /// The zone Withings names at unix second `t`: the person's IANA name, or, for a zone the tz
+    /// database does not name (a trip's, in the tests), the fixed offset of that moment as it
+    /// spells one (`Etc/GMT-9` is +09:00): a record is in the zone it was recorded in.
+    pub fn zone_name(&self, t: i64) -> String {
+        if TimeZone::get(&self.tz_name).is_ok() {
+            return self.tz_name.clone();
+        }
+        let o = Timestamp::from_second(t).map(|t| self.tz.to_offset(t)).unwrap_or(jiff::tz::Offset::UTC);
+        match -o.seconds() / 3600 {
+            0 => "Etc/GMT".into(),
+            h if h > 0 => format!("Etc/GMT+{h}"),
+            h => format!("Etc/GMT{h}"),
+        }
+    }
+
     fn at(&self, d: Date, h: i8, m: i8, s: i8) -> i64 {
         DateTime::from_parts(d, jiff::civil::time(h, m, s, 0)).to_zoned(self.tz.clone()).map(|z| z.timestamp().as_second()).unwrap_or(0)
     }
@@ -188,7 +203,7 @@ pub fn activity_of_day(p: &Person, d: Date, now: Timestamp) -> Value {
         Source::Nothing => {
             // As recorded: an external source (brand 18), modelid -1, every measure 0, and a
             // total that is Withings' resting estimate.
-            let mut a = json!({"date": d.to_string(), "timezone": p.tz_name, "totalcalories": ((1_700 + r % 150) as f64 * 100.0).round() / 100.0,
+            let mut a = json!({"date": d.to_string(), "timezone": p.zone_name(from), "totalcalories": ((1_700 + r % 150) as f64 * 100.0).round() / 100.0,
                 "modified": p.at(d, 23, 0, 0).min(until), "deviceid": null, "hash_deviceid": null, "brand": 18, "modelid": -1, "model": null, "is_tracker": false});
             for k in ["steps", "distance", "elevation", "soft", "moderate", "intense", "active", "calories"] {
                 a[k] = json!(0);
@@ -215,7 +230,7 @@ fn summed(p: &Person, d: Date, from: i64, until: i64, share: f64, source: Source
     let (soft, moderate, intense) = (by_steps(1, STEPS_MODERATE), by_steps(STEPS_MODERATE, STEPS_INTENSE), by_steps(STEPS_INTENSE, i64::MAX));
     let calories = (sum("calories") * 1000.0).round() / 1000.0;
     let mut a = json!({
-        "date": d.to_string(), "timezone": p.tz_name, "steps": sum("steps") as i64, "distance": (sum("distance") * 1000.0).round() / 1000.0,
+        "date": d.to_string(), "timezone": p.zone_name(p.at(d, 12, 0, 0)), "steps": sum("steps") as i64, "distance": (sum("distance") * 1000.0).round() / 1000.0,
         "elevation": sum("elevation") as i64, "soft": soft, "moderate": moderate, "intense": intense, "active": moderate + intense,
         "calories": calories, "totalcalories": ((1_650.0 * share + calories) * 1000.0).round() / 1000.0, "modified": p.at(d, 23, 0, 0).min(until),
     });
@@ -268,7 +283,7 @@ pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
         return Some(older_night(p, d, (start, end), [light, deep, rem, awake], latency, r));
     }
     Some(json!({
-        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.tz_name, "model": 32, "model_id": 63,
+        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.zone_name(end), "model": 32, "model_id": 63,
         "hash_deviceid": MAT, "startdate": start, "enddate": end, "date": d.to_string(), "created": end + 600, "modified": end + 600,
         "data": {
             "total_timeinbed": in_bed, "total_sleep_time": light + deep + rem, "lightsleepduration": light, "deepsleepduration": deep,
@@ -286,7 +301,7 @@ pub fn night_ending(p: &Person, d: Date) -> Option<Value> {
 /// else, so no `total_sleep_time`, no `sleep_latency` and no score.
 fn older_night(p: &Person, d: Date, (start, end): (i64, i64), [light, deep, rem, awake]: [i64; 4], latency: i64, r: u64) -> Value {
     json!({
-        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.tz_name, "model": 32, "model_id": 63,
+        "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 2_000_000_000, "timezone": p.zone_name(end), "model": 32, "model_id": 63,
         "hash_deviceid": MAT, "startdate": start, "enddate": end, "date": d.to_string(), "created": end + 600, "modified": end + 600,
         "data": {
             "wakeupduration": awake, "lightsleepduration": light, "deepsleepduration": deep, "remsleepduration": rem,
@@ -482,7 +497,7 @@ pub fn workouts_of_day(p: &Person, d: Date) -> Vec<Value> {
     let distance = if category == 6 { (end - start) as f64 * 6.5 } else { sum("distance") };
     vec![json!({
         "id": (d - Date::constant(1970, 1, 1)).get_days() as i64 + 3_000_000_000, "category": category,
-        "timezone": p.tz_name, "model": 93, "attrib": 0, "startdate": start, "enddate": end, "date": d.to_string(),
+        "timezone": p.zone_name(start), "model": 93, "attrib": 0, "startdate": start, "enddate": end, "date": d.to_string(),
         "deviceid": WATCH, "modified": end + 300,
         "data": {"calories": sum("calories").round(), "intensity": 30 + r % 50,
                  "hr_average": (hr.iter().sum::<i64>() as f64 / hr.len().max(1) as f64).round() as i64, "hr_min": hr.iter().min(),
@@ -590,15 +605,15 @@ pub fn devices(p: &Person, now: Timestamp) -> Vec<Value> {
     let today = now.to_zoned(p.tz.clone()).date();
     let last = p.at(today, 7, 10, 0).min(now.as_second());
     let mut v = vec![
-        json!({"type": "Scale", "battery": "high", "model": "Body Cardio", "model_id": 6, "timezone": p.tz_name, "fw": "2100",
+        json!({"type": "Scale", "battery": "high", "model": "Body Cardio", "model_id": 6, "timezone": p.zone_name(now.as_second()), "fw": "2100",
                "first_session_date": 1_704_067_200, "last_session_date": last, "deviceid": SCALE, "hash_deviceid": SCALE}),
-        json!({"type": "Blood Pressure Monitor", "battery": "medium", "model": "BPM Connect", "model_id": 45, "timezone": p.tz_name,
+        json!({"type": "Blood Pressure Monitor", "battery": "medium", "model": "BPM Connect", "model_id": 45, "timezone": p.zone_name(now.as_second()),
                "first_session_date": 1_704_067_200, "last_session_date": last - 36_000, "deviceid": CUFF, "hash_deviceid": CUFF}),
-        json!({"type": "Activity Tracker", "battery": "unknown", "model": "ScanWatch", "model_id": 93, "timezone": p.tz_name,
+        json!({"type": "Activity Tracker", "battery": "unknown", "model": "ScanWatch", "model_id": 93, "timezone": p.zone_name(now.as_second()),
                "first_session_date": null, "last_session_date": last + 600, "deviceid": WATCH, "hash_deviceid": WATCH}),
     ];
     if p.sleep_device {
-        v.push(json!({"type": "Sleep Monitor", "battery": "high", "model": "Sleep Analyzer", "model_id": 63, "timezone": p.tz_name,
+        v.push(json!({"type": "Sleep Monitor", "battery": "high", "model": "Sleep Analyzer", "model_id": 63, "timezone": p.zone_name(now.as_second()),
                       "first_session_date": 1_704_067_200, "last_session_date": last - 3_000, "deviceid": MAT, "hash_deviceid": MAT}));
     }
     v
@@ -726,7 +741,7 @@ impl Api<'_> {
         }
         let (page, more) = self.page(all, offset, self.order.unwrap_or(Order::NewestFirst));
         let next = if more { offset + page.len() } else { 0 };
-        json!({"status": 0, "body": {"updatetime": self.now.as_second(), "timezone": self.person.tz_name, "measuregrps": page,
+        json!({"status": 0, "body": {"updatetime": self.now.as_second(), "timezone": self.person.zone_name(self.now.as_second()), "measuregrps": page,
                "more": i32::from(more), "offset": next}})
     }
 
