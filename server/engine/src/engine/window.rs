@@ -326,8 +326,11 @@ mod tests {
         let z = Zone::parse("-06:00").unwrap();
         let w = OURA.collection("workout").unwrap();
         let piece = |keeps_undated| Piece { upstream: Window::Unbounded, own: Own::Days(date(2026, 7, 16), date(2026, 7, 17)), keeps_undated };
-        // 01:30 UTC on the 18th is 19:30 on the 17th at -06:00: the workout skew.
-        assert_eq!(piece(false).place(&json!({"start_datetime": "2026-07-18T01:30:00+00:00"}), w, &z), Place::Mine);
+        // Without Oura's day, a workout is under the date it started where it was (the offset Oura
+        // wrote), not the query's: 19:30 at -06:00 is the 17th; 01:30 on the 18th in Tokyo is the
+        // 18th, although it is the 17th at -06:00.
+        assert_eq!(piece(false).place(&json!({"start_datetime": "2026-07-17T19:30:00-06:00"}), w, &z), Place::Mine);
+        assert_eq!(piece(false).place(&json!({"start_datetime": "2026-07-18T01:30:00+09:00"}), w, &z), Place::Elsewhere);
         assert_eq!(piece(false).place(&json!({"day": "2026-07-15"}), w, &z), Place::Elsewhere);
         assert_eq!(piece(true).place(&json!({"id": "d"}), w, &z), Place::MineUndated);
         assert_eq!(piece(false).place(&json!({"id": "d"}), w, &z), Place::Elsewhere);
