@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 use std::sync::Arc;
+use vitals::config::Config;
 use vitals::engine::{Engine, Limits};
 use vitals::mcp::{check_report, Vitals};
 
@@ -233,7 +234,7 @@ fn tenant_command(
     }
 }
 
-async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
+async fn serve_command(a: ServeArgs, config: Arc<Config>, limits: Limits) -> Result<String, String> {
     use vitals::hosted::{parse_addr, parse_public_url, serve, tenants::Tenants, ServeOptions};
     let opts = ServeOptions {
         addr: parse_addr(a.http.as_deref().unwrap_or(vitals::hosted::DEFAULT_ADDR))?,
@@ -247,6 +248,7 @@ async fn serve_command(a: ServeArgs, limits: Limits) -> Result<String, String> {
         open_signup: a.open_signup,
         auth: vitals::hosted::AuthMode::parse(a.auth.as_deref())?,
         limits,
+        config,
     };
     serve(opts, stop_signal()).await?;
     Ok(String::new())
@@ -293,10 +295,10 @@ fn connected(c: vitals::accounts::grant::Connected, then: &str) -> Done {
     Done { whole: c.pending.is_none(), message: format!("{}{then}", c.summary()) }
 }
 
-async fn run_command(c: Command, limits: Limits) -> Result<Done, String> {
+async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<Done, String> {
     use vitals::accounts::login::{login, How};
     match c {
-        Command::Serve(a) => serve_command(a, limits).await.map(Done::from),
+        Command::Serve(a) => serve_command(a, config, limits).await.map(Done::from),
         Command::Tenant { action, tenants, public_url, key_file } => tenant_command(action, tenants, public_url, key_file).map(Done::from),
         Command::Auth { provider, manual, import } => {
             let p = connectable(&provider)?;
@@ -397,13 +399,15 @@ async fn main() -> std::process::ExitCode {
     let writer = || vitals::secret::IdsRedacted(std::io::stderr());
     tracing_subscriber::fmt().with_writer(writer).with_ansi(false).with_max_level(level).finish().with(targets).init();
     let cli = Cli::parse();
-    let mut limits = Limits::from_env();
+    // The environment is read here, once; everything below is handed what it needs of it.
+    let config = Arc::new(Config::from_env());
+    let mut limits = Limits::from_config(&config);
     if cli.forget {
         limits.cache_bytes = 0;
     }
     if let Some(c) = cli.command {
         let tenant = matches!(c, Command::Tenant { .. });
-        return match run_command(c, limits).await {
+        return match run_command(c, config, limits).await {
             // A tenant command's last line is what a script takes (the URL): on stdout.
             Ok(done) if tenant => {
                 println!("{}", done.message);
@@ -426,7 +430,7 @@ async fn main() -> std::process::ExitCode {
             }
         };
     }
-    let engine = Arc::new(Engine::new(vitals::providers::all_from_env(), limits));
+    let engine = Arc::new(Engine::new(vitals::providers::all(&config), config.clone(), limits));
     if cli.check {
         let report = check_report(&engine).await;
         println!("{}", serde_json::to_string_pretty(&report).expect("report serialises"));

@@ -494,7 +494,14 @@ impl Kind {
         let sample = matches!(spec.connection, Connection::None).then_some(Sample);
         Kind {
             spec,
-            cred: StoredCredential::in_home(spec, None, sample.as_ref().map(|_| "built-in sample data"), &vitals_providers::accounts::Home::Local),
+            // The test binary's own environment, which its suite sets as a user's would be.
+            cred: StoredCredential::in_home(
+                spec,
+                None,
+                sample.as_ref().map(|_| "built-in sample data"),
+                &vitals_providers::accounts::Home::Local,
+                &vitals_providers::config::Config::from_env(),
+            ),
             sample,
         }
     }

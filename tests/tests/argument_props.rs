@@ -52,7 +52,8 @@ fn lab() -> Lab {
         unsafe { std::env::set_var(k, v) };
     }
     let client = rt.block_on(async {
-        let engine = Arc::new(vitals::engine::Engine::new(vitals::providers::all_from_env(), vitals::engine::Limits::from_env()));
+        let config = Arc::new(vitals::config::Config::from_env());
+        let engine = Arc::new(vitals::engine::Engine::new(vitals::providers::all(&config), config.clone(), vitals::engine::Limits::from_config(&config)));
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let (sr, sw) = tokio::io::split(server_end);
         tokio::spawn(async move {

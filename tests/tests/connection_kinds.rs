@@ -55,7 +55,8 @@ struct Server {
 async fn server(specs: &[&'static vitals::catalog::ProviderSpec]) -> Server {
     lab();
     let providers = specs.iter().map(|s| Arc::new(kinds::Kind::new(s)) as Arc<dyn vitals::providers::Provider>).collect();
-    let engine = Arc::new(vitals::engine::Engine::new(providers, vitals::engine::Limits::from_env()));
+    let config = Arc::new(vitals::config::Config::from_env());
+    let engine = Arc::new(vitals::engine::Engine::new(providers, config.clone(), vitals::engine::Limits::from_config(&config)));
     let (ours, theirs) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         let running = vitals::mcp::Vitals::new(engine).serve(theirs).await.expect("the server starts");

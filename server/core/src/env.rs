@@ -4,7 +4,12 @@
 
 /// The variable's value, trimmed; None when unset, blank, or an unsubstituted `${...}` placeholder.
 pub fn var(name: &str) -> Option<String> {
-    let v = std::env::var(name).ok()?;
+    read(&std::env::var(name).ok()?)
+}
+
+/// A value as the environment gives it, trimmed; None when blank or an unsubstituted placeholder
+/// (also how [`crate::config::Config`] reads the values it is built from).
+pub fn read(v: &str) -> Option<String> {
     let v = v.trim();
     let placeholder = v.starts_with("${") && v.ends_with('}');
     (!v.is_empty() && !placeholder).then(|| v.to_string())
@@ -12,7 +17,12 @@ pub fn var(name: &str) -> Option<String> {
 
 /// A switch: `1`, `true`, `yes` or `on` (any case) is on; anything else, or not set, is off.
 pub fn flag(name: &str) -> bool {
-    var(name).is_some_and(|v| matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on"))
+    var(name).is_some_and(|v| is_on(&v))
+}
+
+/// Whether a switch's value means on.
+pub fn is_on(v: &str) -> bool {
+    matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
 }
 
 #[cfg(test)]

@@ -142,14 +142,21 @@ impl Http {
         Http::declaring(&[])
     }
 
-    /// A client for a provider whose catalog declares `declared`.
+    /// A client for a provider whose catalog declares `declared`, with the environment's timeout:
+    /// for the logins' requests, whose path is not yet handed the binary's settings.
     pub fn declaring(declared: &'static [NonGet]) -> Http {
-        let timeout = std::env::var("VITALS_HTTP_TIMEOUT_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(30_000);
+        let config = crate::config::Config::default();
+        let timeout = crate::env::var("VITALS_HTTP_TIMEOUT_MS").map_or(config.http_timeout(), |v| config.with("VITALS_HTTP_TIMEOUT_MS", &v).http_timeout());
+        Http::timed(declared, timeout)
+    }
+
+    /// A client for a provider whose catalog declares `declared`, each request taking at most `timeout`.
+    pub fn timed(declared: &'static [NonGet], timeout: Duration) -> Http {
         let client = reqwest::Client::builder()
             .user_agent(crate::USER_AGENT)
             .gzip(true)
             .connect_timeout(Duration::from_secs(10))
-            .timeout(Duration::from_millis(timeout))
+            .timeout(timeout)
             .pool_idle_timeout(Duration::from_secs(90))
             .build()
             .expect("a TLS client with default settings builds");

@@ -2,6 +2,7 @@
 //!
 //! - [`secret`], [`time`], [`env`], [`archive`]: secrets that never print, zones and local days,
 //!   the environment read one way, packed files;
+//! - [`config`]: the settings the binary reads from its environment once, at start, and passes down;
 //! - [`activity_file`]: an activity's records, laps and zones, and its FIT, TCX and GPX files;
 //! - [`catalog`] and [`connection`]: what a provider is, as data (its collections, limits, rules, and
 //!   how it is connected);
@@ -11,6 +12,7 @@
 pub mod activity_file;
 pub mod archive;
 pub mod catalog;
+pub mod config;
 pub mod connection;
 pub mod env;
 pub mod http;

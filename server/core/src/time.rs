@@ -14,10 +14,11 @@ pub struct Zone {
 }
 
 impl Zone {
-    /// The machine's zone (a desktop extension runs on the user's machine), unless `VITALS_TZ` says otherwise.
-    pub fn default_zone() -> Zone {
-        if let Ok(name) = std::env::var("VITALS_TZ") {
-            if let Ok(z) = Zone::parse(&name) {
+    /// The zone `VITALS_TZ` names (`configured`, from [`crate::config::Config::zone`]), else the
+    /// machine's (a desktop extension runs on the user's machine).
+    pub fn default_in(configured: Option<&str>) -> Zone {
+        if let Some(name) = configured {
+            if let Ok(z) = Zone::parse(name) {
                 return Zone { asked: false, ..z };
             }
             tracing::warn!("VITALS_TZ={name:?} is not a time zone; using the machine's");

@@ -61,6 +61,8 @@ pub struct ServeOptions {
     /// With `tenants`: what opens a person's tenant.
     pub auth: AuthMode,
     pub limits: Limits,
+    /// The settings the binary was started with, every tenant's engine alike.
+    pub config: Arc<crate::config::Config>,
 }
 
 /// What opens a tenant of a server of several people (`--auth`).
@@ -152,7 +154,7 @@ impl Server {
     /// server's own root for several people (the login's `state` says whose it is), the secret path
     /// for the one person of a mount.
     fn site(&self, home: Home, callback_under: &str, limits: Limits) -> Arc<Site> {
-        let engine = Arc::new(Engine::in_home(home.clone(), limits));
+        let engine = Arc::new(Engine::in_home(home.clone(), self.opts.config.clone(), limits));
         let hosted = self.opts.public_url.as_ref().map(|u| Hosted {
             base: format!("{}{callback_under}", u.as_str().trim_end_matches('/')),
             doors: self.doors.clone(),

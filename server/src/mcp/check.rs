@@ -76,7 +76,7 @@ const NOBODY: &str = "nobody";
 async fn probe(engine: &Engine, p: &dyn crate::providers::Provider) -> (&'static str, String) {
     let spec = p.spec();
     // `fresh`: the check is about the API answering now, not about what memory holds.
-    let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, day: Some(yesterday()), ..Default::default() };
+    let probe = QueryRequest { collection: spec.qualified(spec.probe), fresh: true, day: Some(yesterday(engine)), ..Default::default() };
     match engine.query(probe).await {
         // Built-in sample data answers in process: say that, and that nothing was contacted.
         Ok(a) if a.notices.truncated.is_none() && a.synthetic && p.offline().is_some() => (
@@ -178,7 +178,7 @@ fn app_report(provider: &str, env: &crate::accounts::AppEnv) -> String {
     }
 }
 
-fn yesterday() -> String {
-    let z = crate::time::Zone::default_zone();
+fn yesterday(engine: &Engine) -> String {
+    let z = engine.zone();
     z.today().yesterday().map(|d| d.to_string()).unwrap_or_default()
 }

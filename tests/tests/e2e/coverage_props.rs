@@ -442,7 +442,7 @@ fn run(case: Case) -> Result<(), TestCaseError> {
         cache_bytes: if case.cache { 1 << 20 } else { 0 },
         call_budget: Duration::from_secs(3600),
     };
-    let engine = Engine::new(vec![Arc::new(Prop { world: world.clone() })], limits);
+    let engine = Engine::new(vec![Arc::new(Prop { world: world.clone() })], Default::default(), limits);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let tz = zone(case.tz);
     let want = truth(&case, &records);

@@ -211,7 +211,7 @@ fn every_decoder_survives_every_mutation_of_its_reference_samples() {
     let mut rng = Rng(0x5eed_cafe_f00d_d00d);
     let (mut cases, mut failures) = (0usize, Vec::<String>::new());
     let mut per_provider = vec![];
-    for p in vitals::providers::all_from_env() {
+    for p in vitals::providers::all(&Default::default()) {
         let spec = p.spec();
         // By namespace: Garmin's folder holds the reference samples of both its connections.
         let bodies = samples(spec.namespace);

@@ -38,7 +38,7 @@ fn tool_names_in_the_docs_are_the_tools_the_server_lists() {
     let out = common::vitals_cmd().arg("--list-tools").output().unwrap();
     let mut listed: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
     // `--list-tools` lists the model's tools; the docs also name the one only views call.
-    let engine = std::sync::Arc::new(vitals::engine::Engine::new(vec![], vitals::engine::Limits::from_env()));
+    let engine = std::sync::Arc::new(vitals::engine::Engine::new(vec![], Default::default(), vitals::engine::Limits::from_config(&Default::default())));
     listed.extend(vitals::mcp::Vitals::new(engine).view_tool_names());
     listed.sort();
     for d in ["README.md", "ARCHITECTURE.md"] {
@@ -78,8 +78,8 @@ fn readme_gives_the_engine_limits_defaults() {
         let cell = row.trim_end_matches('|').rsplit('|').next().unwrap().trim();
         cell.parse().unwrap_or_else(|_| panic!("README's default for {var} is not a number: {cell}"))
     };
-    // This test process sets none of them.
-    let l = vitals::engine::Limits::from_env();
+    // Settings that set none of them.
+    let l = vitals::engine::Limits::from_config(&vitals::config::Config::default());
     assert_eq!(default_of("VITALS_PAGE_CAP"), u64::from(l.page_cap));
     assert_eq!(default_of("VITALS_CONCURRENCY"), l.concurrency as u64);
     assert_eq!(default_of("VITALS_CACHE_MB"), (l.cache_bytes >> 20) as u64);
@@ -208,7 +208,7 @@ fn readme_hosted_section_is_the_servers() {
 #[test]
 fn readme_has_a_section_and_every_collection_of_every_provider() {
     let readme = doc("README.md");
-    let all = vitals::providers::all_in(&vitals::accounts::Home::tenant(common::scratch().join("docs-registry")));
+    let all = vitals::providers::all_in(&Default::default(), &vitals::accounts::Home::tenant(common::scratch().join("docs-registry")));
     let mut known = vec![];
     for p in &all {
         let s = p.spec();
@@ -239,7 +239,7 @@ fn readme_has_a_section_and_every_collection_of_every_provider() {
 #[test]
 fn readme_in_flight_and_settings_counts_are_the_code_s() {
     let readme = doc("README.md");
-    let all = vitals::providers::all_in(&vitals::accounts::Home::tenant(common::scratch().join("docs-flight")));
+    let all = vitals::providers::all_in(&Default::default(), &vitals::accounts::Home::tenant(common::scratch().join("docs-flight")));
     let named: Vec<String> =
         all.iter().filter(|p| p.spec().namespace == p.spec().name).map(|p| format!("{} {}", p.spec().display, p.spec().in_flight)).collect();
     let line = named.join(", ");

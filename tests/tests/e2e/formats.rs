@@ -250,7 +250,7 @@ fn garmin_local_epochs_are_the_wall_clock_beside_their_instant() {
 /// A sample of `tests/samples/` decoded by its provider's decoder and rules, as a query would.
 fn decoded(provider: &str, collection: &str, file: &str) -> (Vec<Value>, Vec<String>) {
     let home = vitals::accounts::Home::tenant(scratch().join("formats-decoders"));
-    let p = vitals::providers::all_in(&home).into_iter().find(|p| p.spec().name == provider).unwrap();
+    let p = vitals::providers::all_in(&Default::default(), &home).into_iter().find(|p| p.spec().name == provider).unwrap();
     let c = p.spec().collection(collection).unwrap();
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(provider).join(file)).unwrap()).unwrap();

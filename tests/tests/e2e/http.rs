@@ -186,7 +186,13 @@ async fn one_person_at_a_secret_path_kept_across_restarts() {
         let tools = s.client.list_all_tools().await.unwrap();
         assert_eq!(
             tools.len(),
-            vitals::mcp::Vitals::new(std::sync::Arc::new(vitals::engine::Engine::new(vec![], vitals::engine::Limits::from_env()))).tool_names().len()
+            vitals::mcp::Vitals::new(std::sync::Arc::new(vitals::engine::Engine::new(
+                vec![],
+                Default::default(),
+                vitals::engine::Limits::from_config(&Default::default())
+            )))
+            .tool_names()
+            .len()
         );
         let a = s.ok("vitals_query", week()).await;
         assert!(!synthetic(&a), "the host's own login (OURA_PAT) answers at its own path: {a}");

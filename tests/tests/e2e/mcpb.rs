@@ -42,11 +42,11 @@ fn the_manifest_matches_the_workspace_and_the_server() {
         assert!(settings.contains_key(key), "{var} names the unknown setting {key}");
     }
     // Every provider that connects with OAuth gets its app credentials as settings.
-    for p in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().connection.oauth().map(|o| o.app_env)) {
+    for p in vitals::providers::all(&Default::default()).iter().filter_map(|p| p.spec().connection.oauth().map(|o| o.app_env)) {
         assert!(env.contains_key(p.client_id) && env.contains_key(p.client_secret), "the extension passes {} and {}", p.client_id, p.client_secret);
     }
     // Every provider that connects with a key gets it as a setting.
-    for k in vitals::providers::all_from_env().iter().filter_map(|p| p.spec().connection.api_key()) {
+    for k in vitals::providers::all(&Default::default()).iter().filter_map(|p| p.spec().connection.api_key()) {
         assert!(env.contains_key(k.env), "the extension passes {}", k.env);
     }
     assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
@@ -63,7 +63,7 @@ fn the_manifest_matches_the_workspace_and_the_server() {
     // The install screen names every provider the registry has, and no "follow later".
     for field in ["description", "long_description"] {
         let text = m[field].as_str().unwrap();
-        for p in vitals::providers::all_from_env() {
+        for p in vitals::providers::all(&Default::default()) {
             let name = p.spec().display.split_whitespace().next().unwrap();
             assert!(text.contains(name), "manifest.json's {field} does not name {name}: {text}");
         }

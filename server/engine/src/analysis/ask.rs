@@ -149,8 +149,8 @@ fn date(param: &str, v: &str) -> Result<Date, QueryError> {
 
 /// The zone the days are read in: `tz`, checked as vitals_query checks it, else this machine's;
 /// and `tz` as it will be said back (only when one was sent).
-pub(super) fn zone(tz: Option<&str>) -> Result<(Zone, Option<String>), QueryError> {
-    let zone = crate::engine::plan::zone(tz)?;
+pub(super) fn zone(engine: &Engine, tz: Option<&str>) -> Result<(Zone, Option<String>), QueryError> {
+    let zone = crate::engine::plan::zone(engine, tz)?;
     let said = tz.map(|_| zone.name.clone());
     Ok((zone, said))
 }
@@ -268,7 +268,7 @@ periods or metrics were tried, expect some of those.";
 
 pub async fn compare(engine: &Engine, metric: &str, a: [&str; 2], b: [&str; 2], tz: Option<&str>) -> Result<CompareReport, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let (zone, tz) = zone(tz)?;
+    let (zone, tz) = zone(engine, tz)?;
     let today = zone.today();
     let whole = last_day(&m, today);
     let mut notes = vec![];
@@ -380,7 +380,7 @@ pub async fn relate(engine: &Engine, x: &str, y: &str, (start, end): (&str, &str
     if mx.name == my.name && lag == 0 {
         return Err(bad(format!("`y`: the same metric as `x` ({}) on the same day always moves with itself; send another metric, or a lag.", mx.name)));
     }
-    let (zone, tz) = zone(tz)?;
+    let (zone, tz) = zone(engine, tz)?;
     let today = zone.today();
     let (lx, ly) = (last_day(&mx, today), last_day(&my, today));
     let mut notes = vec![];
@@ -452,7 +452,7 @@ fn relate_reading(x: &str, y: &str, lag: i64, r: &Relation) -> String {
 
 pub async fn trend(engine: &Engine, metric: &str, (start, end): (&str, &str), tz: Option<&str>) -> Result<TrendReport, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let (zone, tz) = zone(tz)?;
+    let (zone, tz) = zone(engine, tz)?;
     let mut notes = vec![];
     let (s, e) = one_metric_range(engine, &m, (start, end), &zone, &mut notes)?;
     within(s, e, "`start` to `end`")?;
@@ -517,7 +517,7 @@ pub struct MetricDays {
 
 pub async fn metric_days(engine: &Engine, metric: &str, asked: (&str, &str), tz: Option<&str>) -> Result<MetricDays, QueryError> {
     let m = metric::parse(engine, "metric", metric)?;
-    let (zone, tz) = zone(tz)?;
+    let (zone, tz) = zone(engine, tz)?;
     let mut notes = vec![];
     let (s, e) = one_metric_range(engine, &m, asked, &zone, &mut notes)?;
     let v = daily::fetch(engine, "metric", &m, s, e, &zone, tz).await?;

@@ -132,7 +132,7 @@ pub async fn daily_view(
     let group = parse_group(group)?;
     let wanted = wanted_columns(fields)?;
     let mut notes = vec![];
-    let days = view_days(asked, tz, group.is_some(), &mut notes)?;
+    let days = view_days(engine, asked, tz, group.is_some(), &mut notes)?;
     let (read, left_out) = chosen(engine);
     let mut got = gather(engine, &read, &wanted, &days).await;
     let columns = columns_out(engine, &read, &wanted, &got.by_column);
@@ -199,8 +199,8 @@ fn wanted_columns(fields: Option<Vec<String>>) -> Result<Vec<&'static str>, Quer
 }
 
 /// The view's days, in the zone `tz` names, no longer than the view covers.
-fn view_days(asked: (&str, &str), tz: Option<&str>, grouped: bool, notes: &mut Vec<String>) -> Result<Days, QueryError> {
-    let (zone, tz) = ask::zone(tz)?;
+fn view_days(engine: &Engine, asked: (&str, &str), tz: Option<&str>, grouped: bool, notes: &mut Vec<String>) -> Result<Days, QueryError> {
+    let (zone, tz) = ask::zone(engine, tz)?;
     let today = zone.today();
     let (start, end) = ask::range("start", "end", asked, today, today, "", notes)?;
     let n = (end - start).get_days() as i64 + 1;

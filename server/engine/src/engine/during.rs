@@ -55,7 +55,7 @@ pub async fn resolve(engine: &Engine, req: QueryRequest) -> Result<QueryRequest,
         Some(Ok(z)) => z,
         // A bad `tz` is refused by the plan, naming it; the workout is not read before.
         Some(Err(_)) => return Ok(QueryRequest { workout: None, ..req }),
-        None => Zone::default_zone(),
+        None => engine.zone(),
     };
     let (answer, looked) = read(engine, &req, &wq, wc, &id).await.map_err(|e| match e {
         QueryError::BadInput(s) => bad(format!("`workout`: reading it from {wq}: {s}")),
@@ -119,7 +119,7 @@ async fn read(engine: &Engine, req: &QueryRequest, wq: &str, wc: &CollectionSpec
     }
     let (start, end, day) = match (&req.start, &req.end, &req.day) {
         (None, None, None) => {
-            let zone = req.tz.as_deref().and_then(|t| Zone::parse(t).ok()).unwrap_or_else(Zone::default_zone);
+            let zone = req.tz.as_deref().and_then(|t| Zone::parse(t).ok()).unwrap_or_else(|| engine.zone());
             let today = zone.today();
             let days = wc.retention.map_or(DEFAULT_DAYS, |r| i64::from(r.days.max(1)));
             (Some(today.checked_sub((days - 1).days()).unwrap_or(today).to_string()), Some(today.to_string()), None)

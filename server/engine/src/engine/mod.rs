@@ -38,6 +38,7 @@ pub use deadline::Deadline;
 pub use plan::QueryRequest;
 pub use today::{TodayReport, TodayRequest};
 
+use crate::config::Config;
 use crate::http::Http;
 use crate::providers::{self, Provider};
 use cache::Cache;
@@ -58,7 +59,7 @@ pub enum QueryError {
     Upstream(String),
 }
 
-/// Limits that keep one query bounded. Defaults come from the environment so tests can shrink them.
+/// Limits that keep one query bounded. Read from the binary's settings so tests can shrink them.
 #[derive(Clone, Debug)]
 pub struct Limits {
     pub page_cap: u32,
@@ -74,8 +75,9 @@ pub struct Limits {
 }
 
 impl Limits {
-    pub fn from_env() -> Limits {
-        let num = |k: &str, d: u64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    /// The limits `config` sets, each variable's default where it sets none.
+    pub fn from_config(config: &Config) -> Limits {
+        let num = |k: &str, d: u64| config.number(k).unwrap_or(d);
         Limits {
             page_cap: num("VITALS_PAGE_CAP", 2_000) as u32,
             transient_retries: 3,
@@ -83,15 +85,15 @@ impl Limits {
             rate_wait_budget: std::time::Duration::from_secs(num("VITALS_RATE_WAIT_BUDGET_S", 120)),
             concurrency: num("VITALS_CONCURRENCY", 64).clamp(1, 64) as usize,
             cache_bytes: (num("VITALS_CACHE_MB", 64) as usize).saturating_mul(1 << 20),
-            call_budget: call_budget(),
+            call_budget: call_budget(config),
         }
     }
 }
 
 /// `VITALS_CALL_BUDGET_S` (seconds, decimals allowed, 1 to 3600), else the default; a value that
 /// cannot be read is said on stderr and the default kept.
-fn call_budget() -> std::time::Duration {
-    let Ok(v) = std::env::var("VITALS_CALL_BUDGET_S") else {
+fn call_budget(config: &Config) -> std::time::Duration {
+    let Some(v) = config.var("VITALS_CALL_BUDGET_S") else {
         return deadline::DEFAULT_CALL_BUDGET;
     };
     match v.trim().parse::<f64>() {
@@ -118,11 +120,13 @@ pub struct Source {
 }
 
 impl Source {
-    pub fn new(provider: Arc<dyn Provider>, cap: usize) -> Source {
-        let limiter = Limiter::new(provider.spec().rate_budget);
+    /// The provider's budget as `config` counts it (a twin's faster windows), its client with
+    /// `config`'s request timeout.
+    pub fn new(provider: Arc<dyn Provider>, cap: usize, config: &Config) -> Source {
+        let limiter = Limiter::new(config.budget(provider.spec().rate_budget));
         let in_flight = flight::InFlight::new(provider.spec().in_flight, cap);
         Source {
-            http: Http::declaring(provider.spec().non_get),
+            http: Http::timed(provider.spec().non_get, config.http_timeout()),
             provider,
             limiter,
             in_flight,
@@ -139,19 +143,30 @@ pub struct Engine {
     pub cache: Cache,
     /// Whose credentials the providers read (this machine's user, or one tenant of a hosted server).
     home: crate::accounts::Home,
+    /// The settings the binary was started with (the zone of a call that names none).
+    config: Arc<Config>,
 }
 
 impl Engine {
-    pub fn new(providers: Vec<Arc<dyn Provider>>, limits: Limits) -> Engine {
+    pub fn new(providers: Vec<Arc<dyn Provider>>, config: Arc<Config>, limits: Limits) -> Engine {
         let cache = Cache::new(limits.cache_bytes);
-        let sources = providers.into_iter().map(|p| Source::new(p, limits.concurrency)).collect();
-        Engine { sources, limits, cache, home: crate::accounts::Home::Local }
+        let sources = providers.into_iter().map(|p| Source::new(p, limits.concurrency, &config)).collect();
+        Engine { sources, limits, cache, home: crate::accounts::Home::Local, config }
     }
 
     /// Every provider, reading `home`'s credentials; its own cache, budgets and densities, so
     /// nothing one home fetched is ever another's answer.
-    pub fn in_home(home: crate::accounts::Home, limits: Limits) -> Engine {
-        Engine { home: home.clone(), ..Engine::new(crate::providers::all_in(&home), limits) }
+    pub fn in_home(home: crate::accounts::Home, config: Arc<Config>, limits: Limits) -> Engine {
+        Engine { home: home.clone(), ..Engine::new(crate::providers::all_in(&config, &home), config, limits) }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The zone of local days for a call that names none (`VITALS_TZ`, else the machine's).
+    pub fn zone(&self) -> crate::time::Zone {
+        self.config.zone()
     }
 
     pub fn home(&self) -> &crate::accounts::Home {

@@ -150,7 +150,7 @@ fn date_param(name: &str, v: &str, today: Date) -> Result<Date, QueryError> {
 pub fn plan(engine: &Engine, req: QueryRequest) -> Result<Plan, QueryError> {
     let (provider, collection, qualified) = target(engine, &req.collection)?;
     let cred = usable(&provider, collection, &qualified)?;
-    let zone = zone(req.tz.as_deref())?;
+    let zone = zone(engine, req.tz.as_deref())?;
     let format = format(req.format.as_deref())?;
     let resolution = resolution(engine, req.resolution.as_deref(), collection, &qualified)?;
     let max_chars = max_chars(req.max_chars)?;
@@ -251,10 +251,10 @@ const TZ_SEND: &str = "Send an IANA name such as Europe/Paris or an offset such 
 
 /// `tz` of any tool that reads local days: an IANA name or an offset; this machine's zone when
 /// absent. Every tool refuses a bad one in the same words.
-pub fn zone(tz: Option<&str>) -> Result<Zone, QueryError> {
+pub fn zone(engine: &Engine, tz: Option<&str>) -> Result<Zone, QueryError> {
     match word("tz", tz, TZ_SEND)? {
         Some(t) => Zone::parse(t).map_err(|e| bad(format!("`tz`: {e}. {TZ_SEND}."))),
-        None => Ok(Zone::default_zone()),
+        None => Ok(engine.zone()),
     }
 }
 

@@ -7,6 +7,7 @@
 use super::{Credential, CredentialKind, CredentialSource, Due, EXPIRY_MARGIN_S};
 use crate::accounts::{Home, TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
+use crate::config::Config;
 use crate::connection::Connection;
 use crate::secret::Secret;
 
@@ -43,10 +44,17 @@ struct Unsaved {
 impl StoredCredential {
     /// The credential of `home`: its token store, and where the home reads the environment,
     /// `personal_env` (if the provider has personal tokens) and its API key variable (if it
-    /// connects by key). `VITALS_SANDBOX` counts everywhere.
-    pub fn in_home(spec: &'static ProviderSpec, personal_env: Option<&'static str>, sandbox_is: Option<&'static str>, home: &Home) -> StoredCredential {
+    /// connects by key), read from the settings the binary was started with. `VITALS_SANDBOX`
+    /// counts everywhere.
+    pub fn in_home(
+        spec: &'static ProviderSpec,
+        personal_env: Option<&'static str>,
+        sandbox_is: Option<&'static str>,
+        home: &Home,
+        config: &Config,
+    ) -> StoredCredential {
         let env = home.reads_env_credentials();
-        let from = |var: &'static str| crate::env::var(var).filter(|_| env).map(|v| (var, Secret::new(v)));
+        let from = |var: &'static str| config.var(var).filter(|_| env).map(|v| (var, Secret::new(v.to_string())));
         StoredCredential {
             spec,
             personal_env,
@@ -54,7 +62,7 @@ impl StoredCredential {
             env_key: spec.connection.api_key().and_then(|k| from(k.env)),
             exchanged: Default::default(),
             exchanging: Default::default(),
-            sandbox_forced: crate::env::flag("VITALS_SANDBOX"),
+            sandbox_forced: config.flag("VITALS_SANDBOX"),
             store: home.store(),
             sandbox_is,
             unsaved: Default::default(),

@@ -12,6 +12,7 @@ pub mod whoop;
 pub mod withings;
 
 use crate::catalog::ProviderSpec;
+use crate::config::Config;
 /// The provider vocabulary lives in the core crate, so the engine reads providers only through it.
 pub use crate::provider::*;
 
@@ -32,27 +33,28 @@ pub fn unasked(p: &dyn Provider) -> bool {
     p.spec().connection.session().is_some_and(|s| s.explicit) && cred.mode() == Mode::NeedsCredentials && cred.problem.is_none()
 }
 
-/// Every provider this build knows, reading this machine's user's credentials.
-pub fn all_from_env() -> Vec<std::sync::Arc<dyn Provider>> {
-    all_in(&crate::accounts::Home::Local)
+/// Every provider this build knows, with the settings the binary was started with, reading this
+/// machine's user's credentials.
+pub fn all(config: &Config) -> Vec<std::sync::Arc<dyn Provider>> {
+    all_in(config, &crate::accounts::Home::Local)
 }
 
 /// One provider of the registry: its catalog, and how to make its adapter for a home.
 pub struct Registered {
     pub spec: &'static ProviderSpec,
-    pub make: fn(&crate::accounts::Home) -> std::sync::Arc<dyn Provider>,
+    pub make: fn(&Config, &crate::accounts::Home) -> std::sync::Arc<dyn Provider>,
 }
 
 /// The registry: the one list of the providers this build knows, in the order they are shown.
 /// Everything else (the engine, the settings app, the people's pages, the docs' checks, the
 /// tests) iterates it; adding a provider is its folder and one line here.
 pub static REGISTRY: &[Registered] = &[
-    Registered { spec: &oura::catalog::OURA, make: |h| std::sync::Arc::new(oura::Oura::in_home(h)) },
-    Registered { spec: &withings::catalog::WITHINGS, make: |h| std::sync::Arc::new(withings::Withings::in_home(h)) },
-    Registered { spec: &polar::catalog::POLAR, make: |h| std::sync::Arc::new(polar::Polar::in_home(h)) },
-    Registered { spec: &garmin::catalog::GARMIN, make: |h| std::sync::Arc::new(garmin::Garmin::in_home(h)) },
-    Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(h)) },
-    Registered { spec: &whoop::catalog::WHOOP, make: |h| std::sync::Arc::new(whoop::Whoop::in_home(h)) },
+    Registered { spec: &oura::catalog::OURA, make: |c, h| std::sync::Arc::new(oura::Oura::in_home(c, h)) },
+    Registered { spec: &withings::catalog::WITHINGS, make: |c, h| std::sync::Arc::new(withings::Withings::in_home(c, h)) },
+    Registered { spec: &polar::catalog::POLAR, make: |c, h| std::sync::Arc::new(polar::Polar::in_home(c, h)) },
+    Registered { spec: &garmin::catalog::GARMIN, make: |c, h| std::sync::Arc::new(garmin::Garmin::in_home(c, h)) },
+    Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |c, h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(c, h)) },
+    Registered { spec: &whoop::catalog::WHOOP, make: |c, h| std::sync::Arc::new(whoop::Whoop::in_home(c, h)) },
 ];
 
 /// Every provider's catalog, in the registry's order.
@@ -65,9 +67,9 @@ pub fn spec(name: &str) -> Option<&'static ProviderSpec> {
     specs().find(|s| s.name == name)
 }
 
-/// Every provider this build knows, reading `home`'s credentials.
-pub fn all_in(home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>> {
-    REGISTRY.iter().map(|r| (r.make)(home)).collect()
+/// Every provider this build knows, with `config`'s settings, reading `home`'s credentials.
+pub fn all_in(config: &Config, home: &crate::accounts::Home) -> Vec<std::sync::Arc<dyn Provider>> {
+    REGISTRY.iter().map(|r| (r.make)(config, home)).collect()
 }
 
 #[cfg(test)]
@@ -76,7 +78,7 @@ mod tests {
     fn each_adapter_is_made_from_its_own_catalog() {
         let home = crate::accounts::Home::tenant(std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/registry")));
         for r in super::REGISTRY {
-            assert!(std::ptr::eq((r.make)(&home).spec(), r.spec), "{}: its adapter answers with another catalog", r.spec.name);
+            assert!(std::ptr::eq((r.make)(&super::Config::default(), &home).spec(), r.spec), "{}: its adapter answers with another catalog", r.spec.name);
         }
         let names: std::collections::HashSet<&str> = super::specs().map(|s| s.name).collect();
         assert_eq!(names.len(), super::REGISTRY.len(), "a name twice in the registry");
@@ -85,7 +87,7 @@ mod tests {
     #[test]
     fn no_two_connections_of_a_namespace_name_the_same_collection() {
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/namespaces"));
-        let all = super::all_in(&crate::accounts::Home::tenant(dir));
+        let all = super::all_in(&Config::default(), &crate::accounts::Home::tenant(dir));
         let mut seen = std::collections::HashSet::new();
         for p in &all {
             for c in p.spec().collections {
@@ -102,7 +104,7 @@ mod tests {
     fn every_collection_is_briefed_and_every_headline_column_reads_a_real_field() {
         use crate::catalog::{Derive, EmbeddedKind};
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/briefs"));
-        for p in super::all_in(&crate::accounts::Home::tenant(dir)) {
+        for p in super::all_in(&Config::default(), &crate::accounts::Home::tenant(dir)) {
             let spec = p.spec();
             for c in spec.collections {
                 let name = spec.qualified(c.name);

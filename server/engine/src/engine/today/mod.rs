@@ -110,7 +110,7 @@ struct Asked {
     zone: crate::time::Zone,
 }
 
-fn asked(req: &TodayRequest) -> Result<Asked, QueryError> {
+fn asked(engine: &Engine, req: &TodayRequest) -> Result<Asked, QueryError> {
     let days = req.days.unwrap_or(DEFAULT_DAYS);
     if !(1..=MAX_DAYS).contains(&days) {
         return Err(QueryError::BadInput(format!("`days` must be a whole number from 1 to {MAX_DAYS}; got {days}. Send for example {DEFAULT_DAYS}.")));
@@ -132,7 +132,7 @@ fn asked(req: &TodayRequest) -> Result<Asked, QueryError> {
             ))
         })?,
     };
-    let zone = super::plan::zone(req.tz.as_deref())?;
+    let zone = super::plan::zone(engine, req.tz.as_deref())?;
     Ok(Asked { days, max_chars: max_chars as usize, detail, zone })
 }
 
@@ -142,7 +142,7 @@ Nothing is computed across days: for a change or a trend, vitals_compare or vita
 impl Engine {
     /// The report for today and the `days` before it.
     pub async fn today(&self, req: TodayRequest) -> Result<TodayReport, QueryError> {
-        let a = asked(&req)?;
+        let a = asked(self, &req)?;
         let zone = a.zone.clone();
         let today = zone.today();
         let from = today.checked_sub(jiff::Span::new().days(a.days)).unwrap_or(today);

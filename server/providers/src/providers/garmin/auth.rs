@@ -18,9 +18,17 @@ use serde_json::Value;
 pub const DEFAULT_BASE: &str = "https://personal.connectapi.garmin.com";
 
 /// Where the token and data routes are (the twin in tests).
-pub fn base() -> String {
-    crate::env::var("VITALS_GARMIN_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into()).trim_end_matches('/').to_string()
+pub fn base_in(config: &crate::config::Config) -> String {
+    config.url(BASE_ENV, DEFAULT_BASE)
 }
+
+/// The same for the key exchange, a hook of the connection whose signature carries no settings:
+/// read from the environment (the login's path is not yet handed the binary's settings).
+pub fn base() -> String {
+    base_in(&crate::config::Config::default().with(BASE_ENV, &crate::env::var(BASE_ENV).unwrap_or_default()))
+}
+
+const BASE_ENV: &str = "VITALS_GARMIN_BASE_URL";
 
 /// What Garmin's clients report a token lives when the reply does not say.
 const DEFAULT_LIFETIME_S: i64 = 24 * 3600;

@@ -52,11 +52,11 @@ pub struct Garmin {
 }
 
 impl Garmin {
-    pub fn in_home(home: &crate::accounts::Home) -> Garmin {
-        let cred = StoredCredential::in_home(&catalog::GARMIN, None, Some("built-in sample data"), home);
-        let zone = crate::time::Zone::default_zone();
-        let sensitive = crate::env::var("VITALS_GARMIN_SENSITIVE").map(|v| v.split(',').map(|x| x.trim().to_string()).collect()).unwrap_or_default();
-        Garmin { base: auth::base(), sensitive, cred, sample: Sample { person: sample::Person { tz: zone.tz.clone() } } }
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> Garmin {
+        let cred = StoredCredential::in_home(&catalog::GARMIN, None, Some("built-in sample data"), home, config);
+        let zone = config.zone();
+        let sensitive = config.var("VITALS_GARMIN_SENSITIVE").map(|v| v.split(',').map(|x| x.trim().to_string()).collect()).unwrap_or_default();
+        Garmin { base: auth::base_in(config), sensitive, cred, sample: Sample { person: sample::Person { tz: zone.tz.clone() } } }
     }
 }
 

@@ -26,8 +26,8 @@ pub struct GarminConnect {
 }
 
 impl GarminConnect {
-    pub fn in_home(home: &crate::accounts::Home) -> GarminConnect {
-        GarminConnect { cred: StoredCredential::in_home(&catalog::GARMIN_CONNECT, None, None, home) }
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> GarminConnect {
+        GarminConnect { cred: StoredCredential::in_home(&catalog::GARMIN_CONNECT, None, None, home, config) }
     }
 }
 

@@ -35,14 +35,14 @@ pub struct Oura {
 }
 
 impl Oura {
-    pub fn in_home(home: &crate::accounts::Home) -> Oura {
-        let base = crate::env::var("VITALS_OURA_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let official = crate::env::var(SANDBOX_ENV).is_some_and(|v| v.trim().eq_ignore_ascii_case("official"));
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> Oura {
+        let base = config.url("VITALS_OURA_BASE_URL", DEFAULT_BASE);
+        let official = config.var(SANDBOX_ENV).is_some_and(|v| v.eq_ignore_ascii_case("official"));
         let label = if official { "Oura's sandbox" } else { "built-in sample data" };
-        let cred = StoredCredential::in_home(&catalog::OURA, Some("OURA_PAT"), Some(label), home);
-        let zone = crate::time::Zone::default_zone();
+        let cred = StoredCredential::in_home(&catalog::OURA, Some("OURA_PAT"), Some(label), home, config);
+        let zone = config.zone();
         let sample = (!official).then(|| Sample { person: sample::Person { tz: zone.tz } });
-        Oura { base: base.trim_end_matches('/').to_string(), cred, sample }
+        Oura { base, cred, sample }
     }
 }
 

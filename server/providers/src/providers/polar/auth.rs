@@ -12,9 +12,17 @@ pub static NON_GET: &[NonGet] =
     &[NonGet::post(REGISTRATION, "Polar refuses every read until the user is registered with the app (reference §2.3); it writes none of the user's data")];
 
 /// Where the data routes are (the twin, or a future host), as the provider reads it.
-pub fn base() -> String {
-    crate::env::var("VITALS_POLAR_BASE_URL").unwrap_or_else(|| super::DEFAULT_BASE.into()).trim_end_matches('/').to_string()
+pub fn base_in(config: &crate::config::Config) -> String {
+    config.url(BASE_ENV, super::DEFAULT_BASE)
 }
+
+/// The same for the registration, a hook of the login whose signature carries no settings: read
+/// from the environment (the login's path is not yet handed the binary's settings).
+pub fn base() -> String {
+    base_in(&crate::config::Config::default().with(BASE_ENV, &crate::env::var(BASE_ENV).unwrap_or_default()))
+}
+
+const BASE_ENV: &str = "VITALS_POLAR_BASE_URL";
 
 /// Register the user. 200/201: registered. 409: already registered (with this app, or the
 /// member id is taken by an earlier registration of the same user): fine. 403: the user has not

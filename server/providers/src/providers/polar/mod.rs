@@ -48,11 +48,11 @@ pub struct Polar {
 }
 
 impl Polar {
-    pub fn in_home(home: &crate::accounts::Home) -> Polar {
-        let cred = StoredCredential::in_home(&catalog::POLAR, None, Some("built-in sample data"), home);
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> Polar {
+        let cred = StoredCredential::in_home(&catalog::POLAR, None, Some("built-in sample data"), home, config);
         // The sample person lives in the user's zone, a fixed offset too (its days are the user's).
-        let zone = Zone::default_zone();
-        Polar { base: auth::base(), cred, sample: Sample { person: sample::Person { tz: zone.tz, ..sample::Person::new("UTC") } } }
+        let zone = config.zone();
+        Polar { base: auth::base_in(config), cred, sample: Sample { person: sample::Person { tz: zone.tz, ..sample::Person::new("UTC") } } }
     }
 }
 

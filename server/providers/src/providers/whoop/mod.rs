@@ -53,11 +53,11 @@ pub struct Whoop {
 }
 
 impl Whoop {
-    pub fn in_home(home: &crate::accounts::Home) -> Whoop {
-        let base = crate::env::var("VITALS_WHOOP_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::in_home(&catalog::WHOOP, None, Some("built-in sample data"), home);
-        let zone = crate::time::Zone::default_zone();
-        Whoop { base: base.trim_end_matches('/').to_string(), cred, sample: Sample { person: sample::Person { tz: zone.tz } }, mornings: Default::default() }
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> Whoop {
+        let base = config.url("VITALS_WHOOP_BASE_URL", DEFAULT_BASE);
+        let cred = StoredCredential::in_home(&catalog::WHOOP, None, Some("built-in sample data"), home, config);
+        let zone = config.zone();
+        Whoop { base, cred, sample: Sample { person: sample::Person { tz: zone.tz } }, mornings: Default::default() }
     }
 
     fn remember(&self, sleeps: &[Value]) {

@@ -71,11 +71,11 @@ fn iana_name(z: &crate::time::Zone) -> String {
 }
 
 impl Withings {
-    pub fn in_home(home: &crate::accounts::Home) -> Withings {
-        let base = crate::env::var("VITALS_WITHINGS_BASE_URL").unwrap_or_else(|| DEFAULT_BASE.into());
-        let cred = StoredCredential::in_home(&catalog::WITHINGS, None, Some("built-in sample data"), home);
-        let person = sample::Person::new(&iana_name(&crate::time::Zone::default_zone()), true);
-        Withings { base: base.trim_end_matches('/').to_string(), cred, sample: Sample { person } }
+    pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> Withings {
+        let base = config.url("VITALS_WITHINGS_BASE_URL", DEFAULT_BASE);
+        let cred = StoredCredential::in_home(&catalog::WITHINGS, None, Some("built-in sample data"), home, config);
+        let person = sample::Person::new(&iana_name(&config.zone()), true);
+        Withings { base, cred, sample: Sample { person } }
     }
 }
 
