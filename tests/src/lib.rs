@@ -123,6 +123,14 @@ impl Twin {
     pub fn whoop<T>(&self, f: impl FnOnce(&mut whoop::Whoop) -> T) -> T {
         f(&mut self.state.whoop.lock().unwrap())
     }
+    /// Run the per-minute budgets (Withings' 120, WHOOP's 100) `scale` times faster, as a server
+    /// started with `VITALS_RATE_TIME_SCALE=scale` counts them: a test that spends a budget waits
+    /// a minute ÷ `scale` for it to free, with the same requests in a window.
+    pub fn scale_minutes(&self, scale: u32) {
+        let minute = std::time::Duration::from_secs(60) / scale.max(1);
+        self.withings(|w| w.cfg.minute = minute);
+        self.whoop(|w| w.cfg.minute = minute);
+    }
     /// The base URL of a twin of [`TWINS`] (its prefix below this twin's address).
     pub fn mounted(&self, provider: &str) -> String {
         let t = TWINS.iter().find(|t| t.provider == provider).unwrap_or_else(|| panic!("no twin of {provider} is mounted"));

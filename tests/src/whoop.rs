@@ -45,6 +45,9 @@ pub struct WhoopConfig {
     pub expires_in: i64,
     /// Data requests a minute before 429 (WHOOP: 100, per app).
     pub per_minute: usize,
+    /// How long the twin's minute lasts (a real one unless a test runs the budget's windows faster,
+    /// as the server's `VITALS_RATE_TIME_SCALE` does: [`crate::Twin::scale_minutes`]).
+    pub minute: std::time::Duration,
     /// At most this many records a page whatever `limit` says (to make short listings page).
     pub page_cap: Option<usize>,
     /// A reused refresh token also kills the token it was rotated into (the worst case).
@@ -60,6 +63,7 @@ impl Default for WhoopConfig {
             quirks: Quirks::default(),
             expires_in: 3600,
             per_minute: 100,
+            minute: std::time::Duration::from_secs(60),
             page_cap: None,
             revoke_family_on_reuse: false,
             faults: WhoopFaults::default(),
@@ -265,9 +269,10 @@ impl Whoop {
     fn rate_headers(&self) -> Vec<(&'static str, String)> {
         let left = self.cfg.per_minute.saturating_sub(self.arrivals.len());
         // Seconds until the oldest request of the minute leaves it.
-        let reset = self.arrivals.front().map_or(60, |t| 60 - (self.now().as_second() - t.as_second()).clamp(0, 59));
+        let minute = self.cfg.minute.as_secs().max(1) as i64;
+        let reset = self.arrivals.front().map_or(minute, |t| minute - (self.now().as_second() - t.as_second()).clamp(0, minute - 1));
         vec![
-            ("x-ratelimit-limit", format!("{}, {};window=60, 10000;window=86400", self.cfg.per_minute, self.cfg.per_minute)),
+            ("x-ratelimit-limit", format!("{}, {};window={minute}, 10000;window=86400", self.cfg.per_minute, self.cfg.per_minute)),
             ("x-ratelimit-remaining", left.to_string()),
             ("x-ratelimit-reset", reset.to_string()),
         ]
@@ -303,7 +308,8 @@ impl Whoop {
         if !access.scopes.split(' ').any(|s| s == Whoop::scope_of(route)) {
             return Answer::json(401, json!({"message": "Authorization was not valid"}));
         }
-        let minute_ago = now.checked_sub(jiff::SignedDuration::from_secs(60)).unwrap_or(now);
+        let minute = jiff::SignedDuration::try_from(self.cfg.minute).unwrap_or(jiff::SignedDuration::from_secs(60));
+        let minute_ago = now.checked_sub(minute).unwrap_or(now);
         while self.arrivals.front().is_some_and(|t| *t < minute_ago) {
             self.arrivals.pop_front();
         }

@@ -39,6 +39,9 @@ pub struct WithingsConfig {
     pub now: Option<Timestamp>,
     /// Requests per minute per client_id before status 601; None turns the limit off.
     pub rate_per_minute: Option<usize>,
+    /// How long the twin's minute lasts (a real one unless a test runs the budget's windows
+    /// faster, as the server's `VITALS_RATE_TIME_SCALE` does: [`crate::Twin::scale_minutes`]).
+    pub minute: std::time::Duration,
     /// `body.wait_seconds` sent with a 601 (a field the reference marks unverified).
     pub wait_seconds: Option<u64>,
     pub faults: WithingsFaults,
@@ -52,6 +55,7 @@ impl Default for WithingsConfig {
             page_order: None,
             now: None,
             rate_per_minute: Some(120),
+            minute: std::time::Duration::from_secs(60),
             wait_seconds: Some(1),
             faults: WithingsFaults::default(),
         }
@@ -149,8 +153,9 @@ impl Withings {
             return false;
         };
         let now = std::time::Instant::now();
+        let minute = self.cfg.minute;
         let q = self.arrivals.entry(client.to_string()).or_default();
-        while q.front().is_some_and(|t| now.duration_since(*t) >= std::time::Duration::from_secs(60)) {
+        while q.front().is_some_and(|t| now.duration_since(*t) >= minute) {
             q.pop_front();
         }
         if q.len() >= limit {

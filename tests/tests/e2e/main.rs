@@ -36,6 +36,7 @@ mod people_browser;
 mod polar;
 mod python;
 mod read_right;
+mod settings;
 mod speed_size;
 mod stdio;
 mod store_race;

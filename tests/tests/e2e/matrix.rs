@@ -248,7 +248,7 @@ async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Tr
         if !paced_out || tries == 4 {
             return Err(format!("a fault never fired (answers each rule changed: {fired:?}; {tries} tries)"));
         }
-        tokio::time::sleep(std::time::Duration::from_secs(20)).await;
+        tokio::time::sleep(MINUTE / 3).await;
     };
     let by_identity = changes_values(rules);
     if r.is_error == Some(true) {
@@ -282,7 +282,7 @@ async fn cell(s: &Session, twin: &Twin, col: &Column, rules: &[Rule], truth: &Tr
         from = rest["notices"]["truncated"]["continue_from"].as_str().map(str::to_string);
         match &from {
             // The provider's budget, spent by the cells before: wait, as the answer says, and go on.
-            Some(_) if rest["notices"]["truncated"]["cause"] == "rate_limited" => tokio::time::sleep(std::time::Duration::from_secs(5)).await,
+            Some(_) if rest["notices"]["truncated"]["cause"] == "rate_limited" => tokio::time::sleep(MINUTE / 12).await,
             Some(_) => return Err(format!("resuming from {f} without faults was cut again: {}", rest["notices"]["truncated"])),
             None => {}
         }
@@ -311,16 +311,26 @@ struct Truth {
     notices: Vec<String>,
 }
 
+/// How many times faster than real ones the providers' per-minute budgets run in this test.
+const SCALE: u32 = 10;
+/// A provider's minute, so scaled.
+const MINUTE: std::time::Duration = std::time::Duration::from_secs(60 / SCALE as u64);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     let twin = twin().await;
+    let scale = SCALE.to_string();
     let extra = [
         // Every cell goes to the twin: no answer from memory.
         ("VITALS_CACHE_MB", "0"),
         ("VITALS_HTTP_TIMEOUT_MS", "2000"),
         // A Retry-After of an hour is past this, so the answer must say so rather than wait.
         ("VITALS_RATE_WAIT_BUDGET_S", "5"),
+        // The providers' minutes, on the twin and in the server alike, last MINUTE: the cells
+        // spend the same budgets, and wait a tenth as long for them to free.
+        ("VITALS_RATE_TIME_SCALE", scale.as_str()),
     ];
+    twin.scale_minutes(SCALE);
     let (s, withings) = all_providers(&twin, "matrix", &extra).await;
     // Pages of 400 heart-rate samples: each window of the Oura column is a listing of 3 pages,
     // so faults that follow a page token have a token to follow.
@@ -366,7 +376,7 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
                 // a minute), and a cut for that is right. Once the window has freed, the row must
                 // answer complete; a cut for the row's faults would come back.
                 eprintln!("matrix: {} × {} was cut; asked again after the provider's budget frees", row.name, col.provider);
-                tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+                tokio::time::sleep(MINUTE / 2).await;
                 verdict = cell(&s, &twin, col, &row.rules, truth).await;
             }
             match verdict {
