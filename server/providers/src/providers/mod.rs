@@ -87,7 +87,7 @@ mod tests {
     #[test]
     fn no_two_connections_of_a_namespace_name_the_same_collection() {
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/namespaces"));
-        let all = super::all_in(&Config::default(), &crate::accounts::Home::tenant(dir));
+        let all = super::all_in(&super::Config::default(), &crate::accounts::Home::tenant(dir));
         let mut seen = std::collections::HashSet::new();
         for p in &all {
             for c in p.spec().collections {
@@ -104,7 +104,7 @@ mod tests {
     fn every_collection_is_briefed_and_every_headline_column_reads_a_real_field() {
         use crate::catalog::{Derive, EmbeddedKind};
         let dir = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp/briefs"));
-        for p in super::all_in(&Config::default(), &crate::accounts::Home::tenant(dir)) {
+        for p in super::all_in(&super::Config::default(), &crate::accounts::Home::tenant(dir)) {
             let spec = p.spec();
             for c in spec.collections {
                 let name = spec.qualified(c.name);
