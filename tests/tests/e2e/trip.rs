@@ -55,6 +55,13 @@ async fn a_trip_week_puts_every_record_under_the_date_where_it_happened_for_ever
     let (s, _withings) = all_providers(&twin, "trip", &[("VITALS_TZ", "+09:00")]).await;
     let week = json!({"start": ds(first), "end": ds(last)});
 
+    // The catalog says each collection's rule, in its full entry.
+    for (c, says) in [("polar.exercises", "offset it was recorded in"), ("oura.sleep", "provider's own day"), ("oura.heartrate", "query's tz")] {
+        let e = s.ok("vitals_sources", json!({"collection": c})).await;
+        let day = e["providers"][0]["collections"][0]["day"].as_str().unwrap_or_default().to_string();
+        assert!(day.contains(says), "{c}: {day:?}");
+    }
+
     // Every workout under the day it started where the person was, whatever this computer's zone.
     let mut started = 0;
     for c in WORKOUTS {

@@ -385,13 +385,22 @@ async fn an_expired_access_token_is_refreshed_and_the_rotated_pair_saved_before_
 #[tokio::test(flavor = "multi_thread")]
 async fn a_token_endpoint_that_is_down_is_asked_again_and_never_called_a_dead_login() {
     use vitals_twin::wire::{Fault, Rule};
-    let (twin, _login, s) = connected("down").await;
+    let (twin, login, s) = connected("down").await;
     let down = |count| vec![Rule::token(1, count, Fault::Html { status: 503 })];
     twin.withings(|w| w.oauth.expire_access_tokens());
     twin.wire(down(1));
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-10"})).await;
     assert!(a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
     assert_eq!(twin.wire_fired(), vec![1], "the endpoint was down for the first ask");
+    // A token the store holds as expired, the endpoint down: it is still sent (Withings takes it
+    // here), rather than the query failing before its first request.
+    let mut stale = login.stored();
+    stale.expires_at = Some(jiff::Timestamp::now().as_second() - 60);
+    vitals::accounts::TokenStore::file(&login.dir).save("withings", &stale).unwrap();
+    twin.wire(down(100));
+    let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-12", "forget": true})).await;
+    assert!(a["notices"]["truncated"].is_null() && !a["data"].is_null(), "{}", a["notices"]);
+    assert!(twin.wire_fired()[0] >= 2, "the renewal before the first request was asked, twice");
     twin.withings(|w| w.oauth.expire_access_tokens());
     twin.wire(down(100));
     let a = s.ok("vitals_query", json!({"collection": "withings.activity", "day": "2026-06-11", "forget": true})).await;
