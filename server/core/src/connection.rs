@@ -21,6 +21,20 @@ pub enum Connection {
     /// A login with email, password and maybe a one-time code, typed only into a page or prompt of
     /// ours; and/or tokens another tool already saved, imported.
     Session(SessionSpec),
+    /// A file the person exports from their phone and chooses (Apple Health has no web API):
+    /// vitals remembers its path and reads it in place, never a copy.
+    File(FileSpec),
+}
+
+/// A file connection: where the path comes from and what file it is.
+#[derive(Debug, Clone, Copy)]
+pub struct FileSpec {
+    /// The variable the path is read from (the extension's file picker, a script).
+    pub env: &'static str,
+    /// Which file, in words, for the chooser and the errors.
+    pub what: &'static str,
+    /// The file names' endings the chooser offers.
+    pub extensions: &'static [&'static str],
 }
 
 /// The kind of a connection, as `vitals_check`, `vitals_sources` and the settings app name it.
@@ -34,11 +48,14 @@ pub enum ConnectionKind {
     Session,
     /// A session whose only way in is importing another tool's saved tokens.
     Import,
+    /// A file the person chooses (an export), read in place.
+    File,
 }
 
 impl ConnectionKind {
     /// Every kind, for documentation and its test.
-    pub const ALL: [ConnectionKind; 5] = [ConnectionKind::OAuth, ConnectionKind::ApiKey, ConnectionKind::Session, ConnectionKind::Import, ConnectionKind::None];
+    pub const ALL: [ConnectionKind; 6] =
+        [ConnectionKind::OAuth, ConnectionKind::ApiKey, ConnectionKind::Session, ConnectionKind::Import, ConnectionKind::File, ConnectionKind::None];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -47,6 +64,7 @@ impl ConnectionKind {
             ConnectionKind::ApiKey => "api_key",
             ConnectionKind::Session => "session",
             ConnectionKind::Import => "import",
+            ConnectionKind::File => "file",
         }
     }
 }
@@ -59,6 +77,7 @@ impl Connection {
             Connection::ApiKey(_) => ConnectionKind::ApiKey,
             Connection::Session(s) if s.login.is_none() => ConnectionKind::Import,
             Connection::Session(_) => ConnectionKind::Session,
+            Connection::File(_) => ConnectionKind::File,
         }
     }
     /// Whether anything can be connected at all.
@@ -83,10 +102,16 @@ impl Connection {
             _ => None,
         }
     }
+    pub fn file(&self) -> Option<&FileSpec> {
+        match self {
+            Connection::File(f) => Some(f),
+            _ => None,
+        }
+    }
     /// How access ends at the provider when the user disconnects.
     pub fn revoke(&self) -> Revoke {
         match self {
-            Connection::None => Revoke::Nothing,
+            Connection::None | Connection::File(_) => Revoke::Nothing,
             Connection::OAuth(o) => o.revoke,
             Connection::ApiKey(k) => k.revoke,
             Connection::Session(s) => s.revoke,
@@ -98,7 +123,7 @@ impl Connection {
             Connection::OAuth(o) => Some(o.portal),
             Connection::ApiKey(k) => Some(k.portal),
             Connection::Session(s) => s.portal,
-            Connection::None => None,
+            Connection::None | Connection::File(_) => None,
         }
     }
 }
@@ -303,6 +328,8 @@ pub enum CredentialKind {
     OAuth,
     ApiKey,
     Session,
+    /// A file the person chose, read in place.
+    File,
 }
 
 impl CredentialKind {
@@ -314,9 +341,17 @@ impl CredentialKind {
             CredentialKind::OAuth => "oauth",
             CredentialKind::ApiKey => "api_key",
             CredentialKind::Session => "session",
+            CredentialKind::File => "file",
         }
     }
     /// Every kind, for documentation and its test.
-    pub const ALL: [CredentialKind; 6] =
-        [CredentialKind::None, CredentialKind::Sandbox, CredentialKind::PersonalToken, CredentialKind::OAuth, CredentialKind::ApiKey, CredentialKind::Session];
+    pub const ALL: [CredentialKind; 7] = [
+        CredentialKind::None,
+        CredentialKind::Sandbox,
+        CredentialKind::PersonalToken,
+        CredentialKind::OAuth,
+        CredentialKind::ApiKey,
+        CredentialKind::Session,
+        CredentialKind::File,
+    ];
 }

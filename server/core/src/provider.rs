@@ -230,6 +230,16 @@ pub trait Provider: Send + Sync {
     fn offline(&self) -> Option<&dyn SampleApi> {
         None
     }
+    /// What answers this credential's requests in process, if anything does: the sample API in
+    /// sandbox mode; a provider read from a file (an export indexed in memory) always.
+    fn local(&self, cred: &Credential) -> Option<&dyn SampleApi> {
+        self.offline().filter(|_| cred.mode() == Mode::Sandbox)
+    }
+    /// Waits until the in-process answers can be given (an export's index still being built),
+    /// reporting how far it is in words. None: nothing to wait for.
+    fn ready(&self) -> Option<BoxFuture<'_, ()>> {
+        None
+    }
     /// Do what the credential needs: renew it (an OAuth refresh, a key exchanged again, a session
     /// refreshed) or finish a step after the login. `refused` is the access token the provider
     /// turned away (None: work that was due before the first request). None: nothing can be done.

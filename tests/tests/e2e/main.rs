@@ -4,6 +4,7 @@ mod common;
 
 mod agreement;
 mod analysis;
+mod apple_health;
 mod apps;
 mod apps_browser;
 mod arguments;

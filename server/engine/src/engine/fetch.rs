@@ -516,9 +516,18 @@ impl Reader for PageReader<'_> {
     }
 
     async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, String> {
-        match self.plan.provider.offline().filter(|_| self.plan.cred.mode() == Mode::Sandbox) {
-            // Built-in sample data: answered in process.
-            Some(api) => Ok(api.answer(&self.req)),
+        let p = &self.plan.provider;
+        match p.local(&self.plan.cred) {
+            // Built-in sample data, or an export indexed in memory: answered in process.
+            Some(api) => {
+                // An export's index still being built: the call waits for it within its deadline.
+                if let Some(wait) = p.ready() {
+                    if self.plan.deadline.within(wait).await.is_none() {
+                        return Err(format!("{}'s file was still being read when this call's time ran out", p.spec().display));
+                    }
+                }
+                Ok(api.answer(&self.req))
+            }
             None => self.source.http.read(&self.req, bearer).await.map_err(|e| e.to_string()),
         }
     }
@@ -537,7 +546,7 @@ async fn fetch_page(w: &Window<'_>, token: Option<&str>, out: &mut WindowOut) ->
     let (engine, source, plan, shared, index, piece) = (w.engine, w.source, w.plan, w.shared, w.index, w.piece);
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
-    let offline = p.offline().is_some() && plan.cred.mode() == Mode::Sandbox;
+    let offline = p.local(&plan.cred).is_some();
     let call = Call { provider: p, source, cred: &plan.cred, limits: &engine.limits, deadline: plan.deadline, offline };
     let mut reader = PageReader { plan, source, shared, index, page_cap: engine.limits.page_cap, req, token };
     Ok(match call.send(&mut reader, &mut out.stats).await? {

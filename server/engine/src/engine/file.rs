@@ -72,10 +72,15 @@ impl Engine {
         let said = due.map(|d| self.prepared_words(p.as_ref(), &d));
         let no_request = || QueryError::BadInput(format!("{} builds no file request", spec.display));
         let request = make(&cred).ok_or_else(no_request)?;
-        if let Some(api) = p.offline().filter(|_| cred.mode() == Mode::Sandbox) {
+        if let Some(api) = p.local(&cred) {
+            if let Some(wait) = p.ready() {
+                if deadline.within(wait).await.is_none() {
+                    return Err(QueryError::Upstream(format!("{}'s file is still being read; nothing was written. Ask again in a moment.", spec.display)));
+                }
+            }
             let (status, bytes) = api.file(&request);
             return match refusal(p.as_ref(), &cred, status, String::new) {
-                Some(PageError::Refused(_)) | None => Ok(FileReply { status, bytes, synthetic: true, credential: said }),
+                Some(PageError::Refused(_)) | None => Ok(FileReply { status, bytes, synthetic: cred.mode() == Mode::Sandbox, credential: said }),
                 Some(e) => Err(file_error(p.as_ref(), e)),
             };
         }

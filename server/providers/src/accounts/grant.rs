@@ -239,6 +239,15 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
             Some(refresh) => Ok(t.renewed(refresh(t.grant()).await?)),
             None => Err(format!("this {} session cannot be renewed from here; connect again", p.display).into()),
         },
-        Connection::None => Err(format!("{} has nothing to renew", p.display).into()),
+        Connection::None | Connection::File(_) => Err(format!("{} has nothing to renew", p.display).into()),
     }
+}
+
+/// How a file connection is made: the person chooses the file, never the assistant.
+pub fn file_help(p: &ProviderSpec, f: &crate::connection::FileSpec) -> String {
+    format!(
+        "{} is read from a file on this computer: {}. Choose it in the vitals extension's settings (its file setting), in the vitals \
+         settings app, or with `vitals-mcp auth {} --file PATH` (or set {} to its path). vitals reads it in place and never copies it.",
+        p.display, f.what, p.name, f.env
+    )
 }

@@ -204,6 +204,7 @@ impl Link {
             }
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
+            Connection::File(f) => return Err(LinkError::NoPage(super::grant::file_help(p, &f))),
         };
         Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default(), started: Instant::now(), state: None })
     }

@@ -79,6 +79,7 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
         }
         (Connection::Session(s), _) => Err(super::grant::import_help(p, s.import)),
         (Connection::None, _) => Err(format!("{} serves sample data only: there is no account to connect.", p.display)),
+        (Connection::File(f), _) => Err(super::grant::file_help(p, &f)),
     }
 }
 

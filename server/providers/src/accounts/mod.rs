@@ -3,6 +3,7 @@
 pub mod app;
 pub mod browser;
 pub mod error;
+pub mod files;
 pub mod forget;
 pub mod grant;
 pub mod home;
@@ -15,5 +16,6 @@ pub mod vault;
 
 pub use crate::connection::AppEnv;
 pub use app::{AppCredentials, AppSource, Settings};
+pub use files::{forget_file, save_file, saved_file};
 pub use home::Home;
 pub use store::{default_dir, token_store, Backend, StoreError, TokenStore, Tokens};

@@ -97,6 +97,7 @@ impl StoredCredential {
             Connection::OAuth(_) => CredentialKind::OAuth,
             Connection::ApiKey(_) => CredentialKind::ApiKey,
             Connection::Session(_) | Connection::None => CredentialKind::Session,
+            Connection::File(_) => CredentialKind::File,
         }
     }
 

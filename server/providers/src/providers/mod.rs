@@ -1,5 +1,6 @@
 //! One folder per provider. A provider is data (its catalog) plus a small adapter that knows its
 //! wire format and where its credential comes from; everything else is the engine's.
+pub mod apple_health;
 pub mod credential;
 #[cfg(test)]
 mod declared;
@@ -55,6 +56,7 @@ pub static REGISTRY: &[Registered] = &[
     Registered { spec: &garmin::catalog::GARMIN, make: |c, h| std::sync::Arc::new(garmin::Garmin::in_home(c, h)) },
     Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |c, h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(c, h)) },
     Registered { spec: &whoop::catalog::WHOOP, make: |c, h| std::sync::Arc::new(whoop::Whoop::in_home(c, h)) },
+    Registered { spec: &apple_health::catalog::APPLE_HEALTH, make: |c, h| std::sync::Arc::new(apple_health::AppleHealth::in_home(c, h)) },
 ];
 
 /// Every provider's catalog, in the registry's order.
