@@ -225,3 +225,69 @@ async fn without_a_file_the_sample_is_labelled() {
     assert!(rows(&raw).iter().any(|r| r["type"] == "HKCategoryTypeIdentifierMindfulSession"), "any type is reachable raw");
     s.close().await;
 }
+
+/// `vitals_today`, `vitals_daily` and the analyses read Apple Health like any provider, and a
+/// workout's route is written from the GPX inside the zip where the person asks.
+#[tokio::test(flavor = "multi_thread")]
+async fn today_daily_the_analyses_and_a_routes_export_read_the_export() {
+    let p = plan(false);
+    let path = write_zip(&p, "today", "export.xml");
+    let s = server(&path).await;
+    let t = s.ok("vitals_today", json!({"days": 3})).await;
+    let apple = t["providers"].as_array().unwrap().iter().find(|x| x["provider"] == "apple-health").expect("an Apple Health section").clone();
+    assert_eq!(apple["synthetic"], false, "{apple}");
+    let roles: Vec<&str> = apple["sections"].as_array().unwrap().iter().filter_map(|x| x["role"].as_str()).collect();
+    assert_eq!(roles, ["sleep", "activity", "workouts"], "{apple}");
+    let d = s.ok("vitals_daily", json!({"start": ds(ago(4)), "end": ds(ago(2))})).await;
+    let steps = &d["rows"][0]["steps"];
+    assert!(steps["from"].as_str().unwrap_or("").starts_with("apple_health.activity"), "{steps}");
+    let tr = s.ok("vitals_trend", json!({"metric": "apple_health.activity.steps", "start": ds(ago(9)), "end": ds(ago(1))})).await;
+    assert!(tr.to_string().contains("sources merged by priority"), "the day's rule is said: {tr:.600}");
+    let w = rows(&query(&s, "workout", json!({"start": ds(ago(9)), "end": ds(ago(1))})).await);
+    let run = w.iter().find(|r| r["route"] == true).expect("a run with its route");
+    let out = scratch().join(format!("apple-health-{}-route.gpx", std::process::id()));
+    let _ = std::fs::remove_file(&out);
+    s.ok("vitals_export", json!({"provider": "apple-health", "id": run["id"], "format": "gpx", "path": out.display().to_string()})).await;
+    let gpx = std::fs::read_to_string(&out).unwrap();
+    assert!(gpx.contains("<trkpt") && gpx.contains("Apple Health Export"), "the route as the zip holds it: {gpx:.300}");
+    s.close().await;
+}
+
+/// The reader never panics on a damaged export: an export cut at many places and byte-flipped
+/// many times is read or refused in words naming the file.
+#[test]
+fn the_reader_survives_cut_and_damaged_exports() {
+    use vitals::providers::apple_health::read;
+    let mut p = Plan::new(date("2026-03-01"), 2, "Europe/Paris");
+    p.hr_per_day = 24;
+    let mut xml = vec![];
+    generate::write_xml(&p, &mut xml).unwrap();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let (mut read_ok, mut refused) = (0, 0);
+    for k in 0..300 {
+        let mut body = xml.clone();
+        if k % 2 == 0 {
+            body.truncate((next() as usize) % body.len());
+        } else {
+            for _ in 0..(1 + next() % 8) {
+                let i = (next() as usize) % body.len();
+                body[i] = next() as u8;
+            }
+        }
+        match std::panic::catch_unwind(|| read::read_xml(std::io::Cursor::new(body), "damaged.xml")) {
+            Ok(Ok(_)) => read_ok += 1,
+            Ok(Err(e)) => {
+                assert!(e.to_string().starts_with("damaged.xml"), "{e}");
+                refused += 1;
+            }
+            Err(_) => panic!("the reader panicked on damaged export {k}"),
+        }
+    }
+    assert!(refused > 100 && read_ok + refused == 300, "{refused} refused, {read_ok} read");
+}
