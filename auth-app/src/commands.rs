@@ -54,6 +54,10 @@ pub struct ProviderState {
     /// Whether Forget app credentials has saved ones to delete (not ones from the environment,
     /// which only the environment can remove).
     pub can_forget_app: bool,
+    /// A file connection: the file read (its path), once chosen.
+    pub file: Option<String>,
+    /// A file connection: which file, in words.
+    pub file_what: Option<String>,
 }
 
 /// A finished action: what it did, in words, and the provider's state after it.
@@ -115,6 +119,8 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         can_connect: false,
         can_revoke: false,
         can_forget_app: false,
+        file: None,
+        file_what: p.connection.file().map(|f| f.what.to_string()),
     };
     s.summary = match p.connection {
         Connection::OAuth(o) => format!("Not set up: create an app at {} with the redirect below, then save its client ID and secret here.", o.portal),
@@ -122,7 +128,11 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         Connection::Session(x) if x.login.is_some() => format!("Not connected: sign in to {} below.", p.display),
         Connection::Session(x) => grant::import_help(p, x.import),
         Connection::None => "Sample data only.".into(),
+        Connection::File(f) => format!("No file chosen: choose {} below.", f.what),
     };
+    if p.connection.file().is_some() {
+        return file_state(s, p);
+    }
     // An error leaves nothing to connect or revoke with until it is mended (the summary says how).
     let error = |mut s: ProviderState, why: String| {
         s.state = "error".into();
@@ -186,6 +196,35 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         Err(e) => return error(s, format!("The saved login could not be read: {e}")),
     }
     s
+}
+
+/// A file connection's state: the chosen file, or none (the environment's, when the extension set it).
+fn file_state(mut s: ProviderState, p: &'static ProviderSpec) -> ProviderState {
+    let home = vitals::accounts::Home::Local;
+    let chosen = vitals::accounts::saved_file(&home, p.name).map(|f| (f, "chosen here"));
+    let from_env = p.connection.file().and_then(|f| vitals::env::var(f.env)).map(|f| (std::path::PathBuf::from(f), "set by the extension"));
+    if let Some((f, how)) = from_env.or(chosen) {
+        s.state = "connected".into();
+        s.can_revoke = how == "chosen here";
+        s.summary = format!("Reads {} ({how}), in place: the file is never copied.", home_short(&f.display().to_string()));
+        s.file = Some(f.display().to_string());
+    }
+    s
+}
+
+/// Choose the file a file connection reads: its path is saved, the file never copied.
+#[tauri::command]
+pub fn choose_file(state: tauri::State<'_, AppState>, provider: String, path: String) -> Result<Done, String> {
+    let p = spec(&state, &provider)?;
+    if p.connection.file().is_none() {
+        return Err(format!("{} is not connected with a file.", p.display));
+    }
+    let path = path.trim();
+    if path.is_empty() {
+        return Err("`path`: type the path of the file.".into());
+    }
+    let abs = vitals::accounts::save_file(&vitals::accounts::Home::Local, p.name, std::path::Path::new(path))?;
+    Ok(Done { message: format!("{} reads {} from now on, in place.", p.display, abs.display()), state: state_of(&state, p) })
 }
 
 /// Every provider's state.

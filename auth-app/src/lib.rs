@@ -36,6 +36,7 @@ pub fn configure_with<R: tauri::Runtime>(b: tauri::Builder<R>, providers: Vec<&'
         commands::session_login,
         commands::session_code,
         commands::import,
+        commands::choose_file,
         commands::connect_start,
         commands::connect_wait,
         commands::revoke,

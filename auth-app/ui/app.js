@@ -228,6 +228,16 @@ const KINDS = {
   import(s) {
     return importForm(s);
   },
+  file(s) {
+    const p = s.provider;
+    return [
+      el('p', { class: 'details', id: `${p}-file-what` }, `Choose ${s.file_what || 'the file'}: vitals reads it where it is and never copies it.`),
+      ...form(p, `${p}-fileform`, [
+        el('label', { for: `${p}-path` }, 'File'),
+        Object.assign(el('input', { id: `${p}-path`, autocomplete: 'off', spellcheck: 'false', placeholder: '/path/to/export.zip' }), { value: s.file || '' }),
+      ], () => run(p, () => invoke('choose_file', { provider: p, path: document.getElementById(`${p}-path`).value }), 'Saving…'), 'Use this file'),
+    ];
+  },
 };
 
 // Replace one provider's card (keeping its last message), or add it.

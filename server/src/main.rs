@@ -36,6 +36,10 @@ enum Command {
         /// Import the tokens another tool saved, from this folder (default: that tool's own folder).
         #[arg(long, num_args = 0..=1, value_name = "FOLDER")]
         import: Option<Option<std::path::PathBuf>>,
+        /// The file a file connection reads (an Apple Health export): its path is remembered, the
+        /// file is read in place and never copied.
+        #[arg(long, value_name = "PATH")]
+        file: Option<std::path::PathBuf>,
     },
     /// Disconnect: revoke the login at the provider (where it has a revoke endpoint) and delete the
     /// local tokens. Without a provider, every connected one.
@@ -300,8 +304,21 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
     match c {
         Command::Serve(a) => serve_command(a, config, limits).await.map(Done::from),
         Command::Tenant { action, tenants, public_url, key_file } => tenant_command(action, tenants, public_url, key_file).map(Done::from),
-        Command::Auth { provider, manual, import } => {
+        Command::Auth { provider, manual, import, file } => {
             let p = connectable(&provider)?;
+            if let Some(f) = p.connection.file() {
+                let path = file.ok_or_else(|| vitals::accounts::grant::file_help(p, f))?;
+                let abs = vitals::accounts::save_file(&vitals::accounts::Home::Local, p.name, &path)?;
+                return Ok(format!(
+                    "{} reads {} (its path is saved; the file is read in place, never copied). Claude picks this up on its next request.",
+                    p.display,
+                    abs.display()
+                )
+                .into());
+            }
+            if file.is_some() {
+                return Err(format!("`--file`: {} is not connected with a file; run `vitals-mcp auth {}`.", p.display, p.name));
+            }
             let how = match (import, manual) {
                 (Some(dir), _) => How::Import(dir),
                 (None, true) => How::Manual,

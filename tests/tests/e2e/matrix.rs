@@ -42,10 +42,16 @@ const COLUMNS: [Column; 5] = [
 
 /// The connections of the registry the matrix has no column for, and why. A provider added to the
 /// registry fails [`every_provider_of_the_registry_has_a_column_or_a_reason`] until it has one.
-pub const NO_COLUMN: &[(&str, &str)] = &[(
-    "garmin-connect",
-    "its twin is a separate login and API (tests/src/garmin_connect.rs); its 429s, refusals and login are tested in tests/tests/e2e/garmin_connect.rs",
-)];
+pub const NO_COLUMN: &[(&str, &str)] = &[
+    (
+        "garmin-connect",
+        "its twin is a separate login and API (tests/src/garmin_connect.rs); its 429s, refusals and login are tested in tests/tests/e2e/garmin_connect.rs",
+    ),
+    (
+        "apple-health",
+        "it has no wire: a file read in place, so no HTTP fault can reach it; a damaged zip, a cut XML and a file that is no export are tested in tests/tests/e2e/apple_health.rs",
+    ),
+];
 
 #[test]
 fn every_provider_of_the_registry_has_a_column_or_a_reason() {

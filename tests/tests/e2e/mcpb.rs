@@ -49,6 +49,12 @@ fn the_manifest_matches_the_workspace_and_the_server() {
     for k in vitals::providers::all(&Default::default()).iter().filter_map(|p| p.spec().connection.api_key()) {
         assert!(env.contains_key(k.env), "the extension passes {}", k.env);
     }
+    // Every provider read from a file gets a file setting: Claude Desktop's file picker.
+    for f in vitals::providers::specs().filter_map(|s| s.connection.file()) {
+        let k = env[f.env].as_str().unwrap().trim_start_matches("${user_config.").trim_end_matches('}');
+        assert_eq!(settings[k]["type"], "file", "{k} is chosen with the host's file picker");
+        assert_eq!(settings[k]["required"], false, "{k} is optional: the extension starts on sample data");
+    }
     assert!(env.contains_key("VITALS_SANDBOX"), "the extension passes VITALS_SANDBOX");
     // Every credential setting (what a provider's client id, secret or key comes from) is masked.
     let credentials = vitals::providers::specs().flat_map(|s| {
@@ -265,7 +271,15 @@ async fn the_extension_starts_the_way_claude_desktop_starts_it() {
     // placeholders stay literal) with the switch at its default.
     let m = manifest();
     let dirname = install.display().to_string();
-    let subst = |v: &str| v.replace("${__dirname}", &dirname).replace("${user_config.sample_data}", "false");
+    // The file picker's choice: an Apple Health export in a folder whose name has spaces, passed as
+    // its absolute path (what the host substitutes for a `file` setting).
+    let export = install.parent().unwrap().join(format!("Health exports {}/export.zip", std::process::id()));
+    std::fs::create_dir_all(export.parent().unwrap()).unwrap();
+    let plan = vitals::providers::apple_health::generate::Plan::new(common::ago(4), 4, "America/Chicago");
+    vitals::providers::apple_health::generate::write_zip(&plan, "export.xml", std::fs::File::create(&export).unwrap()).unwrap();
+    let chosen = export.display().to_string();
+    let subst =
+        |v: &str| v.replace("${__dirname}", &dirname).replace("${user_config.sample_data}", "false").replace("${user_config.apple_health_file}", &chosen);
     let cfg = &m["server"]["mcp_config"];
     let command = subst(cfg["command"].as_str().unwrap());
     let args: Vec<String> = cfg["args"].as_array().unwrap().iter().map(|a| subst(a.as_str().unwrap())).collect();
@@ -290,6 +304,11 @@ async fn the_extension_starts_the_way_claude_desktop_starts_it() {
     let a = r.structured_content.expect("an answer");
     assert_eq!(a["synthetic"], true, "a fresh install answers from the sample data: {a}");
     assert_eq!(a["count"], 1);
+    let args = json!({"collection": "apple_health.activity", "start": common::ds(common::ago(3)), "end": common::ds(common::ago(2))});
+    let r = client.call_tool(rmcp::model::CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone())).await.unwrap();
+    let a = r.structured_content.expect("an answer");
+    assert_eq!(a["synthetic"], false, "the chosen export is read, not the sample: {a}");
+    assert_eq!(a["count"], 2, "{a}");
     let _ = client.cancel().await;
 }
 

@@ -21,6 +21,9 @@ pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
 
 /// Forget `home`'s login of `p` (a hosted tenant's, from their page).
 pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, String> {
+    if let Some(f) = p.connection.file() {
+        return forget_file_of(p, f, home);
+    }
     let store = home.store()?;
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
         // A key given in the environment is never stored: only the environment can take it away.
@@ -58,4 +61,19 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
     store.remove(p.name).map_err(|e| e.to_string())?;
     let message = format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe());
     Ok(Forgotten { provider: p.name, message, complete })
+}
+
+/// A file connection forgets the path it was given (the file itself is left where it is).
+fn forget_file_of(p: &ProviderSpec, f: &crate::connection::FileSpec, home: &Home) -> Result<Forgotten, String> {
+    let had = super::files::forget_file(home, p.name)?;
+    let from_env = home.reads_env_credentials() && crate::env::var(f.env).is_some();
+    let message = match (had, from_env) {
+        (_, true) => format!(
+            "{}: the file in use comes from the environment variable {} (the extension's file setting): clear it there to stop reading it.",
+            p.display, f.env
+        ),
+        (true, false) => format!("{}: the chosen file is forgotten (the file itself is left where it is; vitals never copied it).", p.display),
+        (false, false) => format!("{}: no file was chosen; nothing to forget.", p.display),
+    };
+    Ok(Forgotten { provider: p.name, message, complete: !from_env })
 }
