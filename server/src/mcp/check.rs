@@ -116,7 +116,8 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             state: cred.mode().as_str().into(),
             connection: spec.connection.kind().as_str().into(),
             credential: cred.kind.as_str().into(),
-            token_length: cred.bearer.as_ref().filter(|_| cred.kind != CredentialKind::Sandbox).map(|b| b.len()),
+            // A file connection has no token: its bearer is a stand-in.
+            token_length: cred.bearer.as_ref().filter(|_| !matches!(cred.kind, CredentialKind::Sandbox | CredentialKind::File)).map(|b| b.len()),
             scopes: cred.scopes.clone(),
             expires_at: rfc3339(cred.expires_at),
             key_expires_at: rfc3339(cred.key_expires_at),

@@ -38,7 +38,7 @@ fn rows(a: &Value) -> Vec<Value> {
     a["data"].as_array().cloned().unwrap_or_default()
 }
 
-fn by_day<'a>(rows: &'a [Value], day: Date) -> Vec<&'a Value> {
+fn by_day(rows: &[Value], day: Date) -> Vec<&Value> {
     rows.iter().filter(|r| r["day"] == day.to_string()).collect()
 }
 

@@ -1,5 +1,6 @@
 //! `cargo xtask bench`: measured numbers on the twin, medians of several runs, vitals beside
 //! mcp-oura 0.4.0 when it can be installed. Performance claims come from here, never from tests.
+mod apple;
 mod reads;
 mod views;
 
@@ -502,6 +503,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
     }
     if want("views") {
         views::run(root, &server, &twin, o.runs).await;
+    }
+    if want("Apple Health") {
+        apple::run(root, &server).await;
     }
     println!(
         "\nx RTT = time over one round trip ({} ms); reqs = requests that reached the twin; trips = the longest run of them sent one after \

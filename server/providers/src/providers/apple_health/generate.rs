@@ -241,7 +241,7 @@ fn sleep<W: Write>(plan: &Plan, i: u32, d: Date, o: &mut Out<W>) -> std::io::Res
 }
 
 fn pressure<W: Write>(plan: &Plan, d: Date, o: &mut Out<W>) -> std::io::Result<()> {
-    if h(d, 11) % 3 != 0 {
+    if !h(d, 11).is_multiple_of(3) {
         return Ok(());
     }
     let t = at(d, 8, 15, &plan.tz());
@@ -272,7 +272,7 @@ pub fn route_name(t: i64, tz: &TimeZone) -> String {
 
 /// Whether day `d` has a run.
 pub fn runs_on(d: Date) -> bool {
-    h(d, 14) % 2 == 0
+    h(d, 14).is_multiple_of(2)
 }
 
 fn workout<W: Write>(plan: &Plan, i: u32, d: Date, o: &mut Out<W>) -> std::io::Result<()> {

@@ -182,31 +182,32 @@ impl Builder {
 
     /// The columns sorted by type and start, exact duplicates dropped.
     pub fn finish(mut self) -> Index {
-        let c = std::mem::take(&mut self.cols);
-        let n = c.ty.len();
+        let Columns { ty, src, unit, start, len, offset, value } = std::mem::take(&mut self.cols);
+        let n = ty.len();
         let mut order: Vec<u32> = (0..n as u32).collect();
         let key = |i: u32| {
             let i = i as usize;
-            (c.ty[i], c.start[i], c.src[i], c.len[i], c.unit[i], c.value[i].to_bits())
+            (ty[i], start[i], src[i], len[i], unit[i], value[i].to_bits())
         };
         order.sort_unstable_by_key(|&i| key(i));
         let before = order.len();
         order.dedup_by_key(|i| key(*i));
         let duplicates = (before - order.len()) as u64;
-        fn pick<T: Copy>(order: &[u32], v: &[T]) -> Vec<T> {
+        fn pick<T: Copy>(order: &[u32], v: Vec<T>) -> Vec<T> {
             order.iter().map(|&i| v[i as usize]).collect()
         }
+        // Column by column, each old one let go as its sorted copy is made: the peak is one
+        // column more than the index, not twice the index.
         let cols = Columns {
-            ty: pick(&order, &c.ty),
-            src: pick(&order, &c.src),
-            unit: pick(&order, &c.unit),
-            start: pick(&order, &c.start),
-            len: pick(&order, &c.len),
-            offset: pick(&order, &c.offset),
-            value: pick(&order, &c.value),
+            ty: pick(&order, ty),
+            src: pick(&order, src),
+            unit: pick(&order, unit),
+            start: pick(&order, start),
+            len: pick(&order, len),
+            offset: pick(&order, offset),
+            value: pick(&order, value),
         };
         drop(order);
-        drop(c);
         let mut by_type = HashMap::new();
         let mut i = 0;
         while i < cols.ty.len() {
