@@ -14,7 +14,7 @@ use super::stats::Stats;
 use super::window::{split, split_from, Piece, Place};
 use super::{Engine, QueryError, Source};
 use crate::catalog::Split;
-use crate::providers::{Mode, PageError};
+use crate::providers::PageError;
 use jiff::civil::Date;
 use jiff::ToSpan;
 use serde_json::Value;

@@ -108,11 +108,12 @@ pub fn load(path: &Path) -> Arc<Load> {
     l
 }
 
-/// The built-in sample person: 30 days up to now, written as an export and read back.
-fn sample() -> &'static Ready {
-    static SAMPLE: OnceLock<Ready> = OnceLock::new();
-    SAMPLE.get_or_init(|| {
-        let zone = crate::time::Zone::default_zone();
+/// The built-in sample person: 30 days up to now in `zone` (the server's), written as an export
+/// and read back; made once per zone a process serves.
+fn sample(zone: &crate::time::Zone) -> Arc<Ready> {
+    static SAMPLES: OnceLock<Mutex<HashMap<String, Arc<Ready>>>> = OnceLock::new();
+    let mut made = SAMPLES.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+    let made = made.entry(zone.name.clone()).or_insert_with(|| {
         let today = zone.today();
         let first = today.checked_sub(jiff::Span::new().days(29)).unwrap_or(today);
         let name = zone.tz.iana_name().unwrap_or("UTC").to_string();
@@ -121,8 +122,9 @@ fn sample() -> &'static Ready {
         let mut xml = vec![];
         generate::write_xml(&plan, &mut xml).expect("writing to memory");
         let index = read::read_xml(std::io::Cursor::new(xml), "the built-in sample export").expect("the sample export reads");
-        Ready { index, entry: None, read_at: jiff::Timestamp::now(), took: std::time::Duration::ZERO }
-    })
+        Arc::new(Ready { index, entry: None, read_at: jiff::Timestamp::now(), took: std::time::Duration::ZERO })
+    });
+    made.clone()
 }
 
 /// Where the export's path comes from: the environment (the extension's file picker sets it),
@@ -198,6 +200,8 @@ struct Api {
     home: crate::accounts::Home,
     sandbox_forced: bool,
     priority: answer::Priority,
+    /// The server's zone, the sample person's.
+    zone: crate::time::Zone,
 }
 
 impl Api {
@@ -249,7 +253,7 @@ impl SampleApi for Api {
         };
         match self.index() {
             Ok((r, _)) => reply(200, run(&r.index).to_string()),
-            Err(e) if e.is_empty() => reply(200, run(&sample().index).to_string()),
+            Err(e) if e.is_empty() => reply(200, run(&sample(&self.zone).index).to_string()),
             Err(e) => reply(200, json!({"error": e}).to_string()),
         }
     }
@@ -261,7 +265,8 @@ impl SampleApi for Api {
             Err(e) if e.is_empty() => (None, None),
             Err(_) => return (404, vec![]),
         };
-        let ix = ready.as_ref().map(|r| &r.index).unwrap_or(&sample().index);
+        let ready = ready.unwrap_or_else(|| sample(&self.zone));
+        let ix = &ready.index;
         let Some(w) = ix.workouts.iter().find(|w| answer::workout_id(ix, w) == id) else { return (404, vec![]) };
         let Some(route) = w.routes.first() else { return (404, vec![]) };
         match path {
@@ -287,7 +292,7 @@ impl AppleHealth {
         let env_path = config.var(catalog::FILE_ENV).filter(|_| home.reads_env_credentials()).map(expand);
         let sandbox_forced = config.flag("VITALS_SANDBOX");
         let priority = answer::Priority::from_config(config);
-        let api = Api { env_path: env_path.clone(), home: home.clone(), sandbox_forced, priority };
+        let api = Api { env_path: env_path.clone(), home: home.clone(), sandbox_forced, priority, zone: config.zone() };
         let cred = FileCredential { env_path, home: home.clone(), sandbox_forced };
         // The index starts building now, so the first question waits as little as it can.
         if let Some((path, _)) = cred.path().filter(|(p, _)| p.is_file() && !sandbox_forced) {
