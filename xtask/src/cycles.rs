@@ -308,7 +308,7 @@ pub fn report(srcs: &[PathBuf]) -> Result<Vec<String>, String> {
 /// this list does: a module may name its own room and the rooms below it, never above.
 pub const ROOMS: &[(&str, &[&str])] = &[
     ("words", &["secret", "time", "env", "archive", "activity_file"]),
-    ("data", &["catalog", "connection", "http", "provider"]),
+    ("data", &["catalog", "connection", "config", "http", "provider"]),
     ("accounts", &["accounts"]),
     ("providers", &["providers"]),
     ("engine", &["engine"]),

@@ -3,7 +3,6 @@
 //! instead of a decoder's words about types the client never saw ("untagged enum FieldsArg",
 //! "expected i64"). The schemas are cleaned of formats JSON Schema does not define, which clients
 //! warn about.
-use super::Vitals;
 use rmcp::handler::server::common::FromContextPart;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::JsonObject;
@@ -11,6 +10,12 @@ use rmcp::ErrorData;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+
+/// A server that lists each tool's input schema by name (the MCP layer's `Vitals`): what the
+/// extractors read arguments against, named here so this module needs nothing of the tools.
+pub trait ListsSchemas {
+    fn input_schema(&self, tool: &str) -> Option<std::sync::Arc<JsonObject>>;
+}
 
 /// A tool's parameters, read as `P` against the schema the tool lists, the tool named by the call
 /// itself: a tool's name is written once (its `#[tool]`), and its schema is `P`'s (rmcp's macro
@@ -29,8 +34,8 @@ impl<P: JsonSchema> JsonSchema for Parameters<P> {
     }
 }
 
-impl<P: DeserializeOwned> FromContextPart<ToolCallContext<'_, Vitals>> for Parameters<P> {
-    fn from_context_part(ctx: &mut ToolCallContext<'_, Vitals>) -> Result<Self, ErrorData> {
+impl<P: DeserializeOwned, S: ListsSchemas> FromContextPart<ToolCallContext<'_, S>> for Parameters<P> {
+    fn from_context_part(ctx: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let args = ctx.arguments.take().unwrap_or_default();
         // The call was routed to this tool by this name, so it lists a schema; said if not, never read against none.
         let read = match ctx.service.input_schema(&ctx.name) {
@@ -44,8 +49,8 @@ impl<P: DeserializeOwned> FromContextPart<ToolCallContext<'_, Vitals>> for Param
 /// A tool without parameters: anything sent is refused by name (`none`), handed to the tool.
 pub struct NoParameters(pub Result<(), String>);
 
-impl FromContextPart<ToolCallContext<'_, Vitals>> for NoParameters {
-    fn from_context_part(ctx: &mut ToolCallContext<'_, Vitals>) -> Result<Self, ErrorData> {
+impl<S> FromContextPart<ToolCallContext<'_, S>> for NoParameters {
+    fn from_context_part(ctx: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
         let args = ctx.arguments.take().unwrap_or_default();
         Ok(NoParameters(none(&ctx.name, &args)))
     }

@@ -67,16 +67,16 @@ pub struct QueryArgs {
     /// Field names to return.
     #[serde(default)]
     pub fields: Option<FieldsArg>,
-    /// Only the latest record, without a range (collections whose `latest` is true).
+    /// Only the latest record (collections whose `latest` is true).
     #[serde(default)]
     pub latest: Option<bool>,
     /// `columns` (default), `records` or `csv`.
     #[serde(default)]
     pub format: Option<String>,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
-    /// Series: `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw when it fits max_chars.
+    /// Series: `raw`, `1m`, `5m`, `15m`, `30m`, `1h` or `1d`. Default: raw if it fits.
     #[serde(default)]
     pub resolution: Option<String>,
     /// Answer budget in characters, 5,000 to 2,000,000. Default 100,000.
@@ -112,7 +112,7 @@ pub struct TodayArgs {
     /// Budget in characters, 2,000 to 2,000,000. Default 100,000.
     #[serde(default)]
     pub max_chars: Option<i64>,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
 }
@@ -146,7 +146,7 @@ pub struct CompareArgs {
     pub b_start: String,
     /// Period B's last day (inclusive).
     pub b_end: String,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
 }
@@ -165,7 +165,7 @@ pub struct RelateArgs {
     /// Days y follows x, 0 to 7. Default 0.
     #[serde(default)]
     pub lag: Option<i64>,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
 }
@@ -179,7 +179,7 @@ pub struct TrendArgs {
     pub start: String,
     /// Last day (inclusive).
     pub end: String,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
 }
@@ -197,7 +197,7 @@ pub struct DailyArgs {
     /// Columns (default all): sleep_total_min, sleep_efficiency_pct, sleep_score, resting_hr_bpm, hrv_ms, steps, active_kcal, weight_kg, body_fat_pct, systolic_mmhg, diastolic_mmhg, readiness_score.
     #[serde(default)]
     pub fields: Option<Vec<String>>,
-    /// Zone: IANA name or offset. Default: the machine's.
+    /// IANA zone or ±HH:MM. Default: the server's.
     #[serde(default)]
     pub tz: Option<String>,
 }
@@ -581,6 +581,12 @@ impl ServerHandler for Vitals {
         }
         let text = serde_json::to_string_pretty(&sources_report(&self.engine)).unwrap_or_default();
         Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri).with_mime_type(SOURCES_MIME)]).into())
+    }
+}
+
+impl super::args::ListsSchemas for Vitals {
+    fn input_schema(&self, tool: &str) -> Option<Arc<JsonObject>> {
+        Vitals::input_schema(self, tool)
     }
 }
 

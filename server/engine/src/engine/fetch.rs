@@ -7,7 +7,6 @@ use super::coverage::{first_gap, Coverage, Pos};
 use super::density;
 use super::gate::Gate;
 use super::kept::{Keeper, Kept, RawFloor};
-use super::limiter::Held;
 use super::plan::Plan;
 use super::send::{Call, Ended, Reader};
 use super::stats::Stats;
@@ -21,34 +20,8 @@ use serde_json::Value;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
-/// Why a window stopped before the provider said "no more pages".
-#[derive(Debug, Clone)]
-pub enum StopReason {
-    PageCap(u32),
-    Transient(String),
-    /// Not one attempt at the page got an HTTP answer: the network, not the provider.
-    Unreachable(String),
-    /// The next request could not be sent within the call's time budget or the read's wait
-    /// budget (engine/limiter.rs): answered at once with what is complete rather than idling
-    /// until the deadline. `waited`: what the window had waited on rate limits before.
-    Held {
-        held: Held,
-        call_budget: Duration,
-        wait_budget: Duration,
-        waited: Duration,
-    },
-    /// A 429 from a provider whose 429s are never asked again (`ProviderSpec.retries_429`).
-    RateLimitedOnce(Option<Duration>),
-    /// The provider handed back a page token it had given before: following it would loop.
-    Cycle,
-    /// The tool call's time budget ran out (engine/deadline.rs): what is complete is answered.
-    TimeBudget(Duration),
-    /// The provider turned the access token away and its token endpoint did not answer a renewal
-    /// (`RenewError::Unavailable`): a transient fault, not a dead login.
-    Renewal(String),
-}
+pub use super::send::StopReason;
 
 /// Everything fetched for one query: the windows up to the first gap, merged in order.
 #[derive(Debug, Default)]

@@ -8,7 +8,6 @@
 //! supplies ([`Reader`]) is only what differs: how it is admitted, what it sends, how it reads a
 //! reply. Before this, a file's read had its own loop that neither halved nor asked again after
 //! a 429.
-use super::fetch::StopReason;
 use super::limiter::{Held, Hold, Told, Until, Waited, Word, MAX_PAUSE, UNSAID_429_WAIT, UNSAID_RESET_WAIT};
 use super::stats::Stats;
 use super::{Deadline, Limits, QueryError, Source};
@@ -66,6 +65,33 @@ pub(crate) trait Reader {
     fn renewed(&mut self, _cred: &Credential) {}
     /// The provider's requests in flight are now `n` (after a 429, or a run of clean replies).
     fn slots(&self, _n: usize) {}
+}
+
+/// Why a window stopped before the provider said "no more pages".
+#[derive(Debug, Clone)]
+pub enum StopReason {
+    PageCap(u32),
+    Transient(String),
+    /// Not one attempt at the page got an HTTP answer: the network, not the provider.
+    Unreachable(String),
+    /// The next request could not be sent within the call's time budget or the read's wait
+    /// budget (engine/limiter.rs): answered at once with what is complete rather than idling
+    /// until the deadline. `waited`: what the window had waited on rate limits before.
+    Held {
+        held: Held,
+        call_budget: Duration,
+        wait_budget: Duration,
+        waited: Duration,
+    },
+    /// A 429 from a provider whose 429s are never asked again (`ProviderSpec.retries_429`).
+    RateLimitedOnce(Option<Duration>),
+    /// The provider handed back a page token it had given before: following it would loop.
+    Cycle,
+    /// The tool call's time budget ran out (engine/deadline.rs): what is complete is answered.
+    TimeBudget(Duration),
+    /// The provider turned the access token away and its token endpoint did not answer a renewal
+    /// (`RenewError::Unavailable`): a transient fault, not a dead login.
+    Renewal(String),
 }
 
 /// How one request ended, for its reader to word.
