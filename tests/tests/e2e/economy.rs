@@ -19,25 +19,6 @@ fn chars(v: &Value) -> usize {
     v.to_string().chars().count()
 }
 
-/// The numbers a sentence carries, in order (`4,120` and `4120` alike).
-fn numbers(s: &str) -> Vec<usize> {
-    let mut out = vec![];
-    let mut cur = String::new();
-    for c in s.chars().chain([' ']) {
-        match c {
-            '0'..='9' => cur.push(c),
-            ',' if !cur.is_empty() => {}
-            _ => {
-                if let Ok(n) = cur.parse() {
-                    out.push(n);
-                }
-                cur.clear();
-            }
-        }
-    }
-    out
-}
-
 /// A report whose every section came back whole: no error, no section cut or left out to fit.
 fn whole(report: &Value) {
     assert!(report.get("shortened").is_none(), "a report that fits is not shortened: {}", report["shortened"]);
@@ -85,8 +66,8 @@ async fn every_connected_account_keeps_its_limits_and_says_things_once() {
     let (s, _login) = all_providers(&twin, "economy", &[]).await;
     let r = s.ok("vitals_today", json!({})).await;
     let names: Vec<&str> = providers(&r).iter().map(|p| p["provider"].as_str().unwrap()).collect();
-    // Every provider of the registry, connected, but the opt-in one nobody connected (Garmin Connect).
-    let connected: Vec<&str> = vitals::providers::specs().filter(|s| s.connection.session().is_none_or(|s| !s.explicit)).map(|s| s.name).collect();
+    // Every provider of the registry read over the web, connected, but the opt-in one nobody connected (Garmin Connect).
+    let connected: Vec<&str> = web_providers().filter(|s| s.connection.session().is_none_or(|s| !s.explicit)).map(|s| s.name).collect();
     assert_eq!(names, connected);
     assert!(names.contains(&"whoop"), "{names:?}");
     assert!(r.get("synthetic").is_none() && r.get("left_out").is_none(), "{r}");

@@ -7,25 +7,6 @@
 use crate::common::*;
 use serde_json::{json, Value};
 
-/// The numbers of a sentence, in order (`4,120` and `4120` alike).
-fn numbers(s: &str) -> Vec<usize> {
-    let mut out = vec![];
-    let mut cur = String::new();
-    for c in s.chars().chain([' ']) {
-        match c {
-            '0'..='9' => cur.push(c),
-            ',' if !cur.is_empty() => {}
-            _ => {
-                if let Ok(n) = cur.parse() {
-                    out.push(n);
-                }
-                cur.clear();
-            }
-        }
-    }
-    out
-}
-
 fn columns(a: &Value) -> Vec<String> {
     a["data"]["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_string()).collect()
 }

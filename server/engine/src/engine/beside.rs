@@ -1,7 +1,8 @@
 //! Which providers' answers may stand beside which, decided once for every report that reads
 //! several providers (`vitals_today`, `vitals_daily`): sample data only when nothing is
 //! connected, so a connected account's answer never carries another provider's samples beside
-//! it; an opt-in connection nobody connected is no part of the answer; a provider whose login is
+//! it; an opt-in connection nobody connected, or a file nobody chose, is no part of a connected
+//! person's answer; a provider whose login is
 //! damaged is read, so its error is said rather than passed over as "not connected". Two copies
 //! of this rule had drifted apart (the daily view left a damaged login out, and listed an opt-in
 //! connection nobody asked for); the callers now only word what it decided.
@@ -48,6 +49,9 @@ pub fn beside(engine: &Engine) -> Beside {
         match mode {
             Mode::Connected => out.read.push(p.clone()),
             Mode::Sandbox if !connected => out.read.push(p.clone()),
+            // A provider read from a file nobody chose (Apple Health's export): like an opt-in
+            // connection nobody asked for, no part of a connected person's answer, nor said left out.
+            Mode::Sandbox if p.spec().connection.file().is_some() => {}
             Mode::Sandbox => out.left.push((p.spec().name, Left::Samples)),
             Mode::NeedsCredentials if damaged => out.read.push(p.clone()),
             Mode::NeedsCredentials => out.left.push((p.spec().name, Left::Nothing)),

@@ -347,3 +347,28 @@ pub async fn all_providers_as<H: rmcp::ClientHandler>(twin: &Twin, tag: &str, ex
     pairs.extend_from_slice(extra);
     (connect_as(twin, false, &pairs, rmcp::service::ClientLifecycleMode::Initialize, handler).await, withings)
 }
+
+/// The providers [`all_providers`] connects: every one of the registry read over the web. A
+/// provider read from the person's file (Apple Health's export) is connected by its own suite.
+pub fn web_providers() -> impl Iterator<Item = &'static vitals::catalog::ProviderSpec> {
+    vitals::providers::specs().filter(|s| s.connection.file().is_none())
+}
+
+/// The numbers of a sentence, in order (`4,120` and `4120` alike).
+pub fn numbers(s: &str) -> Vec<usize> {
+    let mut out = vec![];
+    let mut cur = String::new();
+    for c in s.chars().chain([' ']) {
+        match c {
+            '0'..='9' => cur.push(c),
+            ',' if !cur.is_empty() => {}
+            _ => {
+                if let Ok(n) = cur.parse() {
+                    out.push(n);
+                }
+                cur.clear();
+            }
+        }
+    }
+    out
+}
