@@ -45,14 +45,19 @@ pub fn digest(secret: &str) -> String {
 /// Runs of 32 or more lowercase hex digits (a tenant's id, a digest) as `[id]`: what the server's
 /// log writer does to every line, so a path or a message that names a tenant's folder names no one.
 pub fn redact_ids(text: &str) -> String {
+    replace_runs(text, |ch| ch.is_ascii_digit() || ('a'..='f').contains(&ch), 32, "[id]")
+}
+
+/// `text` with every run of at least `min` characters that are `part` of one replaced by `with`.
+fn replace_runs(text: &str, part: impl Fn(char) -> bool, min: usize, with: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        out.push_str(if run.len() >= 32 { "[id]" } else { run });
+        out.push_str(if run.chars().count() >= min { with } else { run });
         run.clear();
     };
     for ch in text.chars() {
-        if ch.is_ascii_digit() || ('a'..='f').contains(&ch) {
+        if part(ch) {
             run.push(ch);
         } else {
             flush(&mut run, &mut out);
@@ -81,26 +86,7 @@ impl<W: std::io::Write> std::io::Write for IdsRedacted<W> {
 /// A provider's own error text, made safe to show: any run of 16 or more letters, digits, `-` or
 /// `_` (the shape of a token, a code or a client secret) becomes `[redacted]`. Words are shorter.
 pub fn redact(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() >= 16 {
-            out.push_str("[redacted]");
-        } else {
-            out.push_str(run);
-        }
-        run.clear();
-    };
-    for ch in text.chars() {
-        if ch.is_ascii_alphanumeric() || ch == '-' || ch == '_' {
-            run.push(ch);
-        } else {
-            flush(&mut run, &mut out);
-            out.push(ch);
-        }
-    }
-    flush(&mut run, &mut out);
-    out
+    replace_runs(text, |ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_', 16, "[redacted]")
 }
 
 #[cfg(test)]
