@@ -65,7 +65,8 @@ pub struct Reply {
     pub retry_after: Option<Duration>,
     /// What the provider's rate headers said of its budget, when it sent them.
     pub quota: Option<Quota>,
-    pub body: Result<String, String>,
+    /// The body, or why it broke off (a reset, a timeout mid-body), kept as its kind.
+    pub body: Result<String, HttpError>,
 }
 
 /// A provider's own account of its request budget, from its rate headers.
@@ -184,7 +185,7 @@ impl Http {
         let retry_after = retry_after(resp.headers());
         let quota = quota(header);
         let content_type = header("content-type").unwrap_or_default();
-        let body = resp.bytes().await.map(|b| body_of(b.to_vec(), &content_type)).map_err(|e| classify(&e).to_string());
+        let body = resp.bytes().await.map(|b| body_of(b.to_vec(), &content_type)).map_err(|e| classify(&e));
         Ok(Reply { status, retry_after, quota, body })
     }
 }

@@ -29,7 +29,7 @@ impl Zone {
     }
 
     /// An IANA name (`Europe/Paris`) or a fixed offset (`+02:00`, `-06:00`, `Z`/`UTC`).
-    pub fn parse(s: &str) -> Result<Zone, String> {
+    pub fn parse(s: &str) -> Result<Zone, ZoneError> {
         let t = s.trim();
         let shown: String = s.chars().take(40).collect();
         if t.starts_with('+') || t.starts_with('-') {
@@ -39,12 +39,12 @@ impl Zone {
             let two = |x: &str| (1..=2).contains(&x.len()) && x.bytes().all(|b| b.is_ascii_digit());
             let (h, m): (i32, i32) = match (two(h) && two(m), h.parse(), m.parse()) {
                 (true, Ok(h), Ok(m)) if h <= 14 && m < 60 && h * 60 + m <= 14 * 60 => (h, m),
-                _ => return Err(format!("{shown:?} is not an offset from -14:00 to +14:00 written ±HH:MM")),
+                _ => return Err(ZoneError::Offset(shown)),
             };
-            let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|_| format!("{shown:?} is not an offset from -14:00 to +14:00"))?;
+            let off = Offset::from_seconds(sign * (h * 3600 + m * 60)).map_err(|_| ZoneError::OutOfRange(shown))?;
             return Ok(Zone { tz: TimeZone::fixed(off), name: t.to_string(), asked: true });
         }
-        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string(), asked: true }).map_err(|_| format!("{shown:?} is not a known IANA time zone name"))
+        TimeZone::get(t).map(|tz| Zone { tz, name: t.to_string(), asked: true }).map_err(|_| ZoneError::Unknown(shown))
     }
 
     pub fn today(&self) -> Date {
@@ -66,23 +66,45 @@ pub fn parse_date(s: &str) -> Option<Date> {
 
 /// Parse `YYYY-MM-DD` strictly, or say what is wrong: the shape, the month, or a day the month
 /// does not have (`2026-02-30`), in words a person can act on.
-pub fn read_date(s: &str) -> Result<Date, String> {
+pub fn read_date(s: &str) -> Result<Date, DateError> {
     let b = s.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' || !digits(0..4) || !digits(5..7) || !digits(8..10) {
-        return Err("is not a calendar date as YYYY-MM-DD".into());
+        return Err(DateError::Shape);
     }
     let num = |r: std::ops::Range<usize>| s[r].parse::<i16>().unwrap_or(0);
     let (y, m, d) = (num(0..4), num(5..7) as i8, num(8..10) as i8);
     if !(1..=12).contains(&m) {
-        return Err(format!("does not exist: months run from 01 to 12, not {m:02}"));
+        return Err(DateError::Month(m));
     }
-    let first = Date::new(y, m, 1).map_err(|_| "is not a calendar date as YYYY-MM-DD".to_string())?;
+    let first = Date::new(y, m, 1).map_err(|_| DateError::Shape)?;
     let days = first.days_in_month();
     if !(1..=days).contains(&d) {
-        return Err(format!("does not exist: {} {y} has {days} days", first.strftime("%B")));
+        return Err(DateError::Day { month: first.strftime("%B").to_string(), year: y, days });
     }
-    Date::new(y, m, d).map_err(|_| "is not a calendar date as YYYY-MM-DD".into())
+    Date::new(y, m, d).map_err(|_| DateError::Shape)
+}
+
+/// Why a zone given as text is none: said to the person, after the parameter's name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ZoneError {
+    #[error("{0:?} is not an offset from -14:00 to +14:00 written ±HH:MM")]
+    Offset(String),
+    #[error("{0:?} is not an offset from -14:00 to +14:00")]
+    OutOfRange(String),
+    #[error("{0:?} is not a known IANA time zone name")]
+    Unknown(String),
+}
+
+/// Why a day given as text is none: said after the value, so "2026-02-30 does not exist: …".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DateError {
+    #[error("is not a calendar date as YYYY-MM-DD")]
+    Shape,
+    #[error("does not exist: months run from 01 to 12, not {0:02}")]
+    Month(i8),
+    #[error("does not exist: {month} {year} has {days} days")]
+    Day { month: String, year: i16, days: i8 },
 }
 
 /// The local day of a provider time string: a date as it is, an instant converted to `zone`,

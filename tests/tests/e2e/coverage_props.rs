@@ -248,7 +248,9 @@ impl SampleApi for World {
         match fault {
             Some(FaultKind::Failing) => return Reply { status: 503, retry_after: None, quota: None, body: Ok("busy".into()) },
             Some(FaultKind::RateLimited) => return Reply { status: 429, retry_after: Some(Duration::from_millis(5)), quota: None, body: Ok(String::new()) },
-            Some(FaultKind::Reset) => return Reply { status: 200, retry_after: None, quota: None, body: Err("connection reset by peer".into()) },
+            Some(FaultKind::Reset) => {
+                return Reply { status: 200, retry_after: None, quota: None, body: Err(vitals::http::HttpError::Connect("connection reset by peer".into())) }
+            }
             Some(FaultKind::CutBody) => return Reply { status: 200, retry_after: None, quota: None, body: Ok(r#"{"data": [{"id": "d0-"#.into()) },
             _ => {}
         }

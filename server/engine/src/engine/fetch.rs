@@ -8,7 +8,7 @@ use super::density;
 use super::gate::Gate;
 use super::kept::{Keeper, Kept, RawFloor};
 use super::plan::Plan;
-use super::send::{Call, Ended, Reader};
+use super::send::{Call, Ended, Reader, SendError};
 use super::stats::Stats;
 use super::window::{split, split_from, Piece, Place};
 use super::{Engine, QueryError, Source};
@@ -488,7 +488,7 @@ impl Reader for PageReader<'_> {
         Ok(())
     }
 
-    async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, String> {
+    async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, SendError> {
         let p = &self.plan.provider;
         match p.local(&self.plan.cred) {
             // Built-in sample data, or an export indexed in memory: answered in process.
@@ -496,12 +496,12 @@ impl Reader for PageReader<'_> {
                 // An export's index still being built: the call waits for it within its deadline.
                 if let Some(wait) = p.ready() {
                     if self.plan.deadline.within(wait).await.is_none() {
-                        return Err(format!("{}'s file was still being read when this call's time ran out", p.spec().display));
+                        return Err(SendError::NotReady(p.spec().display));
                     }
                 }
                 Ok(api.answer(&self.req))
             }
-            None => self.source.http.read(&self.req, bearer).await.map_err(|e| e.to_string()),
+            None => Ok(self.source.http.read(&self.req, bearer).await?),
         }
     }
 

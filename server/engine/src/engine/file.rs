@@ -8,7 +8,7 @@
 use super::fetch::{refusal, StopReason};
 use super::limiter::{Told, Word, UNSAID_429_WAIT};
 use super::pacing;
-use super::send::{Call, Ended, Reader};
+use super::send::{Call, Ended, Reader, SendError};
 use super::stats::Stats;
 use super::{Deadline, Engine, QueryError};
 use crate::http::Request;
@@ -40,8 +40,8 @@ impl<M: Fn(&Credential) -> Option<Request>> Reader for FileReader<'_, M> {
     type Reply = crate::http::FileReply;
     type Answer = FileReply;
 
-    async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, String> {
-        self.source.http.read_file(&self.request, bearer).await.map_err(|e| e.to_string())
+    async fn send(&mut self, bearer: &crate::secret::Secret) -> Result<Self::Reply, SendError> {
+        Ok(self.source.http.read_file(&self.request, bearer).await?)
     }
 
     async fn judge(&mut self, reply: Self::Reply) -> Result<FileReply, PageError> {

@@ -11,7 +11,7 @@
 use super::limiter::{Held, Hold, Told, Until, Waited, Word, MAX_PAUSE, UNSAID_429_WAIT, UNSAID_RESET_WAIT};
 use super::stats::Stats;
 use super::{Deadline, Limits, QueryError, Source};
-use crate::http::{FileReply, Quota, Reply};
+use crate::http::{FileReply, HttpError, Quota, Reply};
 use crate::providers::{Credential, PageError, Provider, RenewError};
 use crate::secret::Secret;
 use std::sync::Arc;
@@ -49,6 +49,26 @@ impl Replied for FileReply {
     }
 }
 
+/// Why a request got no reply: kept as its kind, so a request this process refuses to send (not
+/// a read) ends at once instead of being asked again as if the network had failed.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SendError {
+    /// The transport's fault (a timeout, a connection that failed), or a request refused before
+    /// it was built.
+    #[error(transparent)]
+    Http(#[from] HttpError),
+    /// An export's index was still being built when the call's time ran out (its provider's name).
+    #[error("{0}'s file was still being read when this call's time ran out")]
+    NotReady(&'static str),
+}
+
+impl SendError {
+    /// Whether asking again could help: a request refused before it was built never can.
+    fn transient(&self) -> bool {
+        !matches!(self, SendError::Http(HttpError::NotARead(_) | HttpError::Undeclared(..)))
+    }
+}
+
 /// One reader's part of a request: what differs between a page and a file.
 pub(crate) trait Reader {
     type Reply: Replied;
@@ -57,8 +77,8 @@ pub(crate) trait Reader {
     async fn admit(&mut self, _first: bool) -> Result<(), Ended<Self::Answer>> {
         Ok(())
     }
-    /// The request sent once, with `bearer`; an error is the transport's, in words.
-    async fn send(&mut self, bearer: &Secret) -> Result<Self::Reply, String>;
+    /// The request sent once, with `bearer`; an error is the transport's, or a refusal to send it.
+    async fn send(&mut self, bearer: &Secret) -> Result<Self::Reply, SendError>;
     /// A reply read: the answer, or the failure it means. A 429's wait is the one path's to read.
     async fn judge(&mut self, reply: Self::Reply) -> Result<Self::Answer, PageError>;
     /// The credential was renewed: the attempts after this use it.
@@ -167,7 +187,9 @@ impl Call<'_> {
                     Err(PageError::Transient(e)) => e,
                     Err(e) => return Ok(Ended::Refused(e)),
                 },
-                Err(e) => e,
+                // A request refused before it was built (not a read) is refused for good.
+                Err(e) if !e.transient() => return Ok(Ended::Refused(PageError::Refused(e.to_string()))),
+                Err(e) => e.to_string(),
             };
             if transient >= self.limits.transient_retries {
                 let failure = format!("{failure} (after {transient} retries)");
@@ -202,7 +224,7 @@ impl Call<'_> {
 
     /// One attempt on the wire: the budget's turn and a place in flight waited for (every wait
     /// measured, none started that would end past `until`).
-    async fn attempt<R: Reader>(&self, reader: &mut R, bearer: &Secret, stats: &mut Stats) -> Result<Result<R::Reply, String>, Ended<R::Answer>> {
+    async fn attempt<R: Reader>(&self, reader: &mut R, bearer: &Secret, stats: &mut Stats) -> Result<Result<R::Reply, SendError>, Ended<R::Answer>> {
         if self.offline {
             return Ok(reader.send(bearer).await);
         }
@@ -223,7 +245,7 @@ impl Call<'_> {
 
     /// The provider's own headers saying its budget is spent: every reader waits for it to reset
     /// (a 429 says the same, and is handled as one).
-    fn heed_quota<T: Replied>(&self, sent: &Result<T, String>) {
+    fn heed_quota<T: Replied>(&self, sent: &Result<T, SendError>) {
         let Some(q) = sent.as_ref().ok().filter(|r| r.status() != 429).and_then(Replied::quota).filter(|q| q.remaining == 0) else { return };
         let (word, said) = q.reset.map_or((Word::Nothing, UNSAID_RESET_WAIT), |r| (Word::Reset, r));
         tracing::info!(reset_s = said.as_secs_f64(), "{}'s rate headers say its budget is spent; every window waits", self.provider.spec().display);
@@ -299,5 +321,53 @@ impl Call<'_> {
         tokio::time::sleep(said.min(MAX_PAUSE)).await;
         stats.waited.then(Waited { refused: from.elapsed(), ..Default::default() });
         Next::Again
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+    use crate::connection::CredentialKind;
+
+    /// A reader whose every request is refused before it is built (a POST whose action is no
+    /// read), counting how often it was sent.
+    struct NoRead {
+        sent: u32,
+    }
+
+    impl Reader for NoRead {
+        type Reply = Reply;
+        type Answer = ();
+        async fn send(&mut self, _: &Secret) -> Result<Reply, SendError> {
+            self.sent += 1;
+            Err(HttpError::NotARead("setmeas".into()).into())
+        }
+        async fn judge(&mut self, _: Reply) -> Result<(), PageError> {
+            Ok(())
+        }
+    }
+
+    /// Asking again cannot make a write a read: before its error kept its kind, such a request
+    /// was retried as a network fault and then said as "unreachable" with `continue_from`.
+    #[tokio::test]
+    async fn a_request_refused_before_it_is_built_is_refused_once_not_retried_as_a_network_fault() {
+        let config = Config::from_pairs([("VITALS_BACKOFF_MS", "1")]);
+        let limits = Limits::from_config(&config);
+        let provider = crate::providers::all_in(&config, &crate::accounts::Home::Local).into_iter().find(|p| p.spec().name == "withings").expect("withings");
+        let source = Source::new(provider.clone(), limits.concurrency, &config);
+        let mut cred = Credential::bare(CredentialKind::OAuth, "a test".into());
+        cred.bearer = Some(Secret::new("token"));
+        let call =
+            Call { provider: &provider, source: &source, cred: &cred, limits: &limits, deadline: Deadline::after(Duration::from_secs(30)), offline: false };
+        let mut reader = NoRead { sent: 0 };
+        let ended = call.send(&mut reader, &mut Stats::default()).await.expect("an end, not a query error");
+        let refused = match ended {
+            Ended::Refused(PageError::Refused(why)) => why,
+            Ended::Stop(why) => panic!("stopped as if it could be asked again: {why:?}"),
+            _ => panic!("not refused"),
+        };
+        assert!(refused.contains("\"setmeas\" is not a read"), "{refused}");
+        assert_eq!(reader.sent, 1, "sent once");
     }
 }

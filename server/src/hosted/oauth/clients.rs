@@ -163,42 +163,41 @@ impl Clients {
     }
 
     /// The client `client_id` names: registered here, or its metadata document's.
-    pub async fn resolve(&self, client_id: &str) -> Result<Client, String> {
+    pub async fn resolve(&self, client_id: &str) -> Result<Client, Unknown> {
         if client_id.starts_with("https://") || client_id.starts_with("http://") {
             return self.document(client_id).await;
         }
         let all: Vec<Client> = crate::accounts::store::read_json(&self.file).unwrap_or_default();
-        all.into_iter().find(|c| c.client_id == client_id).ok_or_else(|| format!("client_id {client_id:?} is not registered here"))
+        all.into_iter().find(|c| c.client_id == client_id).ok_or_else(|| Unknown::NotRegistered(client_id.into()))
     }
 
     /// A Client ID Metadata Document: https (http only on loopback, and only when this server is
     /// on loopback too), whose `client_id` is its own URL.
-    async fn document(&self, url: &str) -> Result<Client, String> {
+    async fn document(&self, url: &str) -> Result<Client, Unknown> {
         if let Some(c) = self.documents.lock().expect("documents lock").get(url) {
             return Ok(c.clone());
         }
-        let u = url::Url::parse(url).map_err(|_| format!("client_id {url:?} is not a URL"))?;
+        let u = url::Url::parse(url).map_err(|_| Unknown::NotAUrl(url.into()))?;
         let allowed = u.scheme() == "https" && !is_loopback(&u) || (self.loopback && is_loopback(&u));
         if !allowed || u.path() == "/" || u.fragment().is_some() {
-            return Err(format!("client_id {url:?}: a metadata document's URL must be https with a path (no fragment)"));
+            return Err(Unknown::Address(url.into()));
         }
         let pinned = match self.loopback {
             true => None,
-            false => Some(public_address(&u).await.map_err(|e| format!("client_id {url:?}: {e}"))?),
+            false => Some(public_address(&u).await.map_err(|why| Unknown::Host { url: url.into(), why })?),
         };
-        let (status, body) = crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT, pinned)
-            .await
-            .map_err(|e| format!("client_id {url:?}: its metadata document could not be read ({e})"))?;
+        let (status, body) =
+            crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT, pinned).await.map_err(|why| Unknown::Unread { url: url.into(), why })?;
         if !(200..300).contains(&status) {
-            return Err(format!("client_id {url:?}: its metadata document answered HTTP {status}"));
+            return Err(Unknown::Status { url: url.into(), status });
         }
-        let v: Value = serde_json::from_slice(&body).map_err(|_| format!("client_id {url:?}: its metadata document is not JSON"))?;
+        let v: Value = serde_json::from_slice(&body).map_err(|_| Unknown::NotJson(url.into()))?;
         if v["client_id"].as_str() != Some(url) {
-            return Err(format!("client_id {url:?}: its metadata document names another client_id"));
+            return Err(Unknown::OtherId(url.into()));
         }
         let uris: Vec<String> = v["redirect_uris"].as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_string)).collect()).unwrap_or_default();
         if uris.is_empty() || uris.len() > MAX_REDIRECTS || !uris.iter().all(|r| redirect_ok(r)) {
-            return Err(format!("client_id {url:?}: its metadata document's redirect_uris must be 1 to {MAX_REDIRECTS} https (or loopback) URIs"));
+            return Err(Unknown::Redirects(url.into()));
         }
         let name = v["client_name"].as_str().map(str::to_string).unwrap_or_else(|| u.host_str().unwrap_or("a client").to_string());
         let c = Client { client_id: url.into(), client_name: name.chars().take(80).collect(), redirect_uris: uris, registered: 0, used: true };
@@ -207,19 +206,54 @@ impl Clients {
     }
 }
 
+/// Why a `client_id` names no client this server lets ask for a code: said on the page that
+/// refuses the request, after "The client is not known here:".
+#[derive(Debug, thiserror::Error)]
+pub enum Unknown {
+    #[error("client_id {0:?} is not registered here")]
+    NotRegistered(String),
+    #[error("client_id {0:?} is not a URL")]
+    NotAUrl(String),
+    #[error("client_id {0:?}: a metadata document's URL must be https with a path (no fragment)")]
+    Address(String),
+    #[error("client_id {url:?}: {why}")]
+    Host { url: String, why: NotPublic },
+    #[error("client_id {url:?}: its metadata document could not be read ({why})")]
+    Unread { url: String, why: String },
+    #[error("client_id {url:?}: its metadata document answered HTTP {status}")]
+    Status { url: String, status: u16 },
+    #[error("client_id {0:?}: its metadata document is not JSON")]
+    NotJson(String),
+    #[error("client_id {0:?}: its metadata document names another client_id")]
+    OtherId(String),
+    #[error("client_id {0:?}: its metadata document's redirect_uris must be 1 to {MAX_REDIRECTS} https (or loopback) URIs")]
+    Redirects(String),
+}
+
+/// Why a metadata document's host is not fetched from.
+#[derive(Debug, thiserror::Error)]
+pub enum NotPublic {
+    #[error("no host")]
+    NoHost,
+    #[error("its host could not be resolved ({0})")]
+    Unresolved(std::io::ErrorKind),
+    #[error("its host resolves to {0}, an address that is not public")]
+    Inside(std::net::IpAddr),
+    #[error("its host resolves to no address")]
+    NoAddress,
+}
+
 /// The address to fetch a metadata document from: its name resolved, and every address it
 /// resolves to public (a name that also points inside this server's network is refused).
-async fn public_address(u: &url::Url) -> Result<std::net::SocketAddr, String> {
-    let host = u.host_str().ok_or("no host")?;
+async fn public_address(u: &url::Url) -> Result<std::net::SocketAddr, NotPublic> {
+    let host = u.host_str().ok_or(NotPublic::NoHost)?;
     let port = u.port_or_known_default().unwrap_or(443);
-    let addrs: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host.trim_start_matches('[').trim_end_matches(']'), port))
-        .await
-        .map_err(|e| format!("its host could not be resolved ({})", e.kind()))?
-        .collect();
+    let addrs: Vec<std::net::SocketAddr> =
+        tokio::net::lookup_host((host.trim_start_matches('[').trim_end_matches(']'), port)).await.map_err(|e| NotPublic::Unresolved(e.kind()))?.collect();
     if let Some(inside) = addrs.iter().find(|a| !is_public(a.ip())) {
-        return Err(format!("its host resolves to {}, an address that is not public", inside.ip()));
+        return Err(NotPublic::Inside(inside.ip()));
     }
-    addrs.first().copied().ok_or_else(|| "its host resolves to no address".into())
+    addrs.first().copied().ok_or(NotPublic::NoAddress)
 }
 
 /// Whether an address is on the public internet (not loopback, private, link-local, shared,
@@ -282,8 +316,8 @@ mod tests {
         let found = rt.block_on(c.resolve(id)).unwrap();
         assert_eq!(found.client_name, "Claude");
         assert!(rt.block_on(c.resolve("dcr-unknown")).is_err());
-        assert!(rt.block_on(c.resolve("http://127.0.0.1:1/client.json")).unwrap_err().contains("https"), "no loopback document on a public server");
-        let inside = rt.block_on(c.resolve("https://localhost:1/client.json")).unwrap_err();
+        assert!(rt.block_on(c.resolve("http://127.0.0.1:1/client.json")).unwrap_err().to_string().contains("https"), "no loopback document on a public server");
+        let inside = rt.block_on(c.resolve("https://localhost:1/client.json")).unwrap_err().to_string();
         assert!(inside.contains("https") || inside.contains("not public"), "{inside}");
     }
 
