@@ -5,7 +5,7 @@
 use crate::AppState;
 use serde::{Deserialize, Serialize};
 use vitals::accounts::grant::{self, Submitted};
-use vitals::accounts::{default_dir, forget, link, token_store, Settings};
+use vitals::accounts::{default_dir, forget, link, Settings};
 use vitals::catalog::ProviderSpec;
 use vitals::connection::{Connection, SessionForm};
 use vitals::secret::Secret;
@@ -84,8 +84,8 @@ fn spec(state: &AppState, provider: &str) -> Result<&'static ProviderSpec, Strin
         .ok_or_else(|| format!("`provider`: {provider:?} is not a provider that can be connected; one of: {}.", names.join(", ")))
 }
 
-fn settings() -> Result<Settings, String> {
-    default_dir().map(Settings::at).ok_or_else(|| "this computer has no configuration folder; set VITALS_CONFIG_DIR".into())
+fn settings(state: &AppState) -> Result<Settings, String> {
+    default_dir(state.home.config()).map(Settings::at).ok_or_else(|| "this computer has no configuration folder; set VITALS_CONFIG_DIR".into())
 }
 
 /// The state of one provider, read afresh from the settings file and the token store.
@@ -104,7 +104,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         scopes: vec![],
         expires_at: None,
         key_expires_at: None,
-        redirect: p.connection.oauth().map(|o| o.redirect().0).unwrap_or_default(),
+        redirect: p.connection.oauth().map(|o| o.redirect(state.home.config()).0).unwrap_or_default(),
         portal: p.connection.portal().unwrap_or_default().into(),
         caution: p.connection.session().map(|x| x.caution.to_string()),
         // The tools' own variable when one is set (GARTH_HOME), else the default as written (`~/…`).
@@ -112,7 +112,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
             .connection
             .session()
             .and_then(|x| x.import)
-            .map(|i| vitals::accounts::grant::import_dir_env(&i).unwrap_or_else(|| i.default_dir.to_string())),
+            .map(|i| vitals::accounts::grant::import_dir_env(&i, state.home.config()).unwrap_or_else(|| i.default_dir.to_string())),
         import_offer: p.connection.session().and_then(|x| x.import).map(|i| format!("{} ({})", i.offer, i.from)),
         token_store: String::new(),
         revokes_at_provider: p.connection.revoke().at_provider(),
@@ -131,7 +131,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         Connection::File(f) => format!("No file chosen: choose {} below.", f.what),
     };
     if p.connection.file().is_some() {
-        return file_state(s, p);
+        return file_state(s, p, &state.home);
     }
     // An error leaves nothing to connect or revoke with until it is mended (the summary says how).
     let error = |mut s: ProviderState, why: String| {
@@ -143,7 +143,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
     };
     let mut app_missing = false;
     if let Some(o) = p.connection.oauth() {
-        let app = match settings().and_then(|st| st.app_credentials(p.name, &o.app_env).map_err(|e| e.to_string())) {
+        let app = match settings(state).and_then(|st| st.app_credentials(p.name, &o.app_env, state.home.config()).map_err(|e| e.to_string())) {
             Ok(a) => a,
             Err(e) => return error(s, format!("The settings could not be read: {e}")),
         };
@@ -162,7 +162,7 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
         s.state = "needs_code".into();
         s.summary = format!("{} sent a one-time code: type it below.", p.display);
     }
-    let store = match token_store() {
+    let store = match state.home.store() {
         Ok(t) => t,
         Err(e) => return error(s, format!("The token store is not usable: {e}")),
     };
@@ -199,10 +199,9 @@ pub fn state_of(state: &AppState, p: &'static ProviderSpec) -> ProviderState {
 }
 
 /// A file connection's state: the chosen file, or none (the environment's, when the extension set it).
-fn file_state(mut s: ProviderState, p: &'static ProviderSpec) -> ProviderState {
-    let home = vitals::accounts::Home::Local;
-    let chosen = vitals::accounts::saved_file(&home, p.name).map(|f| (f, "chosen here"));
-    let from_env = p.connection.file().and_then(|f| vitals::env::var(f.env)).map(|f| (std::path::PathBuf::from(f), "set by the extension"));
+fn file_state(mut s: ProviderState, p: &'static ProviderSpec, home: &vitals::accounts::Home) -> ProviderState {
+    let chosen = vitals::accounts::saved_file(home, p.name).map(|f| (f, "chosen here"));
+    let from_env = p.connection.file().and_then(|f| home.config().var(f.env)).map(|f| (std::path::PathBuf::from(f), "set by the extension"));
     if let Some((f, how)) = from_env.or(chosen) {
         s.state = "connected".into();
         s.can_revoke = how == "chosen here";
@@ -223,7 +222,7 @@ pub fn choose_file(state: tauri::State<'_, AppState>, provider: String, path: St
     if path.is_empty() {
         return Err("`path`: type the path of the file.".into());
     }
-    let abs = vitals::accounts::save_file(&vitals::accounts::Home::Local, p.name, std::path::Path::new(path))?;
+    let abs = vitals::accounts::save_file(&state.home, p.name, std::path::Path::new(path))?;
     Ok(Done { message: format!("{} reads {} from now on, in place.", p.display, abs.display()), state: state_of(&state, p) })
 }
 
@@ -242,11 +241,11 @@ pub fn save_app(state: tauri::State<'_, AppState>, provider: String, client_id: 
     if id.is_empty() {
         return Err(format!("The client ID is empty. Paste the client ID of your app at {}.", o.portal));
     }
-    let st = settings()?;
+    let st = settings(&state)?;
     let typed = client_secret.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
     let secret = match typed {
         Some(s) => Secret::new(s),
-        None => match st.app_credentials(p.name, &o.app_env).map_err(|e| e.to_string())? {
+        None => match st.app_credentials(p.name, &o.app_env, state.home.config()).map_err(|e| e.to_string())? {
             Some(saved) if !saved.client_secret.is_empty() => saved.client_secret,
             _ => return Err(format!("The client secret is empty. Paste the client secret of the same app at {}.", o.portal)),
         },
@@ -262,7 +261,7 @@ pub fn save_app(state: tauri::State<'_, AppState>, provider: String, client_id: 
 #[tauri::command]
 pub async fn save_key(state: tauri::State<'_, AppState>, provider: String, key: String, days: Option<u32>) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
-    let c = grant::save_key(p, Secret::new(key.trim()), days, "the settings app").await?;
+    let c = grant::save_key_in(p, Secret::new(key.trim()), days, "the settings app", &state.home).await?;
     Ok(Done { message: connected(&c), state: state_of(&state, p) })
 }
 
@@ -290,7 +289,7 @@ pub async fn session_code(state: tauri::State<'_, AppState>, provider: String, c
 }
 
 async fn submit(state: &AppState, p: &'static ProviderSpec, form: SessionForm) -> Result<Done, String> {
-    match grant::submit(p, form.clone(), "the settings app").await? {
+    match grant::submit_in(p, form.clone(), "the settings app", &state.home).await? {
         Submitted::Connected(c) => Ok(Done { message: connected(&c), state: state_of(state, p) }),
         Submitted::NeedsCode(words) => {
             state.waiting.lock().expect("waiting lock").insert(p.name, form);
@@ -304,7 +303,7 @@ async fn submit(state: &AppState, p: &'static ProviderSpec, form: SessionForm) -
 pub async fn import(state: tauri::State<'_, AppState>, provider: String, folder: Option<String>) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
     let dir = folder.map(|f| f.trim().to_string()).filter(|f| !f.is_empty()).map(std::path::PathBuf::from);
-    let c = grant::import(p, dir).await?;
+    let c = grant::import(p, dir, &state.home).await?;
     Ok(Done { message: connected(&c), state: state_of(&state, p) })
 }
 
@@ -313,7 +312,7 @@ pub async fn import(state: tauri::State<'_, AppState>, provider: String, folder:
 pub async fn connect_start(state: tauri::State<'_, AppState>, provider: String) -> Result<Started, String> {
     let p = spec(&state, &provider)?;
     let l = state.links.start(p).map_err(|e| e.to_string())?;
-    let browser_opened = vitals::accounts::browser::open(&l.url).is_ok();
+    let browser_opened = vitals::accounts::browser::open(&l.url, state.home.config()).is_ok();
     Ok(Started { url: l.url.clone(), browser_opened })
 }
 
@@ -333,7 +332,7 @@ pub async fn connect_wait(state: tauri::State<'_, AppState>, provider: String) -
 #[tauri::command]
 pub async fn revoke(state: tauri::State<'_, AppState>, provider: String) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
-    let f = forget::forget(p).await?;
+    let f = forget::forget_in(p, &state.home).await?;
     Ok(Done { message: f.message, state: state_of(&state, p) })
 }
 
@@ -341,7 +340,7 @@ pub async fn revoke(state: tauri::State<'_, AppState>, provider: String) -> Resu
 #[tauri::command]
 pub fn forget_app(state: tauri::State<'_, AppState>, provider: String) -> Result<Done, String> {
     let p = spec(&state, &provider)?;
-    let st = settings()?;
+    let st = settings(&state)?;
     let had = st.remove(p.name).map_err(|e| e.to_string())?;
     let message = if had {
         format!("Deleted the {} client ID and secret from {}.", p.display, st.path().display())
@@ -357,7 +356,7 @@ pub fn forget_app(state: tauri::State<'_, AppState>, provider: String) -> Result
 pub fn open_portal(state: tauri::State<'_, AppState>, provider: String) -> Result<(), String> {
     let p = spec(&state, &provider)?;
     let portal = p.connection.portal().ok_or_else(|| format!("{} has no page to open.", p.display))?;
-    vitals::accounts::browser::open(portal).map_err(|e| format!("No browser could be opened: {e}"))
+    vitals::accounts::browser::open(portal, state.home.config()).map_err(|e| format!("No browser could be opened: {e}"))
 }
 
 /// An instant in words for a person: relative to `now`, then the local date and time

@@ -10,6 +10,8 @@ use vitals::catalog::ProviderSpec;
 pub struct AppState {
     /// The providers shown, in the server's order: every one that can be connected.
     pub providers: Vec<&'static ProviderSpec>,
+    /// This computer's user, with the settings the app read from its environment once, at start.
+    pub home: vitals::accounts::Home,
     /// The browser logins under way.
     pub links: vitals::accounts::link::Links,
     /// A session login waiting for its one-time code, per provider (memory only).
@@ -18,7 +20,9 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(providers: Vec<&'static ProviderSpec>) -> AppState {
-        AppState { providers: providers.into_iter().filter(|p| p.connection.connects()).collect(), links: Default::default(), waiting: Default::default() }
+        let home = vitals::accounts::Home::local(std::sync::Arc::new(vitals::config::Config::from_env()));
+        let links = vitals::accounts::link::Links::local(&home);
+        AppState { providers: providers.into_iter().filter(|p| p.connection.connects()).collect(), home, links, waiting: Default::default() }
     }
 }
 

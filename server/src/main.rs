@@ -158,7 +158,7 @@ enum TenantAction {
 
 /// The tenants folder with its key, for the commands that read or write a secret.
 fn sealed(t: vitals::hosted::tenants::Tenants, key_file: Option<&std::path::Path>) -> Result<vitals::hosted::tenants::Tenants, String> {
-    let vault = vitals::accounts::vault::Vault::given(key_file, &t.dir).map_err(|e| e.to_string())?;
+    let vault = vitals::accounts::vault::Vault::given(key_file, &t.dir, &t.config).map_err(|e| e.to_string())?;
     Ok(t.sealed(Arc::new(vault)))
 }
 
@@ -167,10 +167,11 @@ fn tenant_command(
     dir: Option<std::path::PathBuf>,
     public_url: Option<String>,
     key_file: Option<std::path::PathBuf>,
+    config: &Arc<Config>,
 ) -> Result<String, String> {
     use vitals::hosted::tenants::{Tenants, TENANTS_ENV};
     if let TenantAction::NewKey { file } = &action {
-        let v = vitals::accounts::vault::write_new_key(file, Tenants::from(dir).as_ref().map(|t| t.dir.as_path()))?;
+        let v = vitals::accounts::vault::write_new_key(file, Tenants::from(dir, config).as_ref().map(|t| t.dir.as_path()))?;
         return Ok(format!(
             "Wrote a new key ({}) to {} (0600). Keep it outside the tenants folder and out of its backups:\n{}",
             v.id(),
@@ -178,7 +179,7 @@ fn tenant_command(
             file.display()
         ));
     }
-    let t = Tenants::from(dir).ok_or_else(|| format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}"))?;
+    let t = Tenants::from(dir, config).ok_or_else(|| format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}"))?;
     let base = match public_url {
         Some(u) => vitals::hosted::parse_public_url(&u)?.as_str().trim_end_matches('/').to_string(),
         None => format!("http://{}", vitals::hosted::DEFAULT_ADDR),
@@ -248,7 +249,7 @@ async fn serve_command(a: ServeArgs, config: Arc<Config>, limits: Limits) -> Res
         bearer: a.bearer_file.as_deref().map(vitals::hosted::guard::read_bearer).transpose()?,
         stateless: a.stateless,
         public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
-        tenants: Tenants::from(a.tenants).map(|t| sealed(t, a.key_file.as_deref())).transpose()?,
+        tenants: Tenants::from(a.tenants, &config).map(|t| sealed(t, a.key_file.as_deref())).transpose()?,
         open_signup: a.open_signup,
         auth: vitals::hosted::AuthMode::parse(a.auth.as_deref())?,
         limits,
@@ -301,14 +302,16 @@ fn connected(c: vitals::accounts::grant::Connected, then: &str) -> Done {
 
 async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<Done, String> {
     use vitals::accounts::login::{login, How};
+    // This machine's user, with the settings read at start: every command below reads them from here.
+    let home = vitals::accounts::Home::local(config.clone());
     match c {
         Command::Serve(a) => serve_command(a, config, limits).await.map(Done::from),
-        Command::Tenant { action, tenants, public_url, key_file } => tenant_command(action, tenants, public_url, key_file).map(Done::from),
+        Command::Tenant { action, tenants, public_url, key_file } => tenant_command(action, tenants, public_url, key_file, &config).map(Done::from),
         Command::Auth { provider, manual, import, file } => {
             let p = connectable(&provider)?;
             if let Some(f) = p.connection.file() {
                 let path = file.ok_or_else(|| vitals::accounts::grant::file_help(p, f))?;
-                let abs = vitals::accounts::save_file(&vitals::accounts::Home::Local, p.name, &path)?;
+                let abs = vitals::accounts::save_file(&home, p.name, &path)?;
                 return Ok(format!(
                     "{} reads {} (its path is saved; the file is read in place, never copied). Claude picks this up on its next request.",
                     p.display,
@@ -324,7 +327,7 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
                 (None, true) => How::Manual,
                 (None, false) => How::Interactive,
             };
-            let c = login(p, how).await?;
+            let c = login(p, how, &home).await?;
             Ok(connected(c, " Claude picks this up on its next request."))
         }
         Command::Forget { provider } => {
@@ -334,7 +337,7 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
             };
             let (mut lines, mut whole) = (Vec::new(), true);
             for p in targets {
-                let f = vitals::accounts::forget::forget(p).await?;
+                let f = vitals::accounts::forget::forget_in(p, &home).await?;
                 whole &= f.complete;
                 lines.push(f.message);
             }
@@ -360,13 +363,13 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
                             .into());
                     }
                     let key = vitals::accounts::login::secret(&format!("Paste the {} key and press Enter (it is not shown again): ", p.display))?;
-                    let c = vitals::accounts::grant::save_key(p, key, key_days, "vitals-mcp app").await?;
+                    let c = vitals::accounts::grant::save_key_in(p, key, key_days, "vitals-mcp app", &home).await?;
                     Ok(connected(c, ""))
                 }
                 (vitals::connection::Connection::ApiKey(k), _, _) => {
                     Err(format!("{} connects with a key: run `vitals-mcp app {} --api-key -` and paste it. {}", p.display, p.name, k.create_help))
                 }
-                (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id).map(Done::from),
+                (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id, &config).map(Done::from),
                 (vitals::connection::Connection::OAuth(_), _, _) => {
                     Err(format!("{} connects with an OAuth app: send `--client-id <ID>` (the secret is read from standard input).", p.display))
                 }
@@ -376,7 +379,7 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
     }
 }
 
-fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str) -> Result<String, String> {
+fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str, config: &Config) -> Result<String, String> {
     let id = client_id.trim();
     if id.is_empty() {
         return Err("`--client-id` is empty; send the client ID from the developer portal".into());
@@ -385,7 +388,7 @@ fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str) -> Result<String
     if secret.is_empty() {
         return Err("the client secret is empty; paste the secret from the developer portal".into());
     }
-    let dir = vitals::accounts::default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+    let dir = vitals::accounts::default_dir(config).ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
     let s = vitals::accounts::Settings::at(dir);
     s.save(p.name, id, &secret).map_err(|e| e.to_string())?;
     Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))

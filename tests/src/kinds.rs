@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use vitals_providers::catalog::{CollectionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split};
+use vitals_providers::config::Config;
 use vitals_providers::connection::{
     AfterExchange, ApiKeySpec, AppEnv, BoxFuture, ClientAuth, Connection, Grant, ImportSpec, KeyError, OAuthSpec, Revoke, SessionForm, SessionSpec, SessionStep,
 };
@@ -237,7 +238,7 @@ fn base() -> String {
 }
 
 /// The registration step: Polar's `POST /v3/users` shape, a JSON body naming the member.
-fn register_hook(g: Grant) -> BoxFuture<'static, Result<(), String>> {
+fn register_hook(g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<(), String>> {
     Box::pin(async move {
         let user = g.extra.get("x_user_id").cloned().ok_or("the token came without x_user_id")?;
         let r = reqwest::Client::new()
@@ -255,7 +256,7 @@ fn register_hook(g: Grant) -> BoxFuture<'static, Result<(), String>> {
     })
 }
 
-fn exchange_key(key: Secret) -> BoxFuture<'static, Result<Grant, KeyError>> {
+fn exchange_key(key: Secret, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
         let r = reqwest::Client::new()
             .post(format!("{}/key/token", base()))
@@ -282,7 +283,7 @@ fn session_grant(v: &Value) -> Result<Grant, String> {
     })
 }
 
-fn login(f: SessionForm) -> BoxFuture<'static, Result<SessionStep, String>> {
+fn login(f: SessionForm, _c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>> {
     Box::pin(async move {
         let body = json!({"email": f.email, "password": f.password.expose(), "code": f.code.as_ref().map(|c| c.expose().to_string())});
         let r = reqwest::Client::new().post(format!("{}/session/login", base())).json(&body).send().await.map_err(|e| e.to_string())?;
@@ -296,7 +297,7 @@ fn login(f: SessionForm) -> BoxFuture<'static, Result<SessionStep, String>> {
     })
 }
 
-fn refresh_session(_g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
+fn refresh_session(_g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
     Box::pin(async move {
         let r = reqwest::Client::new().post(format!("{}/session/refresh", base())).send().await.map_err(|e| e.to_string())?;
         session_grant(&r.json::<Value>().await.map_err(|e| e.to_string())?)
@@ -304,7 +305,7 @@ fn refresh_session(_g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
 }
 
 /// Another tool's token file: `oauth2_token.json` with `access_token` and `refresh_token`.
-fn read_import(dir: std::path::PathBuf) -> BoxFuture<'static, Result<Grant, String>> {
+fn read_import(dir: std::path::PathBuf, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
     Box::pin(async move {
         let path = dir.join("oauth2_token.json");
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{} could not be read ({})", path.display(), e.kind()))?;
@@ -499,8 +500,8 @@ impl Kind {
                 spec,
                 None,
                 sample.as_ref().map(|_| "built-in sample data"),
-                &vitals_providers::accounts::Home::Local,
-                &vitals_providers::config::Config::from_env(),
+                &vitals_providers::accounts::Home::local(Arc::new(Config::from_env())),
+                &Config::from_env(),
             ),
             sample,
         }

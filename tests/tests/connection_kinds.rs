@@ -50,6 +50,11 @@ struct Server {
     said: Mutex<String>,
 }
 
+/// This test binary's user, with the environment its suite set, read as the binary reads it.
+fn home() -> vitals::accounts::Home {
+    vitals::accounts::Home::local(Arc::new(vitals::config::Config::from_env()))
+}
+
 /// A server with these providers only: a `vitals_check` probes every provider it has, and a test
 /// must not renew another test's credential.
 async fn server(specs: &[&'static vitals::catalog::ProviderSpec]) -> Server {
@@ -168,7 +173,7 @@ async fn oauth_with_basic_auth_a_user_id_and_a_step_after_the_exchange_retried_u
     assert_eq!((c["credential"].as_str(), c["state"].as_str(), c["api_answered"].as_bool()), (Some("oauth"), Some("connected"), Some(true)), "{c}");
     assert!(c["app_credentials"].as_str().unwrap().contains("VITALS_KINDS_OAUTH_CLIENT_ID"), "{c}");
 
-    let f = vitals::accounts::forget::forget(&kinds::OAUTH).await.unwrap();
+    let f = vitals::accounts::forget::forget_in(&kinds::OAUTH, &home()).await.unwrap();
     assert!(f.message.contains("has no revoke endpoint: end the app's access in your kinds account's connected apps"), "{}", f.message);
     assert!(stored("kinds_oauth").is_none());
     s.assert_quiet(&issued());
@@ -206,7 +211,7 @@ async fn an_api_key_typed_into_our_page_is_checked_saved_with_its_expiry_and_exc
     assert!(a["notices"]["credential_refreshed"].as_str().unwrap().contains("about to expire"), "{a}");
     assert_eq!(good(), 2);
 
-    let f = vitals::accounts::forget::forget(&kinds::KEY).await.unwrap();
+    let f = vitals::accounts::forget::forget_in(&kinds::KEY, &home()).await.unwrap();
     assert!(f.message.contains("at https://kinds.invalid/keys (delete the key)") && f.message.contains("local key and token were deleted"), "{}", f.message);
     s.assert_quiet(&issued());
 }
@@ -227,7 +232,7 @@ async fn a_session_login_asks_for_its_one_time_code_and_never_keeps_the_password
     assert_eq!((c["connection"].as_str(), c["credential"].as_str()), (Some("session"), Some("session")), "{c}");
 
     let token = stored("kinds_session").unwrap().access.expose().to_string();
-    let f = vitals::accounts::forget::forget(&kinds::SESSION).await.unwrap();
+    let f = vitals::accounts::forget::forget_in(&kinds::SESSION, &home()).await.unwrap();
     assert!(f.message.contains("access revoked at Kinds Session (HTTP 204)"), "{}", f.message);
     assert!(lab().api.book.lock().unwrap().revoked.contains(&token));
     s.assert_quiet(&issued());
@@ -238,7 +243,7 @@ async fn an_import_has_no_page_and_says_how_then_reads_with_the_imported_tokens(
     let s = server(&[&kinds::IMPORT]).await;
     let e = s.call("vitals_connect", json!({"provider": "kinds_import"})).await.unwrap_err();
     assert!(e.contains("vitals-mcp auth kinds_import --import") && e.contains("~/.kinds-tool"), "{e}");
-    let e = vitals::accounts::grant::import(&kinds::IMPORT, Some(lab().dir.join("nowhere"))).await.unwrap_err();
+    let e = vitals::accounts::grant::import(&kinds::IMPORT, Some(lab().dir.join("nowhere")), &home()).await.unwrap_err();
     assert!(e.starts_with("Nothing was imported from") && e.contains("oauth2_token.json"), "{e}");
 
     let folder = lab().dir.join("kinds-tool");
@@ -251,14 +256,14 @@ async fn an_import_has_no_page_and_says_how_then_reads_with_the_imported_tokens(
         t
     };
     std::fs::write(folder.join("oauth2_token.json"), json!({"access_token": token, "refresh_token": "r-imported", "expires_in": 3600}).to_string()).unwrap();
-    let c = vitals::accounts::grant::import(&kinds::IMPORT, Some(folder.clone())).await.unwrap();
+    let c = vitals::accounts::grant::import(&kinds::IMPORT, Some(folder.clone()), &home()).await.unwrap();
     assert!(c.summary().starts_with("Connected Kinds Import"), "{}", c.summary());
     let a = s.read("kinds_import").await.unwrap();
     assert_eq!(read_with(&a), json!(["import", "import", "import"]));
     let chk = s.check("kinds_import").await;
     assert_eq!(chk["connection"], "import");
     assert!(chk["credential_source"].as_str().unwrap().contains(&format!("imported from {}", folder.display())), "{chk}");
-    vitals::accounts::forget::forget(&kinds::IMPORT).await.unwrap();
+    vitals::accounts::forget::forget_in(&kinds::IMPORT, &home()).await.unwrap();
     s.assert_quiet(&issued());
 }
 
@@ -300,7 +305,7 @@ async fn a_key_in_the_environment_is_exchanged_once_in_memory_and_never_saved() 
     assert!(c["credential_source"].as_str().unwrap().contains("environment VITALS_KINDS_ENV_KEY (the key's token is kept in memory only)"), "{c}");
     assert!(stored("kinds_env_key").is_none(), "a key from the environment is never written anywhere");
     assert_eq!(exchanges(), 1, "the check used the token in memory");
-    let f = vitals::accounts::forget::forget(&kinds::ENV_KEYED).await.unwrap();
+    let f = vitals::accounts::forget::forget_in(&kinds::ENV_KEYED, &home()).await.unwrap();
     assert!(f.message.contains("comes from the environment variable VITALS_KINDS_ENV_KEY") && f.message.contains("remove it there"), "{}", f.message);
     s.assert_quiet(&issued());
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 /// The variable that divides every provider's budget window ([`Config::budget`]).
 pub const RATE_SCALE_ENV: &str = "VITALS_RATE_TIME_SCALE";
 
-/// The settings of one server: variables by name, each already read as [`crate::env::var`] reads
+/// The settings of one server: variables by name, each already read as [`crate::env::read`] reads
 /// one (trimmed; blank or an unsubstituted `${...}` placeholder is unset).
 #[derive(Clone, Default)]
 pub struct Config {

@@ -3,8 +3,10 @@
 //! session login, reading another tool's files). `accounts/`, `mcp/` and the settings app read a
 //! [`Connection`] and render it; none of them names a provider, so a provider added later brings
 //! its login with it.
+use crate::config::Config;
 use crate::secret::Secret;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
@@ -197,10 +199,10 @@ pub struct OAuthSpec {
 }
 
 impl OAuthSpec {
-    /// The redirect this process sends, and where the value came from.
-    pub fn redirect(&self) -> (String, String) {
-        match crate::env::var(self.redirect_env) {
-            Some(v) => (v, format!("the environment variable {}", self.redirect_env)),
+    /// The redirect a server with `config` sends, and where the value came from.
+    pub fn redirect(&self, config: &Config) -> (String, String) {
+        match config.var(self.redirect_env) {
+            Some(v) => (v.to_string(), format!("the environment variable {}", self.redirect_env)),
             None => (self.redirect.to_string(), "the default".into()),
         }
     }
@@ -213,7 +215,8 @@ impl OAuthSpec {
 pub struct AfterExchange {
     /// What the step is, in words (`registering vitals with your Polar account`).
     pub what: &'static str,
-    pub run: fn(Grant) -> BoxFuture<'static, Result<(), String>>,
+    /// Run with the server's settings (where the provider's routes are).
+    pub run: fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<(), String>>,
 }
 
 /// What a login yields: the credential the data routes take, and what the provider said with it.
@@ -236,8 +239,9 @@ pub struct ApiKeySpec {
     /// Where the user creates a key, in words and address.
     pub portal: &'static str,
     pub create_help: &'static str,
-    /// Exchange the key for an access token. The error says, in words, whether the key was refused.
-    pub exchange: fn(Secret) -> BoxFuture<'static, Result<Grant, KeyError>>,
+    /// Exchange the key for an access token, at the host the server's settings name. The error
+    /// says, in words, whether the key was refused.
+    pub exchange: fn(Secret, Arc<Config>) -> BoxFuture<'static, Result<Grant, KeyError>>,
     /// How long before its expiry the exchanged token is renewed (Garmin's clients: an hour).
     pub renew_before_s: i64,
     pub revoke: Revoke,
@@ -276,10 +280,10 @@ pub struct SessionSpec {
     pub login_env: Option<(&'static str, &'static str)>,
 }
 
-/// One submission of a session login.
-pub type SessionLogin = fn(SessionForm) -> BoxFuture<'static, Result<SessionStep, String>>;
-/// A session's tokens renewed.
-pub type SessionRefresh = fn(Grant) -> BoxFuture<'static, Result<Grant, String>>;
+/// One submission of a session login, at the hosts the server's settings name.
+pub type SessionLogin = fn(SessionForm, Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>>;
+/// A session's tokens renewed, at the hosts the server's settings name.
+pub type SessionRefresh = fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<Grant, String>>;
 
 /// What the user typed into our own login page, window or prompt. Never stored, never logged.
 #[derive(Debug, Clone)]
@@ -313,7 +317,7 @@ pub struct ImportSpec {
     /// The offer, as the settings window and the login page say it ("Use tokens from another Garmin tool").
     pub offer: &'static str,
     /// Read the folder (never write it) into a login; it may check the tokens with the provider.
-    pub read: fn(std::path::PathBuf) -> BoxFuture<'static, Result<Grant, String>>,
+    pub read: fn(std::path::PathBuf, Arc<Config>) -> BoxFuture<'static, Result<Grant, String>>,
 }
 
 /// A credential's kind, at run time.

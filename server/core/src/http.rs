@@ -138,17 +138,15 @@ pub struct Http {
 }
 
 impl Http {
-    /// A client for reads that are all GETs.
+    /// A client for reads that are all GETs, with the default timeout.
     pub fn new() -> Http {
-        Http::declaring(&[])
+        Http::declaring(&[], &crate::config::Config::default())
     }
 
-    /// A client for a provider whose catalog declares `declared`, with the environment's timeout:
-    /// for the logins' requests, whose path is not yet handed the binary's settings.
-    pub fn declaring(declared: &'static [NonGet]) -> Http {
-        let config = crate::config::Config::default();
-        let timeout = crate::env::var("VITALS_HTTP_TIMEOUT_MS").map_or(config.http_timeout(), |v| config.with("VITALS_HTTP_TIMEOUT_MS", &v).http_timeout());
-        Http::timed(declared, timeout)
+    /// A client for a provider whose catalog declares `declared`, with `config`'s timeout (a
+    /// login's requests take the server's settings as its reads do).
+    pub fn declaring(declared: &'static [NonGet], config: &crate::config::Config) -> Http {
+        Http::timed(declared, config.http_timeout())
     }
 
     /// A client for a provider whose catalog declares `declared`, each request taking at most `timeout`.

@@ -105,7 +105,7 @@ pub async fn export(engine: &Engine, req: ExportRequest, deadline: crate::engine
     let files = spec.files.expect("a provider chosen for its files has them");
     check_id(req.id.trim(), &spec.qualified(files.listed_in))?;
     let home = match engine.home() {
-        Home::Local => dirs::home_dir(),
+        Home::Local { .. } => dirs::home_dir(),
         Home::Tenant { .. } => None,
     };
     let (full, home_said) = expand_home(&req.path, home.as_deref())?;

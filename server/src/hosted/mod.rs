@@ -349,8 +349,10 @@ async fn callback(State(server): State<Arc<Server>>, axum::extract::Path(provide
 
 /// Serve until `stop` resolves (SIGTERM, Ctrl-C), then let the calls under way finish (up to
 /// [`DRAIN`]) before closing the sessions.
-pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), String> {
+pub async fn serve(mut opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), String> {
     refused(&opts)?;
+    // Every tenant's home carries the operator's settings, whoever made the folder's handle.
+    opts.tenants = opts.tenants.take().map(|t| t.with_config(opts.config.clone()));
     // Several people's logins are sealed under the operator's key; the folder is settled (and
     // checked to open under it) before anyone is answered, and held while this server runs.
     let _serving = settled(&opts)?;
@@ -360,7 +362,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
     let rmcp = rmcp_config(&opts, local, &cancel);
     let mount = match &opts.tenants {
         Some(_) => None,
-        None => Some(Mount::resolve(opts.path.as_deref(), crate::accounts::default_dir().as_deref())?),
+        None => Some(Mount::resolve(opts.path.as_deref(), crate::accounts::default_dir(&opts.config).as_deref())?),
     };
     let shown = opts.public_url.as_ref().map(|u| u.as_str().trim_end_matches('/').to_string()).unwrap_or_else(|| format!("http://{local}"));
     announce(&opts, mount.as_ref(), &shown, local);
@@ -381,7 +383,7 @@ pub async fn serve(opts: ServeOptions, stop: impl std::future::Future<Output = (
         server.auth = Some(oauth::Auth::in_tenants(t, loopback));
     }
     if let Some(m) = &server.mount {
-        server.own = Some(server.site(Home::Local, m.base(), server.opts.limits.clone()));
+        server.own = Some(server.site(Home::local(server.opts.config.clone()), m.base(), server.opts.limits.clone()));
     }
     until_stopped(Arc::new(server), listener, cancel, stop).await
 }

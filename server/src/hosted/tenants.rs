@@ -46,6 +46,8 @@ pub fn mcp_path(secret: &Secret) -> String {
 pub struct Tenants {
     pub dir: PathBuf,
     pub vault: Option<Arc<Vault>>,
+    /// The operator's settings, which every tenant's home carries (the operator's app, endpoints).
+    pub config: Arc<crate::config::Config>,
 }
 
 /// The file at the folder's top that says its tenants are of this format (ids apart from URLs).
@@ -54,12 +56,17 @@ pub const FORMAT_FILE: &str = ".format";
 impl Tenants {
     /// The tenants folder at `dir`, without a key (commands that read no secret).
     pub fn at(dir: impl Into<PathBuf>) -> Tenants {
-        Tenants { dir: dir.into(), vault: None }
+        Tenants { dir: dir.into(), vault: None, config: Arc::default() }
     }
 
-    /// `--tenants DIR`, else `VITALS_TENANTS_DIR`.
-    pub fn from(flag: Option<PathBuf>) -> Option<Tenants> {
-        flag.or_else(|| crate::env::var(TENANTS_ENV).map(PathBuf::from)).map(Tenants::at)
+    /// `--tenants DIR`, else `VITALS_TENANTS_DIR` of the operator's settings.
+    pub fn from(flag: Option<PathBuf>, config: &Arc<crate::config::Config>) -> Option<Tenants> {
+        flag.or_else(|| config.var(TENANTS_ENV).map(PathBuf::from)).map(|d| Tenants::at(d).with_config(config.clone()))
+    }
+
+    /// The same folder, its tenants' homes carrying the operator's settings `config`.
+    pub fn with_config(self, config: Arc<crate::config::Config>) -> Tenants {
+        Tenants { config, ..self }
     }
 
     /// The same folder, its secrets sealed under `vault`.
@@ -70,7 +77,7 @@ impl Tenants {
     /// The home of a tenant that exists now. A deleted folder is no tenant from that moment on.
     pub fn home(&self, id: &TenantId) -> Option<Home> {
         let dir = self.dir.join(id.as_str());
-        std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).map(|_| Home::Tenant { dir, vault: self.vault.clone() })
+        std::fs::symlink_metadata(&dir).ok().filter(|m| m.is_dir()).map(|_| Home::Tenant { dir, vault: self.vault.clone(), config: self.config.clone() })
     }
 
     /// Whether the folder says its tenants are of this format (ids apart from URLs; `serve` brings
@@ -122,7 +129,7 @@ impl Tenants {
                 "{} holds none of {}: it is not a vitals config folder (on this machine: {})",
                 from.display(),
                 IMPORTED.join(", "),
-                crate::accounts::default_dir().map(|d| d.display().to_string()).unwrap_or_else(|| "none".into())
+                crate::accounts::default_dir(&self.config).map(|d| d.display().to_string()).unwrap_or_else(|| "none".into())
             ));
         }
         let id = self.add()?;

@@ -122,17 +122,17 @@ pub async fn check_report(engine: &Engine) -> CheckReport {
             expires_at: rfc3339(cred.expires_at),
             key_expires_at: rfc3339(cred.key_expires_at),
             credential_source: cred.origin,
-            app_credentials: spec.connection.oauth().map(|o| app_report(spec.name, &o.app_env)),
+            app_credentials: spec.connection.oauth().map(|o| app_report(spec.name, &o.app_env, engine.config())),
             token_store: engine
                 .home()
                 .store()
                 .map(|s| match engine.home() {
-                    crate::accounts::Home::Local => [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "),
+                    crate::accounts::Home::Local { .. } => [vec![s.describe()], crate::accounts::store::repairs()].concat().join("; "),
                     crate::accounts::Home::Tenant { .. } => crate::accounts::store::TENANT_FILE.into(),
                 })
                 .unwrap_or_else(|e| format!("none: {e}")),
             redirect: spec.connection.oauth().map(|o| {
-                let (url, from) = o.redirect();
+                let (url, from) = o.redirect(engine.config());
                 format!("{url} (from {from}; register exactly this URL at {})", o.portal)
             }),
             answered_by: by.into(),
@@ -168,11 +168,11 @@ fn failed(display: &str, t: &crate::engine::answer::Truncated) -> String {
     }
 }
 
-fn app_report(provider: &str, env: &crate::accounts::AppEnv) -> String {
-    let Some(dir) = crate::accounts::default_dir() else {
+fn app_report(provider: &str, env: &crate::accounts::AppEnv, config: &crate::config::Config) -> String {
+    let Some(dir) = crate::accounts::default_dir(config) else {
         return "not set".into();
     };
-    match crate::accounts::Settings::at(dir).app_credentials(provider, env) {
+    match crate::accounts::Settings::at(dir).app_credentials(provider, env, config) {
         Ok(Some(c)) => format!("client ID of {} characters from {}", c.client_id.chars().count(), c.origin(env)),
         Ok(None) => format!("not set: {} and {} are empty and the settings file has none", env.client_id, env.client_secret),
         Err(e) => format!("unreadable: {e}"),

@@ -151,7 +151,7 @@ pub async fn connect(
     }
     // A second call joins the login under way and says what the first found: a window opened, or
     // none could be (then at once, as the first did, rather than waiting on a browser that never came).
-    if let Err(why) = link.open_browser(crate::accounts::browser::open) {
+    if let Err(why) = link.open_browser(|url| crate::accounts::browser::open(url, links.config())) {
         return waiting(&link, &format!("No browser could be opened on this machine ({why})."));
     }
     match wait_with_progress(&link, ctx, deadline).await {

@@ -221,7 +221,8 @@ fn structured<T: Serialize>(v: &T) -> CallToolResponse {
 #[tool_router(router = tool_router)]
 impl Vitals {
     pub fn new(engine: Arc<Engine>) -> Self {
-        Self::with_links(engine, Arc::new(Links::default()))
+        let links = Arc::new(Links::local(engine.home()));
+        Self::with_links(engine, links)
     }
 
     /// A handler sharing `links` with the others of one home: over HTTP each session (and each

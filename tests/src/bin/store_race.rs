@@ -12,7 +12,9 @@ use vitals_providers::secret::Secret;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let store = TokenStore::open(&args[1]).expect("a valid VITALS_TOKEN_STORE");
+    // A binary: it reads its environment once, as vitals-mcp does.
+    let config = vitals_providers::config::Config::from_env();
+    let store = TokenStore::open(&args[1], &config).expect("a valid VITALS_TOKEN_STORE");
     let (provider, label) = (PathBuf::from(&args[2]), args[3].clone());
     eprintln!("backend {:?}", store.backend());
     match label.as_str() {

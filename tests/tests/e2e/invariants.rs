@@ -260,3 +260,28 @@ async fn withings_tokens_and_secret_never_appear_in_any_output() {
         assert!(!out.contains(&secret[secret.len() / 2..]), "part of a secret leaked");
     }
 }
+
+/// Settings passed in, in the source: below the binary nothing reads the process's environment.
+/// `main.rs` reads it once into a `Config` (`core/src/config.rs` is that reading, `env.rs` how a
+/// value is read) and hands it down, so two servers with their own settings can share a process.
+/// Test modules may set variables of their own; the code they test may not read them.
+#[test]
+fn nothing_below_the_binary_reads_the_environment() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server");
+    let mut files = vec![];
+    for crate_src in ["core/src", "providers/src", "engine/src", "src"] {
+        rust_files(&root.join(crate_src), &mut files);
+    }
+    let allowed = ["core/src/env.rs", "core/src/config.rs", "server/src/main.rs"];
+    let reads = ["env::var", "env::flag", "env::vars", "Config::from_env(", "env::home_dir", "var_os("];
+    let mut found = vec![];
+    for f in files.iter().filter(|f| !allowed.iter().any(|a| f.ends_with(a))) {
+        let src = std::fs::read_to_string(f).unwrap();
+        let code = &src[..src.find("#[cfg(test)]\nmod tests").unwrap_or(src.len())];
+        for pat in reads.iter().filter(|p| code.contains(*p)) {
+            found.push(format!("{} reads the environment ({pat})", f.strip_prefix(&root).unwrap_or(f).display()));
+        }
+    }
+    assert!(files.len() > 100, "the scan found the server's files ({})", files.len());
+    assert!(found.is_empty(), "read the setting from the Config handed down instead:\n{}", found.join("\n"));
+}

@@ -58,3 +58,29 @@ async fn a_scaled_minute_paces_a_read_of_more_than_a_budget_to_completion() {
     assert!(a["notices"]["truncated"].is_null(), "complete once the scaled minute frees: {}", a["notices"]);
     assert_eq!(over, 0, "the twin's scaled minute never held more than 120 of the server's requests");
 }
+
+/// Two homes of this machine's user in one process, each with its own settings: each finds its
+/// own config folder and token store, and renews its login at its own token endpoint (its own
+/// twin), with its own app credentials; nothing of one reaches the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_homes_in_one_process_keep_their_own_store_and_token_endpoint() {
+    let (a, b) = (twin().await, twin().await);
+    let (login_a, login_b) = (WithingsLogin::new(&a, "home-a"), WithingsLogin::new(&b, "home-b"));
+    let home = |l: &WithingsLogin| {
+        let pairs = l.env.iter().map(|(k, v)| (k.clone(), v.clone())).chain([("VITALS_TOKEN_STORE".to_string(), "file".to_string())]);
+        vitals::accounts::Home::local(Arc::new(Config::from_pairs(pairs)))
+    };
+    let (home_a, home_b) = (home(&login_a), home(&login_b));
+    let (store_a, store_b) = (home_a.store().unwrap(), home_b.store().unwrap());
+    assert_eq!((store_a.path().parent().unwrap(), store_b.path().parent().unwrap()), (login_a.dir.as_path(), login_b.dir.as_path()));
+    let (saved_a, saved_b) = (store_a.load("withings").unwrap().unwrap(), store_b.load("withings").unwrap().unwrap());
+    assert_eq!((saved_a.access.expose(), saved_b.access.expose()), (login_a.access.as_str(), login_b.access.as_str()));
+
+    let spec = &vitals::providers::withings::catalog::WITHINGS;
+    let token_calls = |t: &Twin| t.state.withings.lock().unwrap().oauth.log.len();
+    let renewed_a = vitals::accounts::grant::renew_in(spec, &saved_a, &home_a).await.expect("home A renews at its own twin");
+    assert_eq!((token_calls(&a), token_calls(&b)), (1, 0), "home A's refresh went to A's token endpoint only");
+    let renewed_b = vitals::accounts::grant::renew_in(spec, &saved_b, &home_b).await.expect("home B renews at its own twin");
+    assert_eq!((token_calls(&a), token_calls(&b)), (1, 1), "home B's refresh went to B's token endpoint only");
+    assert!(renewed_a.access != saved_a.access && renewed_b.access != saved_b.access, "each home holds a fresh token");
+}

@@ -151,7 +151,7 @@ impl Engine {
     pub fn new(providers: Vec<Arc<dyn Provider>>, config: Arc<Config>, limits: Limits) -> Engine {
         let cache = Cache::new(limits.cache_bytes);
         let sources = providers.into_iter().map(|p| Source::new(p, limits.concurrency, &config)).collect();
-        Engine { sources, limits, cache, home: crate::accounts::Home::Local, config }
+        Engine { sources, limits, cache, home: crate::accounts::Home::local(config.clone()), config }
     }
 
     /// Every provider, reading `home`'s credentials; its own cache, budgets and densities, so

@@ -1,10 +1,12 @@
-//! App credentials (an OAuth client ID and secret) per provider, from the environment first (a
-//! `.mcpb` install passes the extension settings this way), then the settings file the CLI and the
-//! settings app write. Read on every call, so a change shows up without a restart.
+//! App credentials (an OAuth client ID and secret) per provider, from the server's settings first
+//! (its environment, read once at start: a `.mcpb` install passes the extension settings this way),
+//! then the settings file the CLI and the settings app write. The file is read on every call, so a
+//! change there shows up without a restart.
 use super::default_dir;
 use super::error::LinkError;
 use super::store::StoreError;
 use crate::catalog::ProviderSpec;
+use crate::config::Config;
 use crate::connection::{AppEnv, OAuthSpec};
 use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
@@ -56,11 +58,6 @@ pub struct Settings {
     tenant: bool,
 }
 
-fn set(name: &str) -> Option<String> {
-    // Empty means "not set": an extension setting left blank arrives as an empty variable.
-    crate::env::var(name)
-}
-
 impl Settings {
     pub fn at(dir: impl Into<PathBuf>) -> Settings {
         Settings { dir: dir.into(), vault: None, tenant: false }
@@ -93,10 +90,11 @@ impl Settings {
         written.map_err(|e| if self.tenant { StoreError::Config(format!("{} could not be written", self.shown())).or_vault(e) } else { e })
     }
 
-    /// The credentials that win: both environment variables, else the settings file.
-    pub fn app_credentials(&self, provider: &str, env: &AppEnv) -> Result<Option<AppCredentials>, StoreError> {
-        if let (Some(id), Some(secret)) = (set(env.client_id), set(env.client_secret)) {
-            return Ok(Some(AppCredentials { client_id: id, client_secret: Secret::new(secret), source: AppSource::Environment }));
+    /// The credentials that win: both variables of the server's settings (`config`; empty means
+    /// not set, as an extension setting left blank arrives), else the settings file.
+    pub fn app_credentials(&self, provider: &str, env: &AppEnv, config: &Config) -> Result<Option<AppCredentials>, StoreError> {
+        if let (Some(id), Some(secret)) = (config.var(env.client_id), config.var(env.client_secret)) {
+            return Ok(Some(AppCredentials { client_id: id.to_string(), client_secret: Secret::new(secret), source: AppSource::Environment }));
         }
         self.in_file(provider)
     }
@@ -132,9 +130,9 @@ impl Settings {
 }
 
 /// Where to get app credentials and the four ways to give them, for a provider that has none.
-pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
+pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec, config: &Config) -> String {
     let env = oauth.app_env;
-    let (redirect, _) = oauth.redirect();
+    let (redirect, _) = oauth.redirect(config);
     format!(
         "No {} app credentials are set. Create an app at {} with the redirect URI {redirect} (exactly), then give its client ID \
          and secret in one of four ways: the extension's settings in Claude Desktop; the vitals settings app; \
@@ -143,25 +141,21 @@ pub fn missing_app_help(p: &ProviderSpec, oauth: &OAuthSpec) -> String {
     )
 }
 
-/// The provider's OAuth endpoints and the app credentials to use now (re-read on every call).
-pub fn app_for(p: &ProviderSpec) -> Result<(OAuthSpec, AppCredentials), LinkError> {
-    app_for_in(p, &super::Home::Local)
-}
-
-/// As [`app_for`], for `home`. A hosted tenant's own settings file wins (a login imported from the
-/// person's machine was issued to their app, and only that app can renew it); else the operator's
-/// app, as on this machine.
+/// The provider's OAuth endpoints and the app credentials `home` uses now (the file re-read on every
+/// call). A hosted tenant's own settings file wins (a login imported from the person's machine was
+/// issued to their app, and only that app can renew it); else the operator's app, as on this machine.
 pub fn app_for_in(p: &ProviderSpec, home: &super::Home) -> Result<(OAuthSpec, AppCredentials), LinkError> {
     let oauth = *p.connection.oauth().ok_or_else(|| LinkError::Setup(format!("{} does not connect with OAuth", p.display)))?;
     let env = oauth.app_env;
-    if let super::Home::Tenant { dir, vault } = home {
+    if let super::Home::Tenant { dir, vault, .. } = home {
         if let Some(own) = Settings::sealed(dir, vault.clone()).in_file(p.name).map_err(|e| LinkError::Setup(e.to_string()))? {
             return Ok((oauth, own));
         }
     }
-    let dir = default_dir().ok_or_else(|| LinkError::Setup("this machine has no configuration folder; set VITALS_CONFIG_DIR".into()))?;
-    let app = Settings::at(&dir).app_credentials(p.name, &env).map_err(|e| LinkError::Setup(e.to_string()))?;
-    Ok((oauth, app.ok_or_else(|| LinkError::NoApp(missing_app_help(p, &oauth)))?))
+    let config = home.config();
+    let dir = default_dir(config).ok_or_else(|| LinkError::Setup("this machine has no configuration folder; set VITALS_CONFIG_DIR".into()))?;
+    let app = Settings::at(&dir).app_credentials(p.name, &env, config).map_err(|e| LinkError::Setup(e.to_string()))?;
+    Ok((oauth, app.ok_or_else(|| LinkError::NoApp(missing_app_help(p, &oauth, config)))?))
 }
 
 #[cfg(test)]
@@ -171,34 +165,28 @@ mod tests {
     const ENV: AppEnv = AppEnv { client_id: "TEST_ONLY_APP_CLIENT_ID", client_secret: "TEST_ONLY_APP_CLIENT_SECRET" };
 
     #[test]
-    fn environment_wins_then_the_settings_file_and_empty_means_unset() {
+    fn the_settings_win_then_the_settings_file_and_empty_means_unset() {
         let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../target/tmp")).join(format!("vitals-app-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let s = Settings::at(&dir);
-        assert!(s.app_credentials("oura", &ENV).unwrap().is_none());
+        let none = Config::default();
+        assert!(s.app_credentials("oura", &ENV, &none).unwrap().is_none());
         s.save("oura", "file-id", &Secret::new("file-secret")).unwrap();
-        let c = s.app_credentials("oura", &ENV).unwrap().unwrap();
+        let c = s.app_credentials("oura", &ENV, &none).unwrap().unwrap();
         assert_eq!((c.client_id.as_str(), c.source.clone()), ("file-id", AppSource::Settings(s.path())));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
             assert_eq!(std::fs::metadata(s.path()).unwrap().permissions().mode() & 0o777, 0o600);
         }
-        // SAFETY: this test alone uses these variable names.
-        unsafe {
-            std::env::set_var(ENV.client_id, "env-id");
-            std::env::set_var(ENV.client_secret, "   ");
-        }
-        assert_eq!(s.app_credentials("oura", &ENV).unwrap().unwrap().client_id, "file-id", "a blank secret is not set");
-        unsafe { std::env::set_var(ENV.client_secret, "env-secret") };
-        let c = s.app_credentials("oura", &ENV).unwrap().unwrap();
+        let blank = Config::from_pairs([(ENV.client_id, "env-id"), (ENV.client_secret, "   ")]);
+        assert_eq!(s.app_credentials("oura", &ENV, &blank).unwrap().unwrap().client_id, "file-id", "a blank secret is not set");
+        let given = blank.with(ENV.client_secret, "env-secret");
+        let c = s.app_credentials("oura", &ENV, &given).unwrap().unwrap();
         assert_eq!((c.client_id.as_str(), c.client_secret.expose(), c.source.clone()), ("env-id", "env-secret", AppSource::Environment));
         assert!(!format!("{c:?}").contains("env-secret"));
         assert!(s.remove("oura").unwrap());
-        unsafe {
-            std::env::remove_var(ENV.client_id);
-            std::env::remove_var(ENV.client_secret);
-        }
-        assert!(s.app_credentials("oura", &ENV).unwrap().is_none());
+        assert!(s.app_credentials("oura", &ENV, &given).unwrap().is_some_and(|c| c.source == AppSource::Environment), "each server its own settings");
+        assert!(s.app_credentials("oura", &ENV, &none).unwrap().is_none());
     }
 }

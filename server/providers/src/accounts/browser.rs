@@ -13,9 +13,9 @@ pub const CALLBACK_WAIT: Duration = Duration::from_secs(600);
 /// back to `xdg-open` and `x-www-browser` when it fails).
 pub const BROWSER_ENV: &str = "VITALS_BROWSER";
 
-/// Open `url` in a browser, as [`BROWSER_ENV`] says. The error says why none opened.
-pub fn open(url: &str) -> Result<(), String> {
-    match std::env::var(BROWSER_ENV).ok().filter(|v| !v.trim().is_empty()) {
+/// Open `url` in a browser, as [`BROWSER_ENV`] in the server's settings says. The error says why none opened.
+pub fn open(url: &str, config: &crate::config::Config) -> Result<(), String> {
+    match config.var(BROWSER_ENV) {
         None => webbrowser::open(url).map_err(|e| format!("the system's browser did not start: {e}")),
         Some(v) if v.trim().eq_ignore_ascii_case("none") => Err(format!("{BROWSER_ENV}=none: this server opens no browser")),
         Some(program) => std::process::Command::new(program.trim())

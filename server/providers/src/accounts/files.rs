@@ -8,8 +8,8 @@ use std::path::PathBuf;
 /// The folder and the key of `home`'s files, or None without a config folder.
 fn place(home: &Home) -> Option<(PathBuf, Option<std::sync::Arc<super::vault::Vault>>)> {
     match home {
-        Home::Local => super::default_dir().map(|d| (d, None)),
-        Home::Tenant { dir, vault } => Some((dir.clone(), vault.clone())),
+        Home::Local { config } => super::default_dir(config).map(|d| (d, None)),
+        Home::Tenant { dir, vault, .. } => Some((dir.clone(), vault.clone())),
     }
 }
 

@@ -14,11 +14,6 @@ pub struct Forgotten {
     pub complete: bool,
 }
 
-/// Forget this machine's user's login of `p`.
-pub async fn forget(p: &ProviderSpec) -> Result<Forgotten, String> {
-    forget_in(p, &Home::Local).await
-}
-
 /// Forget `home`'s login of `p` (a hosted tenant's, from their page).
 pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, String> {
     if let Some(f) = p.connection.file() {
@@ -27,7 +22,7 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
     let store = home.store()?;
     let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
         // A key given in the environment is never stored: only the environment can take it away.
-        let from_env = p.connection.api_key().map(|k| k.env).filter(|var| home.reads_env_credentials() && crate::env::var(var).is_some());
+        let from_env = p.connection.api_key().map(|k| k.env).filter(|var| home.env_credential(var).is_some());
         let complete = from_env.is_none();
         let message = match from_env {
             Some(var) => format!(
@@ -44,7 +39,7 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
     let (revoked, complete) = match p.connection.revoke() {
         Revoke::Nothing => ("nothing was granted at the provider".to_string(), true),
         Revoke::InAccount(place) => (format!("{} has no revoke endpoint: end the app's access {place} if you want it gone there too", p.display), true),
-        Revoke::Endpoint { url, env, param } => match crate::http::revoke(&super::oauth::env_or(env, url), url, param, &tokens.access).await {
+        Revoke::Endpoint { url, env, param } => match crate::http::revoke(&super::oauth::env_or(home.config(), env, url), url, param, &tokens.access).await {
             Ok(s) if (200..300).contains(&s) => (format!("access revoked at {} (HTTP {s})", p.display), true),
             Ok(s) => (
                 format!(
@@ -66,7 +61,7 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
 /// A file connection forgets the path it was given (the file itself is left where it is).
 fn forget_file_of(p: &ProviderSpec, f: &crate::connection::FileSpec, home: &Home) -> Result<Forgotten, String> {
     let had = super::files::forget_file(home, p.name)?;
-    let from_env = home.reads_env_credentials() && crate::env::var(f.env).is_some();
+    let from_env = home.env_credential(f.env).is_some();
     let message = match (had, from_env) {
         (_, true) => format!(
             "{}: the file in use comes from the environment variable {} (the extension's file setting): clear it there to stop reading it.",

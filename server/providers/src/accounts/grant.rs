@@ -3,9 +3,11 @@
 //! the exchange where it has one. And renewing a credential, whatever its kind.
 use super::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
+use crate::config::Config;
 use crate::connection::{Connection, ConnectionKind, ImportSpec, KeyError, SessionForm, SessionStep};
 use crate::provider::RenewError;
 use crate::secret::Secret;
+use std::sync::Arc;
 
 /// A login that finished: what the user granted, never a token.
 #[derive(Debug, Clone)]
@@ -75,32 +77,29 @@ impl Connected {
     }
 }
 
-/// Save a new login for `p` (a new login id: the engine empties the provider's cache, since the
-/// account may have changed), then run the step after the exchange if one is pending. A failed step
-/// keeps the login: it runs again before the next read, and the words say what to do meanwhile.
-pub async fn save_new(p: &'static ProviderSpec, tokens: Tokens) -> Result<Connected, String> {
-    save_new_in(p, tokens, &super::Home::Local).await
-}
-
-/// As [`save_new`], into `home`'s store (a hosted tenant's own folder).
+/// Save a new login for `p` into `home`'s store (a hosted tenant's own folder; a new login id: the
+/// engine empties the provider's cache, since the account may have changed), then run the step
+/// after the exchange if one is pending. A failed step keeps the login: it runs again before the
+/// next read, and the words say what to do meanwhile.
 pub async fn save_new_in(p: &'static ProviderSpec, mut tokens: Tokens, home: &super::Home) -> Result<Connected, String> {
     tokens.login = Some(oauth2::CsrfToken::new_random().secret().clone());
     let store = home.store()?;
     store.save(p.name, &tokens).map_err(|e| e.to_string())?;
-    let pending = setup(p, &store).await.err();
+    let pending = setup(p, &store, home.config()).await.err();
     let saved = store.load(p.name).map_err(|e| e.to_string())?.unwrap_or(tokens);
     Ok(Connected::of(p, &saved, store.describe(), pending))
 }
 
-/// Run the step after the exchange if the saved login still owes it. Ok: nothing is owed (any more).
-pub async fn setup(p: &ProviderSpec, store: &TokenStore) -> Result<(), String> {
+/// Run the step after the exchange if the saved login still owes it, with the server's settings.
+/// Ok: nothing is owed (any more).
+pub async fn setup(p: &ProviderSpec, store: &TokenStore, config: &Arc<Config>) -> Result<(), String> {
     let Some(step) = p.connection.oauth().and_then(|o| o.after_exchange) else {
         return Ok(());
     };
     let Some(t) = store.load(p.name).map_err(|e| e.to_string())?.filter(|t| t.setup_pending.is_some()) else {
         return Ok(());
     };
-    (step.run)(t.grant()).await.map_err(|e| format!("{} did not succeed: {e}", step.what))?;
+    (step.run)(t.grant(), config.clone()).await.map_err(|e| format!("{} did not succeed: {e}", step.what))?;
     let (store, name) = (store.clone(), p.name);
     tokio::task::spawn_blocking(move || store.refresh_with(name, &t, |t| Ok(Tokens { setup_pending: None, ..t.clone() })))
         .await
@@ -110,18 +109,14 @@ pub async fn setup(p: &ProviderSpec, store: &TokenStore) -> Result<(), String> {
 }
 
 /// A key the user pasted: exchanged once now (so a refused key is said at once, and never saved),
-/// then saved with its token. `key_days`: the key's own lifetime, when the user gave it.
-pub async fn save_key(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str) -> Result<Connected, String> {
-    save_key_in(p, key, key_days, source, &super::Home::Local).await
-}
-
-/// As [`save_key`], into `home`'s store (a hosted tenant's own folder).
+/// then saved with its token into `home`'s store (a hosted tenant's own folder). `key_days`: the
+/// key's own lifetime, when the user gave it.
 pub async fn save_key_in(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str, home: &super::Home) -> Result<Connected, String> {
     let spec = p.connection.api_key().ok_or_else(|| format!("{} does not connect with a key", p.display))?;
     if key.is_empty() {
         return Err(format!("The key is empty. {}", spec.create_help));
     }
-    let grant = (spec.exchange)(key.clone()).await.map_err(|e| match e {
+    let grant = (spec.exchange)(key.clone(), home.config().clone()).await.map_err(|e| match e {
         KeyError::Refused(w) => format!("{} refused the key ({w}); nothing was saved. {}", p.display, spec.create_help),
         KeyError::Failed(w) => format!("The key could not be checked with {} ({w}); nothing was saved. Try again in a moment.", p.display),
     })?;
@@ -139,19 +134,15 @@ pub enum Submitted {
     NeedsCode(String),
 }
 
-/// One submission of a session login. The form (the password) is never stored.
-pub async fn submit(p: &'static ProviderSpec, form: SessionForm, source: &str) -> Result<Submitted, String> {
-    submit_in(p, form, source, &super::Home::Local).await
-}
-
-/// As [`submit`], saved into `home`'s store. A form with the one-time code needs no password: the
-/// login waiting for it holds Garmin's session, not the password.
+/// One submission of a session login, saved into `home`'s store. The form (the password) is never
+/// stored. A form with the one-time code needs no password: the login waiting for it holds
+/// Garmin's session, not the password.
 pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str, home: &super::Home) -> Result<Submitted, String> {
     let login = p.connection.session().and_then(|s| s.login).ok_or_else(|| format!("{} has no login this server offers", p.display))?;
     if form.email.trim().is_empty() || (form.password.is_empty() && form.code.is_none()) {
         return Err("Both the email and the password are needed.".into());
     }
-    match login(form).await? {
+    match login(form, home.config().clone()).await? {
         SessionStep::NeedsCode(words) => Ok(Submitted::NeedsCode(words)),
         SessionStep::Done(grant) => {
             let mut t = Tokens::from_grant(grant);
@@ -161,26 +152,26 @@ pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str
     }
 }
 
-/// Import the tokens another tool saved, from `dir` or the provider's default folder.
-pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>) -> Result<Connected, String> {
+/// Import the tokens another tool saved, from `dir` or the provider's default folder, into `home`.
+pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>, home: &super::Home) -> Result<Connected, String> {
     let spec = p.connection.session().and_then(|s| s.import).ok_or_else(|| format!("{} has nothing to import", p.display))?;
-    let dir = dir.unwrap_or_else(|| import_dir(&spec));
-    let grant = (spec.read)(dir.clone()).await.map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
+    let dir = dir.unwrap_or_else(|| import_dir(&spec, home.config()));
+    let grant = (spec.read)(dir.clone(), home.config().clone()).await.map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
     let mut t = Tokens::from_grant(grant);
     t.source = Some(format!("imported from {}", dir.display()));
-    save_new(p, t).await
+    save_new_in(p, t, home).await
 }
 
 /// The folder an import reads when the user names none: the first of the tools' variables that is
-/// set to a folder, else the default folder.
-pub fn import_dir(spec: &ImportSpec) -> std::path::PathBuf {
-    import_dir_env(spec).map(std::path::PathBuf::from).unwrap_or_else(|| expand_home(spec.default_dir))
+/// set to a folder in the server's settings, else the default folder.
+pub fn import_dir(spec: &ImportSpec, config: &Config) -> std::path::PathBuf {
+    import_dir_env(spec, config).map(std::path::PathBuf::from).unwrap_or_else(|| expand_home(spec.default_dir))
 }
 
 /// The first of the tools' folder variables that names a folder. A value starting with `{` is
 /// garminconnect's tokens inline: secret, so never shown, echoed in an error, or read as a path.
-pub fn import_dir_env(spec: &ImportSpec) -> Option<String> {
-    spec.dir_env.iter().filter_map(|v| crate::env::var(v)).find(|v| !v.trim_start().starts_with('{'))
+pub fn import_dir_env(spec: &ImportSpec, config: &Config) -> Option<String> {
+    spec.dir_env.iter().filter_map(|v| config.var(v)).find(|v| !v.trim_start().starts_with('{')).map(str::to_string)
 }
 
 fn expand_home(path: &str) -> std::path::PathBuf {
@@ -202,20 +193,15 @@ pub fn import_help(p: &ProviderSpec, import: Option<ImportSpec>) -> String {
     }
 }
 
-/// A fresh credential for `t`, as the provider's connection renews one: an OAuth refresh, the key
-/// exchanged again, the session refreshed. The caller saves it (under the store's lock). A token
-/// endpoint or key exchange that did not answer is `RenewError::Unavailable`, so a read cuts its
-/// answer rather than calling the login bad.
-pub async fn renew(p: &ProviderSpec, t: &Tokens) -> Result<Tokens, RenewError> {
-    renew_in(p, t, &super::Home::Local).await
-}
-
-/// As [`renew`], with `home`'s app credentials.
+/// A fresh credential for `t`, as the provider's connection renews one, with `home`'s app
+/// credentials and settings: an OAuth refresh, the key exchanged again, the session refreshed. The
+/// caller saves it (under the store's lock). A token endpoint or key exchange that did not answer is
+/// `RenewError::Unavailable`, so a read cuts its answer rather than calling the login bad.
 pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Result<Tokens, RenewError> {
     match p.connection {
         Connection::OAuth(_) => {
             let (oauth, app) = super::app::app_for_in(p, home).map_err(|e| e.to_string())?;
-            super::oauth::refresh(&oauth, &app, t).await.map_err(|e| match e {
+            super::oauth::refresh(&oauth, &app, t, home.config()).await.map_err(|e| match e {
                 super::oauth::AuthError::Token(w) => RenewError::Failed(format!(
                     "{} refused to renew the login ({w}): it was revoked or has expired. Connect again: vitals_connect \
                      with provider={} and again=true, or `vitals-mcp auth {}`",
@@ -228,7 +214,7 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
         Connection::ApiKey(k) => {
             let key = t.key.clone().ok_or("no key is stored; paste the key again")?;
             // An exchange changes nothing at the provider: one that failed on the way is asked again.
-            let grant = crate::http::once_more(|| (k.exchange)(key.clone()), |e| matches!(e, KeyError::Failed(_))).await;
+            let grant = crate::http::once_more(|| (k.exchange)(key.clone(), home.config().clone()), |e| matches!(e, KeyError::Failed(_))).await;
             let grant = grant.map_err(|e| match e {
                 KeyError::Refused(w) => RenewError::Failed(format!("{} refused the key ({w}). {}", p.display, k.create_help)),
                 KeyError::Failed(w) => RenewError::Unavailable(w),
@@ -236,7 +222,7 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
             Ok(t.renewed(grant))
         }
         Connection::Session(s) => match s.refresh {
-            Some(refresh) => Ok(t.renewed(refresh(t.grant()).await?)),
+            Some(refresh) => Ok(t.renewed(refresh(t.grant(), home.config().clone()).await?)),
             None => Err(format!("this {} session cannot be renewed from here; connect again", p.display).into()),
         },
         Connection::None | Connection::File(_) => Err(format!("{} has nothing to renew", p.display).into()),

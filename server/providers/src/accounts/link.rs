@@ -4,7 +4,7 @@
 //! in-chat login (`vitals_connect`) and the settings app all run this; the chat keeps a [`Links`]
 //! registry so a retry or a second call finds the login already under way instead of starting a
 //! rival one.
-pub use super::app::{app_for, missing_app_help};
+pub use super::app::{app_for_in, missing_app_help};
 use super::browser::outcome_page;
 pub use super::browser::CALLBACK_WAIT;
 pub use super::error::LinkError;
@@ -18,14 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
-/// Turn the address the browser landed on into saved tokens, then run the provider's step after
-/// the exchange, if it has one.
-pub async fn complete(p: &'static ProviderSpec, oauth: &OAuthSpec, app: &AppCredentials, pending: Pending, landed: &str) -> Result<Connected, String> {
-    complete_in(p, oauth, app, pending, landed, &Home::Local).await
-}
-
-/// As [`complete`], saved into `home`'s store.
-async fn complete_in(
+/// Turn the address the browser landed on into tokens saved into `home`'s store, then run the
+/// provider's step after the exchange, if it has one.
+pub async fn complete_in(
     p: &'static ProviderSpec,
     oauth: &OAuthSpec,
     app: &AppCredentials,
@@ -40,7 +35,7 @@ async fn complete_in(
 }
 
 /// Where logins are saved, and where the browser comes back to.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Place {
     pub home: Home,
     /// A hosted server's callback, served by the same process. None: this machine's loopback.
@@ -146,8 +141,9 @@ impl Link {
     /// Start a login as the provider's connection asks: for OAuth the app credentials, a fresh
     /// state and PKCE pair, and the listener on the redirect's port; for a key or a session our
     /// own page on loopback. Either then waits (up to [`CALLBACK_WAIT`]) and finishes on its own.
-    pub fn start(p: &'static ProviderSpec) -> Result<Link, LinkError> {
-        Self::start_at(p, &Place::default())
+    /// The login is saved into `home` (this machine's user, with the binary's settings).
+    pub fn start(p: &'static ProviderSpec, home: &Home) -> Result<Link, LinkError> {
+        Self::start_at(p, &Place { home: home.clone(), hosted: None })
     }
 
     /// As [`Link::start`], saved into `place`'s home; on a hosted server the browser comes back to
@@ -175,7 +171,7 @@ impl Link {
             };
             let (oauth, app) = super::app::app_for_in(p, &place.home)?;
             let redirect = callback_url(&h.base, p.name);
-            let pending = super::oauth::begin_at(&oauth, &app, redirect).map_err(|e| LinkError::Setup(e.to_string()))?;
+            let pending = super::oauth::begin_at(&oauth, &app, redirect, place.home.config()).map_err(|e| LinkError::Setup(e.to_string()))?;
             let url = pending.url.clone();
             let state = Some(crate::secret::Secret::new(pending.state()));
             let landing = Landing { oauth, app, pending, home: place.home.clone(), tx: tx.clone() };
@@ -198,9 +194,9 @@ impl Link {
             });
         }
         let url = match p.connection {
-            Connection::OAuth(_) => Self::oauth(p, tx)?,
+            Connection::OAuth(_) => Self::oauth(p, &place.home, tx)?,
             Connection::ApiKey(_) | Connection::Session(crate::connection::SessionSpec { login: Some(_), .. }) => {
-                super::page::serve(p, &id, tx).map_err(LinkError::Setup)?
+                super::page::serve(p, &id, &place.home, tx).map_err(LinkError::Setup)?
             }
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
@@ -209,16 +205,16 @@ impl Link {
         Ok(Link { provider: p, url, id, done, landing: Mutex::new(None), hosted: false, opened: Default::default(), started: Instant::now(), state: None })
     }
 
-    fn oauth(p: &'static ProviderSpec, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
-        let (oauth, app) = app_for(p)?;
-        let pending = begin(&oauth, &app).map_err(|e| LinkError::Setup(e.to_string()))?;
+    fn oauth(p: &'static ProviderSpec, home: &Home, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
+        let (oauth, app) = app_for_in(p, home)?;
+        let pending = begin(&oauth, &app, home.config()).map_err(|e| LinkError::Setup(e.to_string()))?;
         let listener = Listener::bind(pending.redirect()).map_err(LinkError::Setup)?;
         let url = pending.url.clone();
-        let handle = tokio::runtime::Handle::current();
+        let (handle, home) = (tokio::runtime::Handle::current(), home.clone());
         tokio::task::spawn_blocking(move || {
             let outcome = match listener.wait(Instant::now() + CALLBACK_WAIT) {
                 Ok(arrival) => {
-                    let r = handle.block_on(complete(p, &oauth, &app, pending, &arrival.landed));
+                    let r = handle.block_on(complete_in(p, &oauth, &app, pending, &arrival.landed, &home));
                     arrival.answer(&r);
                     r
                 }
@@ -257,13 +253,17 @@ impl Link {
 }
 
 /// The logins this process has under way, one per provider. A finished one is replaced by the next start.
-#[derive(Default)]
 pub struct Links {
     by_provider: Mutex<HashMap<&'static str, Arc<Link>>>,
     place: Place,
 }
 
 impl Links {
+    /// The logins of this machine's user (`home`), with the browser coming back to this computer.
+    pub fn local(home: &Home) -> Links {
+        Links::at(Place { home: home.clone(), hosted: None })
+    }
+
     /// The logins of a home other than this machine's user, or landing on a hosted server.
     pub fn at(place: Place) -> Links {
         Links { by_provider: Default::default(), place }
@@ -272,6 +272,11 @@ impl Links {
     /// Where a hosted server's browser comes back to for `provider`; None locally.
     pub fn hosted_redirect(&self, provider: &str) -> Option<String> {
         self.place.hosted.as_ref().map(|h| callback_url(&h.base, provider))
+    }
+
+    /// The settings of the server these logins belong to (how a browser is opened, say).
+    pub fn config(&self) -> &crate::config::Config {
+        self.place.home.config()
     }
 
     /// Whether the browser comes back to a hosted server (then this server never opens a browser itself).

@@ -2,9 +2,10 @@
 //! the browser (OAuth) or prompts for a key or for email, password and one-time code (typed without
 //! echo, never stored but the tokens they yield); `--manual` prints the OAuth address and reads the
 //! pasted redirect (SSH, headless machines); `--import [FOLDER]` reads tokens another tool saved.
-use super::grant::{import, save_key, submit, Submitted};
-use super::link::{app_for, complete, Connected, Link, CALLBACK_WAIT};
+use super::grant::{import, save_key_in, submit_in, Submitted};
+use super::link::{app_for_in, complete_in, Connected, Link, CALLBACK_WAIT};
 use super::oauth::begin;
+use super::Home;
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, SessionForm};
 use crate::secret::Secret;
@@ -24,13 +25,15 @@ pub enum How {
 /// Said wherever a credential was typed into the terminal.
 const SOURCE: &str = "the terminal (vitals-mcp auth)";
 
-/// Run the whole login and save the credential.
-pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, String> {
+/// Run the whole login and save the credential in `home` (this machine's user, with the settings
+/// the binary was started with).
+pub async fn login(p: &'static ProviderSpec, how: How, home: &Home) -> Result<Connected, String> {
+    let config = home.config();
     match (p.connection, how) {
-        (_, How::Import(dir)) => import(p, dir).await,
+        (_, How::Import(dir)) => import(p, dir, home).await,
         (Connection::OAuth(_), How::Manual) => {
-            let (oauth, app) = app_for(p).map_err(|e| e.to_string())?;
-            let pending = begin(&oauth, &app).map_err(|e| e.to_string())?;
+            let (oauth, app) = app_for_in(p, home).map_err(|e| e.to_string())?;
+            let pending = begin(&oauth, &app, config).map_err(|e| e.to_string())?;
             println!("{}", pending.url);
             eprintln!(
                 "Open the address above in a browser, sign in to {}, and paste here the whole address the browser is sent to (it starts with {}):",
@@ -38,9 +41,9 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
                 pending.redirect()
             );
             let line = read_line()?;
-            complete(p, &oauth, &app, pending, &line).await
+            complete_in(p, &oauth, &app, pending, &line, home).await
         }
-        (Connection::OAuth(_), How::Interactive) => browser(p).await,
+        (Connection::OAuth(_), How::Interactive) => browser(p, home).await,
         (Connection::ApiKey(k), _) => {
             eprintln!("{}", k.create_help);
             let key = secret(&format!("Paste your {} key (it is not shown): ", p.display))?;
@@ -50,11 +53,11 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
                 "" => None,
                 d => Some(d.parse::<u32>().map_err(|_| format!("{d:?} is not a whole number of days; run the command again and send e.g. 90, or nothing"))?),
             };
-            save_key(p, key, days, SOURCE).await
+            save_key_in(p, key, days, SOURCE, home).await
         }
         (Connection::Session(s), _) if s.login.is_some() => {
             eprintln!("{}", s.caution);
-            let from_env = s.login_env.and_then(|(e, w)| Some((e, w, crate::env::var(e)?, crate::env::var(w)?)));
+            let from_env = s.login_env.and_then(|(e, w)| Some((e, w, config.var(e)?.to_string(), config.var(w)?.to_string())));
             let (email, password) = match from_env {
                 Some((e, w, email, password)) => {
                     eprintln!("Signing in as {email} with the password in {w} ({e} and {w} are read, never stored).");
@@ -68,7 +71,7 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
             };
             let mut form = SessionForm { email, password, code: None, waiting_as: None };
             loop {
-                match submit(p, form.clone(), SOURCE).await? {
+                match submit_in(p, form.clone(), SOURCE, home).await? {
                     Submitted::Connected(c) => return Ok(c),
                     Submitted::NeedsCode(words) => {
                         eprintln!("{words}");
@@ -83,9 +86,9 @@ pub async fn login(p: &'static ProviderSpec, how: How) -> Result<Connected, Stri
     }
 }
 
-async fn browser(p: &'static ProviderSpec) -> Result<Connected, String> {
-    let link = Link::start(p).map_err(|e| e.to_string())?;
-    if super::browser::open(&link.url).is_err() {
+async fn browser(p: &'static ProviderSpec, home: &Home) -> Result<Connected, String> {
+    let link = Link::start(p, home).map_err(|e| e.to_string())?;
+    if super::browser::open(&link.url, home.config()).is_err() {
         eprintln!("No browser could be opened here. Open this address yourself (or run again with --manual):");
     } else {
         eprintln!("A browser window opened; if it did not, open this address:");

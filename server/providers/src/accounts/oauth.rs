@@ -6,6 +6,7 @@
 //! redirect can be overridden by environment (the twins in tests).
 use super::app::AppCredentials;
 use super::store::Tokens;
+use crate::config::Config;
 use crate::connection::{ClientAuth, OAuthSpec};
 use crate::secret::Secret;
 use oauth2::basic::{BasicErrorResponse, BasicRevocationErrorResponse, BasicTokenIntrospectionResponse, BasicTokenType};
@@ -14,6 +15,7 @@ use oauth2::{
     RefreshToken, RequestTokenError, Scope, StandardRevocableToken, StandardTokenResponse, TokenResponse, TokenUrl,
 };
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// Whatever the token reply carries beyond RFC 6749 (`userid`, `x_user_id`): the spec's `keep`
 /// list picks what is saved.
@@ -45,8 +47,9 @@ pub enum AuthError {
     Config(String),
 }
 
-pub fn env_or(var: &str, default: &str) -> String {
-    crate::env::var(var).unwrap_or_else(|| default.to_string())
+/// An endpoint as the server's settings override it (`var`, the twin in tests), else `default`.
+pub fn env_or(config: &Config, var: &str, default: &str) -> String {
+    config.var(var).unwrap_or(default).to_string()
 }
 
 /// A login in progress: the URL to open, and what the callback is checked against.
@@ -55,6 +58,8 @@ pub struct Pending {
     state: CsrfToken,
     verifier: PkceCodeVerifier,
     redirect: String,
+    /// The settings of the server the login started on: its token endpoints are theirs.
+    config: Arc<Config>,
 }
 
 /// A client with its authorize and token endpoints set (the two this flow uses).
@@ -71,7 +76,7 @@ type Client = oauth2::Client<
     EndpointSet,
 >;
 
-fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &str) -> Result<Client, AuthError> {
+fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &str, config: &Config) -> Result<Client, AuthError> {
     let bad = |what: &str, e: oauth2::url::ParseError| AuthError::Config(format!("{what} is not a URL ({e})"));
     Ok(oauth2::Client::new(ClientId::new(app.client_id.clone()))
         .set_client_secret(ClientSecret::new(app.client_secret.expose().to_string()))
@@ -79,26 +84,26 @@ fn client(spec: &OAuthSpec, app: &AppCredentials, token_url: &str, redirect: &st
             ClientAuth::Body => AuthType::RequestBody,
             ClientAuth::Basic => AuthType::BasicAuth,
         })
-        .set_auth_uri(AuthUrl::new(env_or(spec.authorize_env, spec.authorize_url)).map_err(|e| bad("the authorize URL", e))?)
+        .set_auth_uri(AuthUrl::new(env_or(config, spec.authorize_env, spec.authorize_url)).map_err(|e| bad("the authorize URL", e))?)
         .set_token_uri(TokenUrl::new(token_url.to_string()).map_err(|e| bad("the token URL", e))?)
         .set_redirect_uri(RedirectUrl::new(redirect.to_string()).map_err(|e| bad("the redirect", e))?))
 }
 
-/// Start a login: a fresh `state` and PKCE pair, and the authorize URL to open.
-pub fn begin(spec: &OAuthSpec, app: &AppCredentials) -> Result<Pending, AuthError> {
-    begin_at(spec, app, spec.redirect().0)
+/// Start a login on a server with `config`: a fresh `state` and PKCE pair, and the authorize URL to open.
+pub fn begin(spec: &OAuthSpec, app: &AppCredentials, config: &Arc<Config>) -> Result<Pending, AuthError> {
+    begin_at(spec, app, spec.redirect(config).0, config)
 }
 
 /// As [`begin`], with the browser sent back to `redirect` (a hosted server's own callback).
-pub fn begin_at(spec: &OAuthSpec, app: &AppCredentials, redirect: String) -> Result<Pending, AuthError> {
-    let first = spec.token_urls.first().map(|(u, v)| env_or(v, u)).unwrap_or_default();
+pub fn begin_at(spec: &OAuthSpec, app: &AppCredentials, redirect: String, config: &Arc<Config>) -> Result<Pending, AuthError> {
+    let first = spec.token_urls.first().map(|(u, v)| env_or(config, v, u)).unwrap_or_default();
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-    let c = client(spec, app, &first, &redirect)?;
+    let c = client(spec, app, &first, &redirect, config)?;
     let auth = c.authorize_url(CsrfToken::new_random);
     // One scope string joined as the provider wants: the crate would join them with spaces.
     let auth = auth.add_scope(Scope::new(spec.scopes.join(spec.scope_separator)));
     let (url, state) = if spec.pkce { auth.set_pkce_challenge(challenge).url() } else { auth.url() };
-    Ok(Pending { url: url.to_string(), state, verifier, redirect })
+    Ok(Pending { url: url.to_string(), state, verifier, redirect, config: config.clone() })
 }
 
 impl Pending {
@@ -132,7 +137,7 @@ impl Pending {
         let http = token_http(spec);
         let mut last = String::new();
         for (url, var) in spec.token_urls {
-            let c = client(spec, app, &env_or(var, url), &self.redirect)?;
+            let c = client(spec, app, &env_or(&self.config, var, url), &self.redirect, &self.config)?;
             let mut exchange = c.exchange_code(AuthorizationCode::new(code.to_string()));
             if spec.pkce {
                 exchange = exchange.set_pkce_verifier(PkceCodeVerifier::new(self.verifier.secret().clone()));
@@ -150,16 +155,16 @@ impl Pending {
     }
 }
 
-/// Refresh at each token endpoint in order. The result must be saved before it is used: the old
-/// refresh token is dead from now on.
-pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens) -> Result<Tokens, AuthError> {
+/// Refresh at each token endpoint in order (as `config` names them). The result must be saved
+/// before it is used: the old refresh token is dead from now on.
+pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens, config: &Config) -> Result<Tokens, AuthError> {
     let r = t.refresh.as_ref().ok_or_else(|| AuthError::Config("no refresh token is stored, so the login cannot be renewed; connect again".into()))?;
-    let (redirect, _) = spec.redirect();
+    let (redirect, _) = spec.redirect(config);
     let http = token_http(spec);
     let refresh = RefreshToken::new(r.expose().to_string());
     let (mut last, mut down) = (String::new(), false);
     for (url, var) in spec.token_urls {
-        let c = client(spec, app, &env_or(var, url), &redirect)?;
+        let c = client(spec, app, &env_or(config, var, url), &redirect, config)?;
         // Unreachable, or a server error: asked once more. Had the first attempt rotated the pair
         // after all, a rotating provider refuses the second, as it would have anyway.
         let transient = |e: &RequestTokenError<_, _>| matches!(e, RequestTokenError::Request(_));

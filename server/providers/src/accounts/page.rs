@@ -6,7 +6,8 @@
 //! with the code alone, which is what the hosted people's page relies on).
 use super::browser::{escape, html, outcome_page, CALLBACK_WAIT};
 use super::grant::Connected;
-use super::grant::{save_key, submit, Submitted};
+use super::grant::{save_key_in, submit_in, Submitted};
+use super::Home;
 use crate::catalog::ProviderSpec;
 use crate::connection::{Connection, SessionForm};
 use crate::secret::Secret;
@@ -23,12 +24,12 @@ const MAX_BODY: u64 = 16 * 1024;
 
 /// Start serving the page for `p` at `/connect/<id>`; returns its address. The outcome (a
 /// connection, or the time running out) goes to `tx`.
-pub fn serve(p: &'static ProviderSpec, id: &str, tx: watch::Sender<Option<Result<Connected, String>>>) -> Result<String, String> {
+pub fn serve(p: &'static ProviderSpec, id: &str, home: &Home, tx: watch::Sender<Option<Result<Connected, String>>>) -> Result<String, String> {
     let server = tiny_http::Server::http(("127.0.0.1", 0)).map_err(|e| format!("no local port could be opened for the login page ({e})"))?;
     let port = server.server_addr().to_ip().map(|a| a.port()).ok_or("the login page has no TCP port")?;
     let path = format!("/connect/{id}");
     let url = format!("http://127.0.0.1:{port}{path}");
-    let handle = tokio::runtime::Handle::current();
+    let (handle, home) = (tokio::runtime::Handle::current(), home.clone());
     tokio::task::spawn_blocking(move || {
         let deadline = Instant::now() + CALLBACK_WAIT;
         let mut held: Option<SessionForm> = None;
@@ -51,7 +52,7 @@ pub fn serve(p: &'static ProviderSpec, id: &str, tx: watch::Sender<Option<Result
             let mut body = String::new();
             let _ = req.as_reader().take(MAX_BODY).read_to_string(&mut body);
             let fields: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
-            match handle.block_on(post(p, &fields, &mut held)) {
+            match handle.block_on(post(p, &fields, &mut held, &home)) {
                 Ok(Posted::Done(c)) => {
                     let done = Ok(c);
                     let _ = req.respond(outcome_page(&done));
@@ -86,7 +87,7 @@ enum Note<'a> {
     Refused(&'a str),
 }
 
-async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>) -> Result<Posted, String> {
+async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>, home: &Home) -> Result<Posted, String> {
     let get = |k: &str| f.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
     match p.connection {
         Connection::ApiKey(_) => {
@@ -94,7 +95,7 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                 "" => None,
                 d => Some(d.parse::<u32>().map_err(|_| format!("`days` must be a whole number of days; got {d:?}"))?),
             };
-            save_key(p, Secret::new(get("key")), days, SOURCE).await.map(Posted::Done)
+            save_key_in(p, Secret::new(get("key")), days, SOURCE, home).await.map(Posted::Done)
         }
         Connection::Session(_) => {
             let form = match held.take() {
@@ -104,7 +105,7 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                 }
                 _ => SessionForm { email: get("email"), password: Secret::new(f.get("password").cloned().unwrap_or_default()), code: None, waiting_as: None },
             };
-            match submit(p, form.clone(), SOURCE).await {
+            match submit_in(p, form.clone(), SOURCE, home).await {
                 Ok(Submitted::Connected(c)) => Ok(Posted::Done(c)),
                 Ok(Submitted::NeedsCode(words)) => {
                     *held = Some(form);

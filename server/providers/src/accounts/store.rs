@@ -4,6 +4,7 @@
 //! have refreshed already), and replaces the file atomically (temporary file, then rename): two
 //! processes refreshing at once never lose the login, and a crash never leaves half a file.
 use super::vault::{Vault, VaultError};
+use crate::config::Config;
 use crate::secret::Secret;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -180,19 +181,19 @@ fn io(path: &Path, action: &'static str, e: std::io::Error) -> StoreError {
     StoreError::Io { path: path.to_path_buf(), action, reason: e.kind().to_string(), hint }
 }
 
-/// Where the token file lives: `VITALS_CONFIG_DIR` if set (tests, portable installs), else the
-/// platform's configuration folder joined with `vitals`.
-pub fn default_dir() -> Option<PathBuf> {
-    match std::env::var_os("VITALS_CONFIG_DIR").filter(|v| !v.is_empty()) {
+/// Where the token file lives: `VITALS_CONFIG_DIR` of the server's settings if set (tests,
+/// portable installs), else the platform's configuration folder joined with `vitals`.
+pub fn default_dir(config: &Config) -> Option<PathBuf> {
+    match config.var("VITALS_CONFIG_DIR") {
         Some(d) => Some(PathBuf::from(d)),
         None => dirs::config_dir().map(|d| d.join("vitals")),
     }
 }
 
-/// This machine's token store (keyring or file), in the default folder.
-pub fn token_store() -> Result<TokenStore, String> {
-    let dir = default_dir().ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
-    TokenStore::open(dir).map_err(|e| e.to_string())
+/// This machine's token store (keyring or file), in the default folder of `config`.
+pub fn token_store(config: &Config) -> Result<TokenStore, String> {
+    let dir = default_dir(config).ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+    TokenStore::open(dir, config).map_err(|e| e.to_string())
 }
 
 /// Read a JSON map file; a missing file is an empty map.
@@ -355,9 +356,10 @@ pub struct TokenStore {
 pub const TENANT_FILE: &str = "this person's own token file on the server";
 
 impl TokenStore {
-    /// The store this machine should use: `VITALS_TOKEN_STORE` if set, else the keyring when it answers.
-    pub fn open(dir: impl Into<PathBuf>) -> Result<TokenStore, StoreError> {
-        let backend = match crate::env::var(STORE_ENV).map(|v| v.to_ascii_lowercase()).as_deref() {
+    /// The store this machine should use: `VITALS_TOKEN_STORE` of `config` if set, else the
+    /// keyring when it answers.
+    pub fn open(dir: impl Into<PathBuf>, config: &Config) -> Result<TokenStore, StoreError> {
+        let backend = match config.var(STORE_ENV).map(|v| v.to_ascii_lowercase()).as_deref() {
             None | Some("auto") => {
                 if keyring_works() {
                     Backend::Keyring

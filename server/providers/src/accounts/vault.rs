@@ -135,12 +135,13 @@ impl Vault {
     }
 
     /// The key a hosted server was given: `--key-file`, else `VITALS_TENANTS_KEY_FILE`, else
-    /// `VITALS_TENANTS_KEY`; checked to be strong, private and outside `tenants_dir`.
-    pub fn given(key_file: Option<&Path>, tenants_dir: &Path) -> Result<Vault, VaultError> {
-        let file = key_file.map(Path::to_path_buf).or_else(|| crate::env::var(KEY_FILE_ENV).map(PathBuf::from));
-        match (file, crate::env::var(KEY_ENV)) {
+    /// `VITALS_TENANTS_KEY` of the operator's settings; checked to be strong, private and outside
+    /// `tenants_dir`.
+    pub fn given(key_file: Option<&Path>, tenants_dir: &Path, config: &crate::config::Config) -> Result<Vault, VaultError> {
+        let file = key_file.map(Path::to_path_buf).or_else(|| config.var(KEY_FILE_ENV).map(PathBuf::from));
+        match (file, config.var(KEY_ENV)) {
             (Some(f), _) => Vault::from_file(&f, tenants_dir),
-            (None, Some(k)) => Vault::from_text(&Zeroizing::new(k), &format!("in {KEY_ENV}")),
+            (None, Some(k)) => Vault::from_text(&Zeroizing::new(k.to_string()), &format!("in {KEY_ENV}")),
             (None, None) => Err(VaultError::Missing),
         }
     }

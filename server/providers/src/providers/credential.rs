@@ -128,7 +128,7 @@ impl StoredCredential {
             return Ok(());
         }
         let store = self.store.clone()?;
-        crate::accounts::grant::setup(self.spec, &store).await?;
+        crate::accounts::grant::setup(self.spec, &store, self.home.config()).await?;
         let seen = self.stored().ok_or("no login is stored")?;
         let in_memory = self.in_memory(&seen);
         let current = in_memory.clone().unwrap_or_else(|| seen.clone());

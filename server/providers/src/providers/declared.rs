@@ -13,7 +13,7 @@ async fn a_form_post_that_is_not_a_read_is_refused_before_it_is_sent() {
         params: vec![("action".into(), "deletemeas".into())],
         headers: &[],
     };
-    let withings = Http::declaring(crate::providers::withings::catalog::WITHINGS.non_get);
+    let withings = Http::declaring(crate::providers::withings::catalog::WITHINGS.non_get, &Default::default());
     let e = withings.read(&req, &Secret::new("x")).await.err().expect("refused");
     assert!(matches!(&e, HttpError::NotARead(a) if a == "deletemeas"), "{e}");
     let unnamed = Request { params: vec![], ..req.clone() };

@@ -35,9 +35,9 @@ pub fn unasked(p: &dyn Provider) -> bool {
 }
 
 /// Every provider this build knows, with the settings the binary was started with, reading this
-/// machine's user's credentials.
+/// machine's user's credentials (found with the same settings).
 pub fn all(config: &Config) -> Vec<std::sync::Arc<dyn Provider>> {
-    all_in(config, &crate::accounts::Home::Local)
+    all_in(config, &crate::accounts::Home::local(std::sync::Arc::new(config.clone())))
 }
 
 /// One provider of the registry: its catalog, and how to make its adapter for a home.

@@ -286,7 +286,7 @@ impl Ctx {
         // The Connect buttons end at each provider's login page.
         let logins: Vec<String> = crate::providers::specs()
             .filter_map(|s| s.connection.oauth())
-            .filter_map(|o| origin_of(&crate::accounts::oauth::env_or(o.authorize_env, o.authorize_url)))
+            .filter_map(|o| origin_of(&crate::accounts::oauth::env_or(&self.server.opts.config, o.authorize_env, o.authorize_url)))
             .collect();
         self.signed_in(|t, csrf| {
             let assistants = self.server.auth.as_ref().map(|a| a.grants.assistants(t)).unwrap_or_default();

@@ -22,20 +22,14 @@ pub fn base_in(config: &crate::config::Config) -> String {
     config.url(BASE_ENV, DEFAULT_BASE)
 }
 
-/// The same for the key exchange, a hook of the connection whose signature carries no settings:
-/// read from the environment (the login's path is not yet handed the binary's settings).
-pub fn base() -> String {
-    base_in(&crate::config::Config::default().with(BASE_ENV, &crate::env::var(BASE_ENV).unwrap_or_default()))
-}
-
 const BASE_ENV: &str = "VITALS_GARMIN_BASE_URL";
 
 /// What Garmin's clients report a token lives when the reply does not say.
 const DEFAULT_LIFETIME_S: i64 = 24 * 3600;
 
-pub fn exchange(key: Secret) -> BoxFuture<'static, Result<Grant, KeyError>> {
+pub fn exchange(key: Secret, config: std::sync::Arc<crate::config::Config>) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
-        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{KEY_EXCHANGE}", base()), NON_GET, &key)
+        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{KEY_EXCHANGE}", base_in(&config)), NON_GET, &key)
             .await
             .map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
         reply(status, &body, jiff::Timestamp::now().as_second())

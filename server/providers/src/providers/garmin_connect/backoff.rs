@@ -2,6 +2,7 @@
 //! login is tried until the time is up, in this process or any other: the time is kept in
 //! `garmin-connect-backoff.json` in the configuration folder (0600; no health data, no secret).
 //! Logging in again at once is what keeps a network blocked (reference garmin/README.md §3).
+use crate::config::Config;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -16,8 +17,8 @@ struct Kept {
     why: String,
 }
 
-fn path() -> Option<(PathBuf, PathBuf)> {
-    let dir = crate::accounts::default_dir()?;
+fn path(c: &Config) -> Option<(PathBuf, PathBuf)> {
+    let dir = crate::accounts::default_dir(c)?;
     Some((dir.join(FILE), dir))
 }
 
@@ -32,9 +33,9 @@ pub fn sentence(wait: Duration) -> String {
 }
 
 /// Remember Garmin's refusal for `wait`, and say it.
-pub fn refuse(why: &str, wait: Duration) -> String {
+pub fn refuse(why: &str, wait: Duration, c: &Config) -> String {
     let until = jiff::Timestamp::now().as_second() + wait.as_secs() as i64;
-    if let Some((file, dir)) = path() {
+    if let Some((file, dir)) = path(c) {
         if let Err(e) = crate::accounts::store::write_json_private(&dir, &file, &Kept { until, why: why.to_string() }) {
             tracing::warn!("the Garmin login back-off could not be kept on disk ({e}); it holds for this process only");
         }
@@ -47,9 +48,9 @@ pub fn refuse(why: &str, wait: Duration) -> String {
 static MEMORY: std::sync::Mutex<Option<i64>> = std::sync::Mutex::new(None);
 
 /// Err(the sentence) while a refusal still holds.
-pub fn check() -> Result<(), String> {
+pub fn check(c: &Config) -> Result<(), String> {
     let now = jiff::Timestamp::now().as_second();
-    let kept: Kept = path().and_then(|(f, _)| crate::accounts::store::read_json(&f).ok()).unwrap_or_default();
+    let kept: Kept = path(c).and_then(|(f, _)| crate::accounts::store::read_json(&f).ok()).unwrap_or_default();
     let until = kept.until.max(MEMORY.lock().expect("back-off lock").unwrap_or(0));
     if until > now {
         let why = if kept.why.is_empty() { String::new() } else { format!(" (Garmin answered: {}.)", kept.why) };

@@ -4,6 +4,7 @@
 //! the headers the mobile app sends (reference garmin/README.md §1, §2.1, §2.4, §4). The next
 //! Garmin change should be a diff of this file.
 use crate::catalog::NonGet;
+use crate::config::Config;
 use std::time::Duration;
 
 /// The one route of flow B's OAuth1 → OAuth2 exchange, relative to Garmin Connect's data host.
@@ -33,20 +34,21 @@ const DI_TOKEN: &str = "https://diauth.garmin.com/di-oauth2-service/oauth/token"
 pub const PAUSE_ENV: &str = "VITALS_GARMIN_LOGIN_PAUSE_MS";
 const PAUSE: Duration = Duration::from_millis(3000);
 
-fn host(var: &str, default: &str) -> String {
-    crate::env::var(var).unwrap_or_else(|| default.to_string()).trim_end_matches('/').to_string()
+// Each read from the server's settings (`Config`), where the binary put the environment's values.
+fn host(c: &Config, var: &str, default: &str) -> String {
+    c.url(var, default)
 }
-pub fn sso() -> String {
-    host(SSO_ENV, SSO)
+pub fn sso(c: &Config) -> String {
+    host(c, SSO_ENV, SSO)
 }
-pub fn api() -> String {
-    host(API_ENV, API)
+pub fn api(c: &Config) -> String {
+    host(c, API_ENV, API)
 }
-pub fn di_token_url() -> String {
-    host(DI_TOKEN_ENV, DI_TOKEN)
+pub fn di_token_url(c: &Config) -> String {
+    host(c, DI_TOKEN_ENV, DI_TOKEN)
 }
-pub fn pause() -> Duration {
-    crate::env::var(PAUSE_ENV).and_then(|v| v.parse().ok()).map(Duration::from_millis).unwrap_or(PAUSE)
+pub fn pause(c: &Config) -> Duration {
+    c.number(PAUSE_ENV).map(Duration::from_millis).unwrap_or(PAUSE)
 }
 
 /// One way into Garmin's SSO: its client, the service the ticket is for, and its pages.
@@ -103,8 +105,8 @@ const ANDROID: &str = "Mozilla/5.0 (Linux; Android 13; sdk_gphone64_arm64) Apple
 /// Where flow B's OAuth1 consumer key and secret (extracted from the Android app) are published.
 pub const CONSUMER_ENV: &str = "VITALS_GARMIN_OAUTH_CONSUMER_URL";
 const CONSUMER: &str = "https://thegarth.s3.amazonaws.com/oauth_consumer.json";
-pub fn consumer_url() -> String {
-    host(CONSUMER_ENV, CONSUMER)
+pub fn consumer_url(c: &Config) -> String {
+    host(c, CONSUMER_ENV, CONSUMER)
 }
 /// Flow B's routes on the data API's host, and the audience its login asks for.
 pub const PREAUTHORIZED: &str = "/oauth-service/oauth/preauthorized";

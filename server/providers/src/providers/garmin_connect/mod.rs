@@ -23,11 +23,13 @@ const SECOND: &str = "second";
 
 pub struct GarminConnect {
     cred: StoredCredential,
+    /// The data API's base, from the server's settings (the twin in tests).
+    api: String,
 }
 
 impl GarminConnect {
     pub fn in_home(config: &crate::config::Config, home: &crate::accounts::Home) -> GarminConnect {
-        GarminConnect { cred: StoredCredential::in_home(&catalog::GARMIN_CONNECT, None, None, home, config) }
+        GarminConnect { cred: StoredCredential::in_home(&catalog::GARMIN_CONNECT, None, None, home, config), api: config::api(config) }
     }
 }
 
@@ -51,7 +53,7 @@ impl Provider for GarminConnect {
         &self.cred
     }
     fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, cred: &Credential, _options: &Options) -> Request {
-        let base = config::api();
+        let base = &self.api;
         let (from, to) = days(w);
         let name = segment(cred.extra.get(tokens::DISPLAY_NAME).map(String::as_str).unwrap_or_default());
         let mut params: Vec<(String, String)> = vec![];

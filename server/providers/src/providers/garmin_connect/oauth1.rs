@@ -4,6 +4,7 @@
 //! access token. The OAuth1 token lives about a year and is what renews; the OAuth2 refresh token
 //! is never used (as garth does). Signing is `oauth1-request`'s.
 use super::config;
+use crate::config::Config;
 use crate::connection::Grant;
 use crate::http::{garmin_oauth1_exchange, garmin_oauth1_get};
 use crate::secret::Secret;
@@ -26,11 +27,11 @@ struct Consumer {
 /// The consumer, fetched once per process (it is the app's, the same for everyone).
 static CONSUMER: std::sync::Mutex<Option<(String, Secret)>> = std::sync::Mutex::new(None);
 
-async fn consumer() -> Result<Consumer, String> {
+async fn consumer(cfg: &Config) -> Result<Consumer, String> {
     if let Some((key, secret)) = CONSUMER.lock().expect("consumer lock").clone() {
         return Ok(Consumer { key, secret });
     }
-    let r = garmin_oauth1_get(&config::consumer_url(), &[], None, config::OAUTH1_USER_AGENT)
+    let r = garmin_oauth1_get(&config::consumer_url(cfg), &[], None, config::OAUTH1_USER_AGENT)
         .await
         .map_err(|e| format!("the OAuth1 consumer could not be fetched ({e})"))?;
     let v: Value = serde_json::from_str(&r.body).map_err(|_| format!("the OAuth1 consumer's address answered HTTP {} without JSON", r.status))?;
@@ -51,9 +52,9 @@ fn sign(method: &str, url: &str, params: &[(&str, &str)], c: &Consumer, token: O
 }
 
 /// A service ticket (for `service`) for an OAuth1 token.
-pub async fn preauthorize(ticket: &Secret, service: &str) -> Result<OAuth1, String> {
-    let c = consumer().await?;
-    let url = format!("{}{}", config::api(), config::PREAUTHORIZED);
+pub async fn preauthorize(ticket: &Secret, service: &str, cfg: &Config) -> Result<OAuth1, String> {
+    let c = consumer(cfg).await?;
+    let url = format!("{}{}", config::api(cfg), config::PREAUTHORIZED);
     let query = [("ticket", ticket.expose()), ("login-url", service), ("accepts-mfa-tokens", "true")];
     let auth = sign("GET", &url, &query, &c, None);
     let r = garmin_oauth1_get(&url, &query, Some(&auth), config::OAUTH1_USER_AGENT)
@@ -70,8 +71,8 @@ pub async fn preauthorize(ticket: &Secret, service: &str) -> Result<OAuth1, Stri
 }
 
 /// The OAuth1 token for an OAuth2 access token: at login with the app's audience, to renew without.
-pub async fn exchange(t: OAuth1, login: bool) -> Result<Grant, String> {
-    let c = consumer().await?;
+pub async fn exchange(t: OAuth1, login: bool, cfg: &Config) -> Result<Grant, String> {
+    let c = consumer(cfg).await?;
     let mut form: Vec<(&str, &str)> = vec![];
     if login {
         form.push(("audience", config::OAUTH1_AUDIENCE));
@@ -79,7 +80,7 @@ pub async fn exchange(t: OAuth1, login: bool) -> Result<Grant, String> {
     if let Some(m) = &t.mfa_token {
         form.push(("mfa_token", m.as_str()));
     }
-    let base = config::api();
+    let base = config::api(cfg);
     let url = format!("{base}{}", super::config::OAUTH1_EXCHANGE);
     let auth = sign("POST", &url, &form, &c, Some(&t));
     let r = garmin_oauth1_exchange(&url, super::config::NON_GET, &auth, config::OAUTH1_USER_AGENT, &form)

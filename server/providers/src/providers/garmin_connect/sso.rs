@@ -9,11 +9,13 @@
 //! error, log line or saved file carries it. A login waiting for its one-time code keeps the SSO
 //! cookies in this process's memory for [`CODE_WAIT`], never on disk.
 use super::{backoff, config, tokens};
+use crate::config::Config;
 use crate::connection::{BoxFuture, Grant, SessionForm, SessionStep};
 use crate::http::{LoginReply, SsoSession};
 use crate::secret::Secret;
 use serde_json::{json, Value};
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// How long a login waits for its one-time code.
@@ -50,15 +52,16 @@ pub struct Pending {
 /// through, and what its ticket is exchanged for.
 pub trait Flow: Send + Sync {
     fn variant(&self) -> config::SsoVariant;
-    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>>;
+    /// The ticket for tokens, at the hosts the server's settings `c` name.
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str, c: &'a Config) -> BoxFuture<'a, Result<Grant, Failure>>;
     fn name(&self) -> &'static str {
         self.variant().name
     }
-    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
-        Box::pin(sign_in(self.variant(), email, password))
+    fn sign_in<'a>(&'a self, email: &'a str, password: &'a Secret, c: &'a Config) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(sign_in(self.variant(), email, password, c))
     }
-    fn verify_code<'a>(&'a self, pending: Pending, code: &'a Secret) -> BoxFuture<'a, Result<SignedIn, Failure>> {
-        Box::pin(verify_code(pending, code))
+    fn verify_code<'a>(&'a self, pending: Pending, code: &'a Secret, c: &'a Config) -> BoxFuture<'a, Result<SignedIn, Failure>> {
+        Box::pin(verify_code(pending, code, c))
     }
 }
 
@@ -112,8 +115,8 @@ fn ticket_of(v: &Value, service: &'static str) -> Result<SignedIn, Failure> {
 }
 
 /// Sign in through `v`: the page (its cookies), the pause, the JSON login.
-async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret) -> Result<SignedIn, Failure> {
-    let sso = config::sso();
+async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret, c: &Config) -> Result<SignedIn, Failure> {
+    let sso = config::sso(c);
     let session = SsoSession::new(v.user_agent);
     let page_url = format!("{sso}{}", v.sign_in);
     let page = session
@@ -125,7 +128,7 @@ async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret) -> Resul
         return Err(Failure::Broken(format!("Garmin's sign-in page answered HTTP {}", page.status)));
     }
     let referer = format!("{page_url}?clientId={}&service={}", v.client_id, v.service);
-    tokio::time::sleep(config::pause()).await;
+    tokio::time::sleep(config::pause(c)).await;
     let body = json!({ "username": email, "password": password.expose(), "rememberMe": v.remember_me, "captchaToken": "" });
     let r = session
         .garmin_sso_post(&sso, v.login, super::config::NON_GET, &query(&v), &referer, &body)
@@ -147,11 +150,11 @@ async fn sign_in(v: config::SsoVariant, email: &str, password: &Secret) -> Resul
 }
 
 /// The one-time code, in the session that asked for it.
-async fn verify_code(p: Pending, code: &Secret) -> Result<SignedIn, Failure> {
+async fn verify_code(p: Pending, code: &Secret, c: &Config) -> Result<SignedIn, Failure> {
     let body = json!({ "mfaMethod": p.method, "mfaVerificationCode": code.expose().trim(), "rememberMyBrowser": true, "reconsentList": [], "mfaSetup": false });
     let r = p
         .session
-        .garmin_sso_post(&config::sso(), p.variant.verify, super::config::NON_GET, &query(&p.variant), &p.referer, &body)
+        .garmin_sso_post(&config::sso(c), p.variant.verify, super::config::NON_GET, &query(&p.variant), &p.referer, &body)
         .await
         .map_err(|e| Failure::Broken(format!("Garmin's code check could not be reached ({e})")))?;
     if r.status == 400 || r.status == 401 || r.body.contains("INVALID_MFA_CODE") {
@@ -165,9 +168,9 @@ impl Flow for MobileDi {
     fn variant(&self) -> config::SsoVariant {
         self.variant
     }
-    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str, c: &'a Config) -> BoxFuture<'a, Result<Grant, Failure>> {
         Box::pin(async move {
-            let url = config::di_token_url();
+            let url = config::di_token_url(c);
             let mut refused = vec![];
             for client in config::DI_CLIENT_IDS {
                 let form = [("client_id", *client), ("service_ticket", ticket.expose()), ("grant_type", config::TICKET_GRANT), ("service_url", service)];
@@ -194,10 +197,10 @@ impl Flow for MobileOAuth1 {
     fn variant(&self) -> config::SsoVariant {
         self.variant
     }
-    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str) -> BoxFuture<'a, Result<Grant, Failure>> {
+    fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str, c: &'a Config) -> BoxFuture<'a, Result<Grant, Failure>> {
         Box::pin(async move {
-            let token = super::oauth1::preauthorize(ticket, service).await.map_err(Failure::Broken)?;
-            tokens::oauth1_grant(token, true).await.map_err(Failure::Broken)
+            let token = super::oauth1::preauthorize(ticket, service, c).await.map_err(Failure::Broken)?;
+            tokens::oauth1_grant(token, true, c).await.map_err(Failure::Broken)
         })
     }
 }
@@ -223,12 +226,12 @@ fn key(form: &SessionForm) -> String {
 }
 
 /// One submission of the login (`SessionSpec.login`).
-pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, String>> {
+pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>> {
     Box::pin(async move {
-        let flows = flows();
+        let (flows, c) = (flows(), &*c);
         let said = |f: Failure| match f {
             Failure::Refused(w) | Failure::Broken(w) => w,
-            Failure::Blocked { why, wait } => backoff::refuse(&why, wait),
+            Failure::Blocked { why, wait } => backoff::refuse(&why, wait, c),
         };
         if let Some(code) = &form.code {
             let waiting = WAITING.lock().expect("waiting lock").get_or_insert_with(HashMap::new).remove(&key(&form));
@@ -236,16 +239,16 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
                 return Err("No Garmin login is waiting for a code (it took longer than 10 minutes, or this is another process). Start the login again.".into());
             };
             let flow = &flows[i];
-            return match flow.verify_code(pending, code).await.map_err(said)? {
-                SignedIn::Ticket { ticket, service } => finish(flow.as_ref(), &ticket, service).await.map_err(said),
+            return match flow.verify_code(pending, code, c).await.map_err(said)? {
+                SignedIn::Ticket { ticket, service } => finish(flow.as_ref(), &ticket, service, c).await.map_err(said),
                 SignedIn::NeedsCode(..) => Err("Garmin asked for another code; start the login again.".into()),
             };
         }
-        backoff::check()?;
+        backoff::check(c)?;
         let mut broken = vec![];
         for (i, flow) in flows.iter().enumerate() {
-            match flow.sign_in(&form.email, &form.password).await {
-                Ok(SignedIn::Ticket { ticket, service }) => match finish(flow.as_ref(), &ticket, service).await {
+            match flow.sign_in(&form.email, &form.password, c).await {
+                Ok(SignedIn::Ticket { ticket, service }) => match finish(flow.as_ref(), &ticket, service, c).await {
                     Ok(step) => return Ok(step),
                     // The sign-in worked but its exchange did not: the next generation signs in again.
                     Err(Failure::Broken(w)) => {
@@ -276,7 +279,7 @@ pub fn submit(form: SessionForm) -> BoxFuture<'static, Result<SessionStep, Strin
 }
 
 /// The ticket for tokens, checked with Garmin's profile.
-async fn finish(flow: &dyn Flow, ticket: &Secret, service: &str) -> Result<SessionStep, Failure> {
-    let grant = flow.exchange(ticket, service).await?;
-    tokens::verified(grant).await.map(SessionStep::Done).map_err(Failure::Broken)
+async fn finish(flow: &dyn Flow, ticket: &Secret, service: &str, c: &Config) -> Result<SessionStep, Failure> {
+    let grant = flow.exchange(ticket, service, c).await?;
+    tokens::verified(grant, c).await.map(SessionStep::Done).map_err(Failure::Broken)
 }

@@ -2,11 +2,13 @@
 //! DI access token's JWT claims, the renewal per generation (reference garmin/README.md §2.5,
 //! §2.6), and the profile check every new login ends with (it gives the display name routes need).
 use super::config;
+use crate::config::Config;
 use crate::connection::{BoxFuture, Grant};
 use crate::http::{Http, ReadMethod, Request};
 use crate::secret::Secret;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Kept with the tokens: which login generation made them (`di` or `oauth1`).
 pub const GENERATION: &str = "generation";
@@ -100,21 +102,25 @@ pub fn read_dir(dir: &Path) -> Result<Grant, String> {
 
 /// Import: read the folder, renew tokens that have ended, and check them with Garmin (which also
 /// gives the display name). The folder is only read.
-pub fn import(dir: PathBuf) -> BoxFuture<'static, Result<Grant, String>> {
+pub fn import(dir: PathBuf, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
     Box::pin(async move {
         let mut g = read_dir(&dir)?;
         if g.expires_at.is_some_and(|at| at - jiff::Timestamp::now().as_second() <= config::RENEW_BEFORE_S) {
-            g = renew(g).await.map_err(|e| format!("the tokens there have expired, and {e}"))?;
+            g = renew(g, &c).await.map_err(|e| format!("the tokens there have expired, and {e}"))?;
         }
-        verified(g).await
+        verified(g, &c).await
     })
 }
 
 /// The login with the display name Garmin's profile gives it, or why Garmin refused it.
-pub async fn verified(mut g: Grant) -> Result<Grant, String> {
-    let req =
-        Request { method: ReadMethod::Get, url: format!("{}/userprofile-service/socialProfile", config::api()), params: vec![], headers: config::DATA_HEADERS };
-    let reply = Http::new().read(&req, &g.access).await.map_err(|e| format!("Garmin Connect could not be reached to check the tokens ({e})"))?;
+pub async fn verified(mut g: Grant, c: &Config) -> Result<Grant, String> {
+    let req = Request {
+        method: ReadMethod::Get,
+        url: format!("{}/userprofile-service/socialProfile", config::api(c)),
+        params: vec![],
+        headers: config::DATA_HEADERS,
+    };
+    let reply = Http::declaring(&[], c).read(&req, &g.access).await.map_err(|e| format!("Garmin Connect could not be reached to check the tokens ({e})"))?;
     match reply.status {
         200 => {}
         401 => return Err("Garmin refused the tokens (\"Token is not active\"): they have ended; log in again".into()),
@@ -129,17 +135,17 @@ pub async fn verified(mut g: Grant) -> Result<Grant, String> {
 }
 
 /// Flow B's exchange of an OAuth1 token (at login, or to renew), as a login of that generation.
-pub async fn oauth1_grant(t: super::oauth1::OAuth1, login: bool) -> Result<Grant, String> {
-    let mut g = super::oauth1::exchange(t, login).await?;
+pub async fn oauth1_grant(t: super::oauth1::OAuth1, login: bool, c: &Config) -> Result<Grant, String> {
+    let mut g = super::oauth1::exchange(t, login, c).await?;
     g.extra.insert(GENERATION.into(), "oauth1".into());
     Ok(g)
 }
 
 /// The session's renewal (`SessionSpec.refresh`), run under the token store's lock.
-pub fn refresh(g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
+pub fn refresh(g: Grant, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
     Box::pin(async move {
         let name = g.extra.get(DISPLAY_NAME).cloned();
-        let mut fresh = renew(g).await?;
+        let mut fresh = renew(g, &c).await?;
         if let Some(n) = name {
             fresh.extra.insert(DISPLAY_NAME.into(), n);
         }
@@ -147,13 +153,13 @@ pub fn refresh(g: Grant) -> BoxFuture<'static, Result<Grant, String>> {
     })
 }
 
-async fn renew(g: Grant) -> Result<Grant, String> {
+async fn renew(g: Grant, c: &Config) -> Result<Grant, String> {
     match g.extra.get(GENERATION).map(String::as_str) {
         Some("di") => {
             let client = g.extra.get(CLIENT_ID).cloned().ok_or("the saved login names no client id; log in again")?;
             let refresh = g.refresh.clone().ok_or("the saved login has no refresh token; log in again")?;
             let form = [("grant_type", "refresh_token"), ("client_id", client.as_str()), ("refresh_token", refresh.expose())];
-            let r = crate::http::garmin_di_token(&config::di_token_url(), super::config::NON_GET, &client, &form)
+            let r = crate::http::garmin_di_token(&config::di_token_url(c), super::config::NON_GET, &client, &form)
                 .await
                 .map_err(|e| format!("Garmin's token service could not be reached to renew the session ({e})"))?;
             match r.status {
@@ -168,7 +174,7 @@ async fn renew(g: Grant) -> Result<Grant, String> {
         Some("oauth1") => {
             let kept = g.refresh.clone().ok_or("the saved login has no OAuth1 token; log in again")?;
             let t: super::oauth1::OAuth1 = serde_json::from_str(kept.expose()).map_err(|_| "the saved OAuth1 token is damaged; log in again")?;
-            oauth1_grant(t, false).await
+            oauth1_grant(t, false, c).await
         }
         _ => Err("the saved Garmin Connect login is of a kind this version does not know; log in again".into()),
     }

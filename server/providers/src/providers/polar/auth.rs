@@ -16,18 +16,12 @@ pub fn base_in(config: &crate::config::Config) -> String {
     config.url(BASE_ENV, super::DEFAULT_BASE)
 }
 
-/// The same for the registration, a hook of the login whose signature carries no settings: read
-/// from the environment (the login's path is not yet handed the binary's settings).
-pub fn base() -> String {
-    base_in(&crate::config::Config::default().with(BASE_ENV, &crate::env::var(BASE_ENV).unwrap_or_default()))
-}
-
 const BASE_ENV: &str = "VITALS_POLAR_BASE_URL";
 
 /// Register the user. 200/201: registered. 409: already registered (with this app, or the
 /// member id is taken by an earlier registration of the same user): fine. 403: the user has not
 /// accepted Polar's mandatory consents: said, with where to accept them.
-pub fn register(g: Grant) -> BoxFuture<'static, Result<(), String>> {
+pub fn register(g: Grant, config: std::sync::Arc<crate::config::Config>) -> BoxFuture<'static, Result<(), String>> {
     Box::pin(async move {
         let user = g.extra.get("x_user_id").cloned().unwrap_or_default();
         if user.is_empty() {
@@ -35,7 +29,8 @@ pub fn register(g: Grant) -> BoxFuture<'static, Result<(), String>> {
         }
         // A member id of ours that is stable per Polar user: registering again gives 409, not a second user.
         let member = format!("vitals-{user}");
-        let status = crate::http::register_polar_user(&format!("{}{REGISTRATION}", base()), NON_GET, &g.access, &member).await.map_err(|e| e.to_string())?;
+        let status =
+            crate::http::register_polar_user(&format!("{}{REGISTRATION}", base_in(&config)), NON_GET, &g.access, &member).await.map_err(|e| e.to_string())?;
         match status {
             200 | 201 | 409 => Ok(()),
             403 => Err("Polar says the mandatory consents are not accepted yet. Open Polar Flow (flow.polar.com or the app), accept \
