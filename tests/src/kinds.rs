@@ -297,10 +297,10 @@ fn login(f: SessionForm, _c: Arc<Config>) -> BoxFuture<'static, Result<SessionSt
     })
 }
 
-fn refresh_session(_g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
+fn refresh_session(_g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, vitals_providers::provider::RenewError>> {
     Box::pin(async move {
         let r = reqwest::Client::new().post(format!("{}/session/refresh", base())).send().await.map_err(|e| e.to_string())?;
-        session_grant(&r.json::<Value>().await.map_err(|e| e.to_string())?)
+        Ok(session_grant(&r.json::<Value>().await.map_err(|e| e.to_string())?)?)
     })
 }
 

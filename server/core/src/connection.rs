@@ -282,8 +282,10 @@ pub struct SessionSpec {
 
 /// One submission of a session login, at the hosts the server's settings name.
 pub type SessionLogin = fn(SessionForm, Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>>;
-/// A session's tokens renewed, at the hosts the server's settings name.
-pub type SessionRefresh = fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<Grant, String>>;
+/// A session's tokens renewed, at the hosts the server's settings name. A sign-in service that did
+/// not answer about the session (unreachable, a 5xx, a 429) is `RenewError::Unavailable`, so a read
+/// cuts its answer as for any transient fault; a refused session is `Failed`.
+pub type SessionRefresh = fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<Grant, crate::provider::RenewError>>;
 
 /// What the user typed into our own login page, window or prompt. Never stored, never logged.
 #[derive(Debug, Clone)]

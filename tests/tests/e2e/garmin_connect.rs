@@ -482,6 +482,34 @@ async fn renewal_before_expiry_and_after_a_401_and_a_429_said_not_asked_again() 
     s.close().await;
 }
 
+/// Garmin's token service busy (429) when a 401 asks for a renewal says nothing about the session:
+/// the answer is cut there with `continue_from`, like any transient fault, never an auth error
+/// asking the person to log in again; once the service answers, the read resumes and renews.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_service_down_for_a_moment_cuts_the_answer_rather_than_failing_the_login() {
+    let twin = twin().await;
+    let config = fresh("renew-down");
+    let src = garminconnect_dir(&twin, "renew-down");
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    let s = server(&twin, &config).await;
+    twin.garmin_connect(|g| {
+        g.expire_tokens();
+        g.di_429 = true;
+    });
+    let range = json!({"start": today().checked_sub(jiff::Span::new().days(3)).unwrap().to_string(), "end": today().yesterday().unwrap().to_string()});
+    let r = query(&s, "training_status", range.clone()).await;
+    let t = &r["notices"]["truncated"];
+    assert!(t["continue_from"].is_string(), "cut with where to resume: {r}");
+    assert!(t["reason"].as_str().unwrap_or_default().contains("429"), "said as the token service's answer: {t}");
+    twin.garmin_connect(|g| g.di_429 = false);
+    let before = twin.garmin_connect(|g| g.refreshes);
+    let again = query(&s, "training_status", range).await;
+    assert!(again["notices"]["truncated"].is_null(), "complete once the token service answers: {again}");
+    assert_eq!(twin.garmin_connect(|g| g.refreshes), before + 1, "the session was renewed, not logged in again");
+    s.close().await;
+}
+
 /// A client with URL elicitation whose person types into the page it is shown.
 #[derive(Clone, Default)]
 struct Person2 {

@@ -5,6 +5,7 @@ use super::config;
 use crate::config::Config;
 use crate::connection::{BoxFuture, Grant};
 use crate::http::{Http, ReadMethod, Request};
+use crate::provider::RenewError;
 use crate::secret::Secret;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -142,7 +143,7 @@ pub async fn oauth1_grant(t: super::oauth1::OAuth1, login: bool, c: &Config) -> 
 }
 
 /// The session's renewal (`SessionSpec.refresh`), run under the token store's lock.
-pub fn refresh(g: Grant, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
+pub fn refresh(g: Grant, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, RenewError>> {
     Box::pin(async move {
         let name = g.extra.get(DISPLAY_NAME).cloned();
         let mut fresh = renew(g, &c).await?;
@@ -153,7 +154,10 @@ pub fn refresh(g: Grant, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, Str
     })
 }
 
-async fn renew(g: Grant, c: &Config) -> Result<Grant, String> {
+/// The session renewed by its generation. Garmin's token service unreachable, busy (429) or failing
+/// (5xx) said nothing about the session: `Unavailable`, so a read cuts its answer there; any other
+/// answer refused it: `Failed`, with what to do.
+async fn renew(g: Grant, c: &Config) -> Result<Grant, RenewError> {
     match g.extra.get(GENERATION).map(String::as_str) {
         Some("di") => {
             let client = g.extra.get(CLIENT_ID).cloned().ok_or("the saved login names no client id; log in again")?;
@@ -161,20 +165,21 @@ async fn renew(g: Grant, c: &Config) -> Result<Grant, String> {
             let form = [("grant_type", "refresh_token"), ("client_id", client.as_str()), ("refresh_token", refresh.expose())];
             let r = crate::http::garmin_di_token(&config::di_token_url(c), super::config::NON_GET, &client, &form)
                 .await
-                .map_err(|e| format!("Garmin's token service could not be reached to renew the session ({e})"))?;
+                .map_err(|e| RenewError::Unavailable(format!("Garmin's token service could not be reached to renew the session ({e})")))?;
             match r.status {
-                200..=299 => di_reply(&r.body, &client, Some(refresh)),
-                429 => Err("Garmin's token service answered 429 (too many requests); the session was not renewed. Ask again later.".into()),
-                s => Err(format!(
+                200..=299 => Ok(di_reply(&r.body, &client, Some(refresh))?),
+                429 => Err(RenewError::Unavailable("Garmin's token service answered 429 (too many requests); the session was not renewed. Ask again later.".into())),
+                s @ 500..=599 => Err(RenewError::Unavailable(format!("Garmin's token service answered HTTP {s} (down for a moment); the session was not renewed"))),
+                s => Err(RenewError::Failed(format!(
                     "Garmin's token service refused to renew the session (HTTP {s}): it has ended. Log in again (vitals-mcp auth garmin-connect) or import fresh tokens"
-                )),
+                ))),
             }
         }
         // Flow B renews by exchanging the OAuth1 token again (reference §2.6).
         Some("oauth1") => {
             let kept = g.refresh.clone().ok_or("the saved login has no OAuth1 token; log in again")?;
             let t: super::oauth1::OAuth1 = serde_json::from_str(kept.expose()).map_err(|_| "the saved OAuth1 token is damaged; log in again")?;
-            oauth1_grant(t, false, c).await
+            Ok(oauth1_grant(t, false, c).await?)
         }
         _ => Err("the saved Garmin Connect login is of a kind this version does not know; log in again".into()),
     }
