@@ -201,6 +201,9 @@ pub enum DayPick {
     Largest { by: &'static str, only: Option<(&'static str, &'static str)> },
     /// The earliest record of the day by its day key (the morning weigh-in).
     First,
+    /// The earliest among those whose `only.0` field is `only.1` (Apple Health's own readings,
+    /// not another connected provider's copy written into Health).
+    FirstOf { only: (&'static str, &'static str) },
 }
 
 impl DailyRule {
@@ -235,9 +238,12 @@ impl Retention {
     }
 }
 
-/// A collection-specific switch. Options are booleans: nothing else has been needed yet.
+/// A collection-specific switch: a boolean, or a text (`text`: Apple Health's raw records of one
+/// type), which the provider checks against its data and which is absent unless given.
 #[derive(Debug, Clone, Copy)]
 pub struct OptionSpec {
+    /// A text the provider reads (`default` means nothing then), not a boolean.
+    pub text: bool,
     pub name: &'static str,
     pub default: bool,
     pub doc: &'static str,

@@ -8,7 +8,7 @@ use crate::common;
 use common::*;
 use jiff::civil::Date;
 use serde_json::{json, Value};
-use vitals::providers::apple_health::generate::{self, Plan, OURA_APP, PHONE, WATCH};
+use vitals::providers::apple_health::generate::{self, Plan, OURA_APP, PHONE, SCALE_APP, SLEEP_APP, SLEEP_APP_ASLEEP_MIN, WATCH};
 
 /// The plan of these tests: ten days ending yesterday in the suite's zone, every trap on.
 fn plan(imperial: bool) -> Plan {
@@ -26,8 +26,24 @@ fn write_zip(p: &Plan, tag: &str, xml_name: &str) -> std::path::PathBuf {
 }
 
 async fn server(path: &std::path::Path) -> Session {
+    server_with(path, &[]).await
+}
+
+async fn server_with(path: &std::path::Path, extra: &[(&str, &str)]) -> Session {
     let twin = twin().await;
-    connect(&twin, true, &[("VITALS_APPLE_HEALTH_FILE", &path.display().to_string()), ("VITALS_TZ", "America/Chicago")]).await
+    let file = path.display().to_string();
+    let mut env = vec![("VITALS_APPLE_HEALTH_FILE", file.as_str()), ("VITALS_TZ", "America/Chicago")];
+    env.extend_from_slice(extra);
+    connect(&twin, true, &env).await
+}
+
+/// The Apple Health values of a vitals_daily cell: the cell's own and its `also`.
+fn apple_values(cell: &Value) -> Vec<Value> {
+    std::iter::once(cell)
+        .chain(cell["also"].as_array().into_iter().flatten())
+        .filter(|v| v["from"].as_str().unwrap_or("").starts_with("apple_health"))
+        .cloned()
+        .collect()
 }
 
 async fn query(s: &Session, collection: &str, args: Value) -> Value {
@@ -290,4 +306,110 @@ fn the_reader_survives_cut_and_damaged_exports() {
         }
     }
     assert!(refused > 100 && read_ok + refused == 300, "{refused} refused, {read_ok} read");
+}
+
+/// Three nights of one morning (the Watch's, a sleep app's longer one over it, Oura's copy): one
+/// counts, by priority, never their sum; each says whether it counts and why not; vitals_daily
+/// takes the one that counts. The person's order for sleep alone puts the sleep app first, while
+/// steps still count the Watch first; a type the setting does not know is said, naming it.
+#[tokio::test(flavor = "multi_thread")]
+async fn overlapping_nights_count_by_priority_and_the_person_can_order_sleep_alone() {
+    let mut p = plan(false);
+    p.sleep_app = true;
+    let path = write_zip(&p, "nights", "export.xml");
+    let day = ago(2);
+    let counts = |nights: &[Value], src: &str| nights.iter().find(|n| n["source"] == src).map(|n| n["counts"].as_str().unwrap_or("").to_string()).unwrap();
+    let s = server(&path).await;
+    let a = query(&s, "sleep", json!({"start": ds(day), "end": ds(day)})).await;
+    let nights = rows(&a);
+    assert_eq!(nights.len(), 3, "{nights:?}");
+    assert_eq!(counts(&nights, WATCH), "yes", "the Watch first by default: {nights:?}");
+    assert!(counts(&nights, SLEEP_APP).contains(&format!("overlaps {WATCH}")), "{nights:?}");
+    assert!(counts(&nights, OURA_APP).starts_with("no: a copy"), "{nights:?}");
+    assert!(a["notices"].to_string().contains("Which night counts"), "the rule is said: {}", a["notices"]);
+    let d = s.ok("vitals_daily", json!({"start": ds(day), "end": ds(day)})).await;
+    let apple = apple_values(&d["rows"][0]["sleep_total_min"]);
+    assert_eq!(apple.len(), 1, "{apple:?}");
+    assert_eq!(apple[0]["value"].as_f64(), Some(410.0), "the Watch's night, not the longer overlapping one nor a sum: {apple:?}");
+    s.close().await;
+
+    let s = server_with(&path, &[("VITALS_APPLE_HEALTH_PRIORITY", &format!("sleep={SLEEP_APP}"))]).await;
+    let a = query(&s, "sleep", json!({"start": ds(day), "end": ds(day)})).await;
+    let nights = rows(&a);
+    assert_eq!(counts(&nights, SLEEP_APP), "yes", "{nights:?}");
+    assert!(counts(&nights, WATCH).contains(&format!("overlaps {SLEEP_APP}")), "{nights:?}");
+    assert!(a["notices"].to_string().contains(&format!("for sleep: {SLEEP_APP}")), "{}", a["notices"]);
+    let d = s.ok("vitals_daily", json!({"start": ds(day), "end": ds(day)})).await;
+    let apple = apple_values(&d["rows"][0]["sleep_total_min"]);
+    assert_eq!(apple[0]["value"].as_f64(), Some(SLEEP_APP_ASLEEP_MIN as f64), "the sleep app's night: {apple:?}");
+    let act = by_day(&rows(&query(&s, "activity", json!({"start": ds(day), "end": ds(day)})).await), day)[0].clone();
+    let watch: u32 = (8..22).map(|h| generate::watch_steps(day, h)).sum();
+    assert_eq!(act["steps"].as_f64(), Some(f64::from(watch + 400)), "steps still count the Watch first: {act}");
+    s.close().await;
+
+    let s = server_with(&path, &[("VITALS_APPLE_HEALTH_PRIORITY", "naps=AutoSleep")]).await;
+    let e = s.err("vitals_query", json!({"collection": "apple_health.sleep", "start": ds(day), "end": ds(day)})).await;
+    assert!(e.contains("VITALS_APPLE_HEALTH_PRIORITY") && e.contains("\"naps\""), "{e}");
+    s.close().await;
+}
+
+/// Weigh-ins and blood pressures another connected provider's app (Withings' Health Mate) wrote
+/// into Health are marked as its copies and never stand in vitals_daily as Apple Health's.
+#[tokio::test(flavor = "multi_thread")]
+async fn another_providers_weigh_ins_and_blood_pressures_are_copies_kept_out_of_the_daily_view() {
+    let mut p = plan(false);
+    p.cuff = SCALE_APP;
+    let path = write_zip(&p, "copies", "export.xml");
+    let s = server(&path).await;
+    let (first, last) = (ago(10), ago(1));
+    let bp = rows(&query(&s, "blood_pressure", json!({"start": ds(first), "end": ds(last)})).await);
+    assert!(!bp.is_empty() && bp.iter().all(|r| r["origin"] == "withings"), "marked as Withings' copies: {bp:?}");
+    let body = rows(&query(&s, "body", json!({"start": ds(first), "end": ds(last)})).await);
+    assert!(!body.is_empty() && body.iter().all(|r| r["origin"] == "withings"), "{body:?}");
+    let d = s.ok("vitals_daily", json!({"start": ds(first), "end": ds(last)})).await;
+    for row in d["rows"].as_array().unwrap() {
+        for cell in ["weight_kg", "body_fat_pct", "systolic_mmhg", "diastolic_mmhg"] {
+            assert!(apple_values(&row[cell]).is_empty(), "a copy never shown as Apple Health's: {cell} {}", row[cell]);
+        }
+    }
+    s.close().await;
+}
+
+/// The raw collection reads one record type by its identifier; an unknown one is an error naming
+/// the parameter and the close identifiers the export holds.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_raw_records_of_one_type_and_an_unknown_type_named_with_close_ones() {
+    let path = write_zip(&plan(false), "raw", "export.xml");
+    let s = server(&path).await;
+    let day = ago(3);
+    let steps = "HKQuantityTypeIdentifierStepCount";
+    let a = query(&s, "record", json!({"day": ds(day), "options": {"type": steps}})).await;
+    let r = rows(&a);
+    assert!(!r.is_empty() && r.iter().all(|x| x["type"] == steps), "{r:?}");
+    let e = s.err("vitals_query", json!({"collection": "apple_health.record", "day": ds(day), "options": {"type": "HKQuantityTypeIdentifierStepCont"}})).await;
+    assert!(e.contains("options.type") && e.contains(steps), "{e}");
+    let e = s.err("vitals_query", json!({"collection": "apple_health.record", "day": ds(day), "options": {"type": 7}})).await;
+    assert!(e.contains("options.type"), "{e}");
+    s.close().await;
+}
+
+/// A new export written over the chosen file between two calls is read again: the second answer
+/// is the new file's (never the old one's from memory) and says the file was read again.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_file_that_changes_is_read_again() {
+    let mut p = plan(false);
+    let path = write_zip(&p, "rewrite", "export.xml");
+    let s = server(&path).await;
+    let day = ago(5);
+    let ask = json!({"start": ds(day), "end": ds(day), "tz": "America/Chicago"});
+    let before = query(&s, "heart_rate", ask.clone()).await;
+    assert_eq!(rows(&before).len(), 96, "{}", rows(&before).len());
+    p.hr_per_day = 48;
+    let tmp = path.with_extension("new");
+    generate::write_zip(&p, "export.xml", std::fs::File::create(&tmp).unwrap()).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let after = query(&s, "heart_rate", ask).await;
+    assert_eq!(rows(&after).len(), 48, "the new file's samples: {}", rows(&after).len());
+    assert!(after["notices"].to_string().contains("was read again"), "{}", after["notices"]);
+    s.close().await;
 }

@@ -84,6 +84,7 @@ pub fn fields_for(metrics: &[&Metric]) -> Vec<String> {
         let c = m.collection;
         let rule_fields: Vec<&str> = match m.rule.pick {
             DayPick::Largest { by, only } => [Some(by), only.map(|o| o.0)].into_iter().flatten().collect(),
+            DayPick::FirstOf { only } => vec![only.0],
             _ => vec![],
         };
         for f in rule_fields.into_iter().chain(c.day_keys.iter().copied()).chain(["time", "start"]) {
@@ -213,6 +214,10 @@ pub fn reduce(m: &Metric, records: &[Value], zone: &Zone) -> (Days, Excluded) {
             DayPick::First => {
                 recs.sort_by_key(|r| when(r, c.day_keys));
                 Some(0)
+            }
+            DayPick::FirstOf { only: (k, v) } => {
+                recs.sort_by_key(|r| when(r, c.day_keys));
+                recs.iter().position(|r| r.get(k).and_then(Value::as_str) == Some(v))
             }
             DayPick::Largest { by, only } => recs
                 .iter()

@@ -281,10 +281,15 @@ impl Engine {
             "answered"
         );
         if let Some((windows, bytes)) = switched {
+            let display = plan.provider.spec().display;
+            // A file's "login" is the version of the file: a changed file is read again.
+            let (what, other) = if matches!(plan.provider.spec().connection, crate::connection::Connection::File(_)) {
+                (format!("The {display} file changed since earlier answers (its size or modification time)"), "the old file")
+            } else {
+                (format!("A different {display} login is in use than for earlier answers (the account was connected again)"), "the other account")
+            };
             answer.notices.cache_cleared = Some(format!(
-                "A different {} login is in use than for earlier answers (the account was connected again): the memory cache of its \
-                 data was emptied ({windows} window(s), {bytes} bytes), so nothing of the other account is mixed in.",
-                plan.provider.spec().display
+                "{what}: the memory cache of its data was emptied ({windows} window(s), {bytes} bytes), so nothing of {other} is mixed in."
             ));
         }
         if let Some((windows, bytes)) = forgotten {

@@ -567,7 +567,7 @@ fn fields(asked: Option<&[String]>, collection: &CollectionSpec, qualified: &str
 
 /// The collection's options with what the caller set; an unknown name or a non-boolean is an error.
 fn plan_options(c: &CollectionSpec, qualified: &str, asked: Option<&serde_json::Map<String, serde_json::Value>>) -> Result<Options, QueryError> {
-    let mut out: Options = c.options.iter().map(|o| (o.name.to_string(), serde_json::Value::Bool(o.default))).collect();
+    let mut out: Options = c.options.iter().filter(|o| !o.text).map(|o| (o.name.to_string(), serde_json::Value::Bool(o.default))).collect();
     for (k, v) in asked.into_iter().flatten() {
         let Some(o) = c.option(k) else {
             let known: Vec<String> = c.options.iter().map(|o| format!("{} ({})", o.name, o.doc)).collect();
@@ -577,6 +577,11 @@ fn plan_options(c: &CollectionSpec, qualified: &str, asked: Option<&serde_json::
                 format!("`options`: {k:?} is not an option of {qualified}. Its options: {}.", known.join("; "))
             }));
         };
+        if o.text {
+            let t = v.as_str().filter(|t| !t.trim().is_empty()).ok_or_else(|| bad(format!("`options.{}` must be a text ({}); got {v}.", o.name, o.doc)))?;
+            out.insert(o.name.to_string(), serde_json::Value::String(t.trim().to_string()));
+            continue;
+        }
         let b = v.as_bool().ok_or_else(|| bad(format!("`options.{}` must be true or false; got {v}.", o.name)))?;
         out.insert(o.name.to_string(), serde_json::Value::Bool(b));
     }

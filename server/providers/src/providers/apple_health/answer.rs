@@ -12,24 +12,69 @@ const DAY: i64 = 86_400;
 pub const PAGE_ROWS: usize = 10_000;
 
 /// The order sources count in where they overlap: the person's (`VITALS_APPLE_HEALTH_PRIORITY`,
-/// names first to last), else Apple's default as far as the export shows it: entries made in
-/// Health by hand, then the Watch, then the iPhone, then apps, by name.
+/// names first to last, for every type or for one: `sleep=AutoSleep; Sam's Apple Watch, Sam's
+/// iPhone`), else Apple's default as far as the export shows it: entries made in Health by hand,
+/// then the Watch, then the iPhone, then apps, by name.
 #[derive(Debug, Clone, Default)]
 pub struct Priority {
+    /// The order for every type.
     pub order: Vec<String>,
+    /// Orders for one type each: the person's word for it (`sleep`, `steps`) and its identifier.
+    pub per_type: Vec<(String, String, Vec<String>)>,
+    /// Why the setting could not be read, said in every answer that would use it.
+    pub problem: Option<String>,
+}
+
+/// The words a person can give a type by in the setting, and the record type each names.
+pub const TYPE_WORDS: &[(&str, &str)] = &[
+    ("sleep", "HKCategoryTypeIdentifierSleepAnalysis"),
+    ("steps", "HKQuantityTypeIdentifierStepCount"),
+    ("distance_km", "HKQuantityTypeIdentifierDistanceWalkingRunning"),
+    ("active_kcal", "HKQuantityTypeIdentifierActiveEnergyBurned"),
+    ("basal_kcal", "HKQuantityTypeIdentifierBasalEnergyBurned"),
+    ("exercise_min", "HKQuantityTypeIdentifierAppleExerciseTime"),
+    ("flights", "HKQuantityTypeIdentifierFlightsClimbed"),
+];
+
+fn names(list: &str) -> Vec<String> {
+    list.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()
 }
 
 impl Priority {
     /// The order `VITALS_APPLE_HEALTH_PRIORITY` names, as the server's settings hold it.
     pub fn from_config(config: &crate::config::Config) -> Priority {
-        let order = config
-            .var(super::catalog::PRIORITY_ENV)
-            .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
-            .unwrap_or_default();
-        Priority { order }
+        config.var(super::catalog::PRIORITY_ENV).map(|v| Priority::parse(&v)).unwrap_or_default()
     }
-    pub fn rank(&self, source: &str) -> (usize, u8, String) {
-        let mine = self.order.iter().position(|o| o.eq_ignore_ascii_case(source)).unwrap_or(usize::MAX);
+    /// Groups split by `;`: `NAMES` for every type, `TYPE=NAMES` for one (a word of
+    /// [`TYPE_WORDS`] or a record type identifier). A type nobody knows is a problem, named.
+    pub fn parse(v: &str) -> Priority {
+        let mut p = Priority::default();
+        for group in v.split(';').map(str::trim).filter(|g| !g.is_empty()) {
+            let Some((ty, list)) = group.split_once('=') else {
+                p.order.extend(names(group));
+                continue;
+            };
+            let ty = ty.trim();
+            let id = TYPE_WORDS.iter().find(|(w, _)| w.eq_ignore_ascii_case(ty)).map(|(_, id)| id.to_string());
+            match id.or_else(|| ty.starts_with("HK").then(|| ty.to_string())) {
+                Some(id) => p.per_type.push((ty.to_string(), id, names(list))),
+                None => {
+                    let words: Vec<&str> = TYPE_WORDS.iter().map(|(w, _)| *w).collect();
+                    p.problem = Some(format!(
+                        "{}: {ty:?} is not a type it knows; write TYPE=SOURCE, SOURCE with TYPE one of {} or a record type identifier \
+                         (HKQuantityTypeIdentifierStepCount), groups split by ';'.",
+                        super::catalog::PRIORITY_ENV,
+                        words.join(", ")
+                    ));
+                }
+            }
+        }
+        p
+    }
+    /// Where `source` ranks for record type `ty` (lower counts first).
+    pub fn rank(&self, ty: &str, source: &str) -> (usize, usize, u8, String) {
+        let at = |order: &[String]| order.iter().position(|o| o.eq_ignore_ascii_case(source)).unwrap_or(usize::MAX);
+        let own = self.per_type.iter().find(|(_, id, _)| id == ty).map_or(usize::MAX, |(_, _, o)| at(o));
         let s = source.to_lowercase();
         let default = if s == "health" {
             0
@@ -40,17 +85,27 @@ impl Priority {
         } else {
             3
         };
-        (mine, default, source.to_string())
+        (own, at(&self.order), default, source.to_string())
     }
-    /// The rule, in words, for the answer's notes.
-    pub fn words(&self) -> String {
+    /// The rule for the record types `types`, in words, for the answer's notes.
+    pub fn words(&self, types: &[&str]) -> String {
         let default = "entries made by hand in Health, then an Apple Watch, then an iPhone, then other apps by name (Apple's own order \
                        is not in the export; this is its documented default, the Watch put first)";
-        if self.order.is_empty() {
-            format!("Where sources overlap, one counts: {default}. Set VITALS_APPLE_HEALTH_PRIORITY (source names, first counts first) to change it.")
+        let own: Vec<String> =
+            self.per_type.iter().filter(|(_, id, _)| types.contains(&id.as_str())).map(|(w, _, o)| format!("for {w}: {}", o.join(", "))).collect();
+        let mut out = if self.order.is_empty() {
+            format!("Where sources overlap, one counts: {default}.")
         } else {
             format!("Where sources overlap, one counts, in the order VITALS_APPLE_HEALTH_PRIORITY gives: {}; then {default}.", self.order.join(", "))
+        };
+        if own.is_empty() {
+            if self.order.is_empty() {
+                out.push_str(" Set VITALS_APPLE_HEALTH_PRIORITY (source names, first counts first) to change it.");
+            }
+        } else {
+            out.push_str(&format!(" The person's order comes first {}.", own.join("; ")));
         }
+        out
     }
 }
 
@@ -92,7 +147,8 @@ fn q(t: &str) -> String {
 }
 
 /// The rows of `collection` for local days `[lo, hi]`.
-pub fn rows(ix: &Index, collection: &str, lo: i64, hi: i64, prio: &Priority) -> Vec<Value> {
+/// `only`: the record type `record` keeps (checked by [`check_type`] first).
+pub fn rows(ix: &Index, collection: &str, lo: i64, hi: i64, prio: &Priority, only: Option<&str>) -> Vec<Value> {
     let day_in = |d: i64| (lo..=hi).contains(&d);
     let (from, to) = span(lo, hi);
     let mut out = match collection {
@@ -108,9 +164,9 @@ pub fn rows(ix: &Index, collection: &str, lo: i64, hi: i64, prio: &Priority) -> 
         "blood_pressure" => pressure(ix, from, to),
         "mindful" => mindful(ix, from, to),
         "activity" => activity(ix, lo, hi, prio),
-        "sleep" => sleep(ix, from, to),
+        "sleep" => sleep(ix, from, to, prio),
         "workout" => workouts(ix, from, to),
-        "record" => raw(ix, from, to),
+        "record" => raw(ix, from, to, only),
         _ => vec![],
     };
     out.retain(|r| r.get("day").and_then(Value::as_str).and_then(|d| jiff::civil::Date::strptime("%Y-%m-%d", d).ok()).is_some_and(|d| day_in(days_of(d))));
@@ -182,9 +238,12 @@ fn mindful(ix: &Index, from: i64, to: i64) -> Vec<Value> {
         .collect()
 }
 
-fn raw(ix: &Index, from: i64, to: i64) -> Vec<Value> {
-    ix.all(from, to)
-        .iter()
+fn raw(ix: &Index, from: i64, to: i64, only: Option<&str>) -> Vec<Value> {
+    let recs: Vec<Rec> = match only {
+        Some(t) => ix.records(t, from, to).collect(),
+        None => ix.all(from, to),
+    };
+    recs.iter()
         .map(|r| {
             let unit = ix.units.name(r.unit);
             let value = if r.unit == super::index::CATEGORY { json!(ix.category(r)) } else { json!(r.value) };
@@ -192,6 +251,57 @@ fn raw(ix: &Index, from: i64, to: i64) -> Vec<Value> {
                    "value": value, "unit": unit, "source": ix.sources.name(r.src)})
         })
         .collect()
+}
+
+/// The edit distance between two short strings (for naming close matches).
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+/// Whether the export holds record type `ty`; if not, the error naming the parameter and the
+/// export's types closest to it (an identifier mistyped, or its short name: `StepCount`).
+pub fn check_type(ix: &Index, ty: &str) -> Result<(), String> {
+    if ix.types.get(ty).is_some() {
+        return Ok(());
+    }
+    let short = |s: &str| {
+        let l = s.to_lowercase();
+        ["hkquantitytypeidentifier", "hkcategorytypeidentifier", "hkdatatypeidentifier", "hkcorrelationtypeidentifier"]
+            .iter()
+            .find_map(|p| l.strip_prefix(p).map(str::to_string))
+            .unwrap_or(l)
+    };
+    let want = short(ty);
+    let mut close: Vec<(usize, &str)> = ix
+        .types
+        .all
+        .iter()
+        .map(|t| {
+            let s = short(t);
+            let d = if !want.is_empty() && (s.contains(&want) || want.contains(&s)) { 0 } else { distance(&want, &s) };
+            (d, t.as_str())
+        })
+        .filter(|(d, _)| *d <= 3.max(want.chars().count() / 3))
+        .collect();
+    close.sort();
+    let close: Vec<&str> = close.into_iter().take(5).map(|(_, t)| t).collect();
+    let hint = if close.is_empty() {
+        "none of its types is close; leave `options.type` out to see every type of a day".to_string()
+    } else {
+        format!("close: {}", close.join(", "))
+    };
+    Err(format!("`options.type`: {ty:?} is not a record type this export holds ({hint})."))
 }
 
 /// One day's total of a cumulative quantity, sources merged by priority.
@@ -231,7 +341,7 @@ pub fn merged(ix: &Index, ty: &str, lo: i64, hi: i64, prio: &Priority) -> BTreeM
     let mut out = BTreeMap::new();
     for (day, by_src) in days {
         let mut srcs: Vec<u16> = by_src.keys().copied().collect();
-        srcs.sort_by_key(|&s| prio.rank(ix.sources.name(s)));
+        srcs.sort_by_key(|&s| prio.rank(ty, ix.sources.name(s)));
         let mut covered: Vec<(i64, i64)> = vec![];
         let mut m = Merged::default();
         for s in srcs {
@@ -326,11 +436,14 @@ fn activity(ix: &Index, lo: i64, hi: i64, prio: &Priority) -> Vec<Value> {
         .collect()
 }
 
+/// The record type of sleep.
+pub const SLEEP: &str = "HKCategoryTypeIdentifierSleepAnalysis";
+
 /// Nights per source: a source's sleep records with gaps under two hours are one night, filed
-/// under the day it ended (in the records' own offset).
-fn sleep(ix: &Index, from: i64, to: i64) -> Vec<Value> {
+/// under the day it ended (in the records' own offset); then which of them count (`merge_nights`).
+fn sleep(ix: &Index, from: i64, to: i64, prio: &Priority) -> Vec<Value> {
     let mut by_src: BTreeMap<u16, Vec<Rec>> = BTreeMap::new();
-    for r in ix.records("HKCategoryTypeIdentifierSleepAnalysis", from - DAY, to) {
+    for r in ix.records(SLEEP, from - DAY, to) {
         by_src.entry(r.src).or_default().push(r);
     }
     let mut out = vec![];
@@ -349,7 +462,33 @@ fn sleep(ix: &Index, from: i64, to: i64) -> Vec<Value> {
             out.push(night_row(ix, src, &night));
         }
     }
+    merge_nights(&mut out, prio);
     out
+}
+
+/// Which nights count, like Apple's own view of sleep: on each wake-up day, walking the sources
+/// by priority, a night counts unless it overlaps one that already counts (never added to it);
+/// a night another provider's app wrote never counts here, that provider's own answer has it.
+/// Each night says it in `counts`: `yes`, or why not.
+fn merge_nights(nights: &mut [Value], prio: &Priority) {
+    let at = |n: &Value, k: &str| n[k].as_str().and_then(|t| t.parse::<jiff::Timestamp>().ok()).map_or(0, |t| t.as_second());
+    let mut order: Vec<usize> = (0..nights.len()).collect();
+    order.sort_by_key(|&i| (nights[i]["day"].as_str().unwrap_or("").to_string(), prio.rank(SLEEP, nights[i]["source"].as_str().unwrap_or(""))));
+    let mut counted: Vec<(String, i64, i64, String)> = vec![];
+    for i in order {
+        let n = &nights[i];
+        let (day, s, e) = (n["day"].as_str().unwrap_or("").to_string(), at(n, "start"), at(n, "end"));
+        let origin = n["origin"].as_str().unwrap_or("health").to_string();
+        let says = if origin != "health" {
+            format!("no: a copy the {origin} app wrote into Health (read it from {origin})")
+        } else if let Some(c) = counted.iter().find(|c| c.0 == day && c.1 < e && s < c.2) {
+            format!("no: it overlaps {}'s night, which comes first", c.3)
+        } else {
+            counted.push((day, s, e, n["source"].as_str().unwrap_or("").to_string()));
+            "yes".to_string()
+        };
+        nights[i]["counts"] = json!(says);
+    }
 }
 
 fn night_row(ix: &Index, src: u16, recs: &[Rec]) -> Value {

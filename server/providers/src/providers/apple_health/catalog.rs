@@ -2,7 +2,8 @@
 //! the export's index in memory (`answer.rs`), each record dated by its own offset (`HKTimeZone`
 //! where the writer set it). Connecting is choosing the export file (`Connection::File`).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, DayPick, Files, Flag, Lead, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, DayPick, Files, Flag, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split,
+    TodaySpec,
 };
 use crate::connection::{Connection, FileSpec};
 use crate::provider::FileFormat;
@@ -15,6 +16,7 @@ pub const PRIORITY_ENV: &str = "VITALS_APPLE_HEALTH_PRIORITY";
 
 static SLEEP_LEAD: &[Lead] = &[
     Lead::same("source", "source"),
+    Lead::same("counts", "counts"),
     Lead::clock("bed", "start"),
     Lead::clock("up", "end"),
     Lead::same("asleep_min", "asleep_min"),
@@ -87,7 +89,15 @@ static LEGEND: &[(&str, &str, &str)] = &[
     ("hrv", "sdnn_ms", "ms, SDNN (Apple's HRV): not RMSSD, never compared with other providers' HRV"),
     ("activity", "stand_hours", "hours with a minute of standing"),
     ("sleep", "origin", "health: recorded by Apple's devices or an app vitals does not read; else the vitals provider whose app wrote it"),
+    ("sleep", "counts", "yes: the night that counts for its day; else why not (a higher source's night overlaps it, or a copy)"),
 ];
+
+/// A day's reading in `vitals_daily`: Apple's own, never another connected provider's copy.
+const OWN_FIRST: DailyRule = DailyRule {
+    pick: DayPick::FirstOf { only: ("origin", "health") },
+    says: "the first reading of the day by Apple's devices or an app vitals does not read (another provider's copy is left out: that provider's own answer has it)",
+    settles: Settles::OnArrival,
+};
 
 /// What every collection of days shares: dated by `day`, answered whole from memory.
 const DAYS: CollectionSpec = CollectionSpec {
@@ -184,6 +194,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "day",
             "source",
             "origin",
+            "counts",
             "kind",
             "start",
             "end",
@@ -197,8 +208,9 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ],
         volume: "1–3 rows a day",
         daily: Some(DailyRule {
-            pick: DayPick::Largest { by: "asleep_min", only: Some(("origin", "health")) },
-            says: "the longest night recorded by Apple's own devices or an app vitals does not read (another provider's copy is left out)",
+            pick: DayPick::Largest { by: "asleep_min", only: Some(("counts", "yes")) },
+            says: "the longest night that counts (`counts`): sources by priority, a night overlapping a higher source's left out, never \
+                   added; another provider's copy is left out",
             settles: Settles::OnArrival,
         }),
         flags: &[Flag::new("kind", "\"nap\"", "less than three hours asleep: a nap, not the night")],
@@ -241,6 +253,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "Body measurements in kg and %: body mass, body fat, BMI and lean mass, one row per source and instant.",
         fields: &["day", "time", "weight_kg", "body_fat_pct", "bmi", "lean_mass_kg", "source", "origin"],
         volume: "0–2 rows a day",
+        daily: Some(OWN_FIRST),
         ..DAYS
     },
     CollectionSpec {
@@ -250,6 +263,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         summary: "Blood-pressure readings (mmHg), systolic and diastolic paired as Health pairs them.",
         fields: &["day", "time", "systolic_mmhg", "diastolic_mmhg", "source", "origin"],
         volume: "0–2 rows a day",
+        daily: Some(OWN_FIRST),
         ..DAYS
     },
     readings!("spo2", "blood oxygen (%)", "Blood oxygen saturation in % (Apple exports it as a fraction of 1).", "spo2_pct"),
@@ -275,6 +289,12 @@ static COLLECTIONS: &[CollectionSpec] = &[
                   Large: ask for a day or two, with `fields`.",
         always: &["type", "day"],
         fields: &["type", "day", "start", "end", "value", "unit", "source"],
+        options: &[OptionSpec {
+            text: true,
+            name: "type",
+            default: false,
+            doc: "only records of this type identifier (HKQuantityTypeIdentifierStepCount); an unknown one names the close ones",
+        }],
         split: Split::Days(1),
         volume: "thousands a day",
         daily: None,

@@ -16,6 +16,10 @@ pub const OURA_APP: &str = "Oura";
 pub const SCALE_APP: &str = "Withings";
 pub const CUFF_APP: &str = "OMRON connect";
 pub const BROKEN_APP: &str = "SyncPal";
+/// A sleep-tracking app writing a longer night over the Watch's (`Plan::sleep_app`).
+pub const SLEEP_APP: &str = "AutoSleep";
+/// Minutes asleep in the sleep app's night (the Watch's: 410).
+pub const SLEEP_APP_ASLEEP_MIN: i64 = 440;
 const WATCH_DEVICE: &str = "&lt;&lt;HKDevice: 0x3027a3d90&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,2, software:10.4&gt;";
 const PHONE_DEVICE: &str = "&lt;&lt;HKDevice: 0x3027a2b10&gt;, name:iPhone, manufacturer:Apple Inc., model:iPhone, hardware:iPhone15,2, software:17.4&gt;";
 
@@ -39,11 +43,15 @@ pub struct Plan {
     pub broken_dtd: bool,
     /// Nothing after this instant (a sample person's day not over yet).
     pub until: Option<i64>,
+    /// The app writing the blood-pressure readings (another provider's, to test copies).
+    pub cuff: &'static str,
+    /// A sleep app ([`SLEEP_APP`]) writes its own night over the Watch's too.
+    pub sleep_app: bool,
 }
 
 impl Plan {
     pub fn new(first: Date, days: u32, zone: &str) -> Plan {
-        Plan { first, days, zone: zone.into(), hr_per_day: 96, imperial: false, traps: true, travel: None, broken_dtd: false, until: None }
+        Plan { first, days, zone: zone.into(), hr_per_day: 96, imperial: false, traps: true, travel: None, broken_dtd: false, until: None, cuff: CUFF_APP, sleep_app: false }
     }
     fn tz(&self) -> TimeZone {
         TimeZone::get(&self.zone).unwrap_or(TimeZone::UTC)
@@ -237,6 +245,10 @@ fn sleep<W: Write>(plan: &Plan, i: u32, d: Date, o: &mut Out<W>) -> std::io::Res
         o.record(c, OURA_APP, None, bed + 300, bed + 300 + 7 * 3600, &v("InBed"), None)?;
         o.record(c, OURA_APP, None, bed + 900, bed + 900 + 6 * 3600 + 1800, &v("AsleepUnspecified"), None)?;
     }
+    if plan.sleep_app {
+        o.record(c, SLEEP_APP, None, bed - 600, bed + 8 * 3600, &v("InBed"), zone)?;
+        o.record(c, SLEEP_APP, None, bed + 300, bed + 300 + SLEEP_APP_ASLEEP_MIN * 60, &v("AsleepUnspecified"), zone)?;
+    }
     Ok(())
 }
 
@@ -250,18 +262,19 @@ fn pressure<W: Write>(plan: &Plan, d: Date, o: &mut Out<W>) -> std::io::Result<(
     }
     let (sys, dia) = (115 + h(d, 12) % 15, 72 + h(d, 13) % 10);
     let s = stamp(t, &o.export);
+    let cuff = plan.cuff;
     let child = |ty: &str, v: u64| {
-        format!("  <Record type=\"HKQuantityTypeIdentifier{ty}\" sourceName=\"{CUFF_APP}\" unit=\"mmHg\" creationDate=\"{s}\" startDate=\"{s}\" endDate=\"{s}\" value=\"{v}\"/>\n")
+        format!("  <Record type=\"HKQuantityTypeIdentifier{ty}\" sourceName=\"{cuff}\" unit=\"mmHg\" creationDate=\"{s}\" startDate=\"{s}\" endDate=\"{s}\" value=\"{v}\"/>\n")
     };
     write!(
         o.w,
-        " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"{CUFF_APP}\" creationDate=\"{s}\" startDate=\"{s}\" endDate=\"{s}\">\n{}{}</Correlation>\n",
+        " <Correlation type=\"HKCorrelationTypeIdentifierBloodPressure\" sourceName=\"{cuff}\" creationDate=\"{s}\" startDate=\"{s}\" endDate=\"{s}\">\n{}{}</Correlation>\n",
         child("BloodPressureDiastolic", dia),
         child("BloodPressureSystolic", sys)
     )?;
     // The DTD says a Correlation's records also appear at top level.
-    o.record("HKQuantityTypeIdentifierBloodPressureDiastolic", CUFF_APP, Some("mmHg"), t, t, &dia.to_string(), None)?;
-    o.record("HKQuantityTypeIdentifierBloodPressureSystolic", CUFF_APP, Some("mmHg"), t, t, &sys.to_string(), None)
+    o.record("HKQuantityTypeIdentifierBloodPressureDiastolic", cuff, Some("mmHg"), t, t, &dia.to_string(), None)?;
+    o.record("HKQuantityTypeIdentifierBloodPressureSystolic", cuff, Some("mmHg"), t, t, &sys.to_string(), None)
 }
 
 /// The route file of the workout starting at `t` (its name as the Health app makes it).

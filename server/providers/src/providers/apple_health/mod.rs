@@ -56,6 +56,8 @@ enum State {
 pub struct Load {
     path: PathBuf,
     stamp: Stamp,
+    /// This process read an earlier version of the file (its size or modification time changed).
+    pub again: bool,
     progress: Progress,
     state: Mutex<State>,
 }
@@ -71,6 +73,12 @@ impl Load {
             State::Ready(r) => Some(Ok(r.clone())),
             State::Failed(e) => Some(Err(e.clone())),
         }
+    }
+    /// Which version of the file this is, for the engine's cache: a changed file is another
+    /// account, so no answer of the old one is served for it.
+    pub fn version(&self) -> String {
+        let t = self.stamp.modified.and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos());
+        format!("{}:{t}", self.stamp.size)
     }
     /// How much of the file has been read, in %.
     pub fn percent(&self) -> u64 {
@@ -91,7 +99,8 @@ pub fn load(path: &Path) -> Arc<Load> {
     if let Some(l) = all.get(path).filter(|l| l.stamp == stamp) {
         return l.clone();
     }
-    let l = Arc::new(Load { path: path.to_path_buf(), stamp, progress: Progress::default(), state: Mutex::new(State::Building) });
+    let again = all.contains_key(path);
+    let l = Arc::new(Load { path: path.to_path_buf(), stamp, again, progress: Progress::default(), state: Mutex::new(State::Building) });
     all.insert(path.to_path_buf(), l.clone());
     let bg = l.clone();
     std::thread::spawn(move || {
@@ -167,7 +176,7 @@ impl CredentialSource for FileCredential {
             Some(Err(e)) => e.to_string(),
             Some(Ok(r)) => describe(&path, &from, &r),
         };
-        Credential { bearer: file, ..Credential::bare(CredentialKind::File, origin) }
+        Credential { bearer: file, account: Some(l.version()), ..Credential::bare(CredentialKind::File, origin) }
     }
 }
 
@@ -231,7 +240,14 @@ impl SampleApi for Api {
         let (path, params) = req.route();
         let collection = path.trim_start_matches('/');
         let prio = self.priority.clone();
+        if let Some(problem) = prio.problem.clone().filter(|_| matches!(collection, "activity" | "sleep")) {
+            return reply(200, json!({"error": problem}).to_string());
+        }
+        let only = params.get("type").cloned();
         let run = |ix: &Index| -> Value {
+            if let Some(Err(e)) = only.as_deref().map(|t| answer::check_type(ix, t)) {
+                return json!({"error": e});
+            }
             let offset: usize = params.get("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
             let rows = if collection == "heart_rate" {
                 let at = |k: &str| params.get(k).and_then(|v| v.parse::<jiff::Timestamp>().ok()).map(|t| t.as_second());
@@ -245,7 +261,7 @@ impl SampleApi for Api {
             } else {
                 let day = |k: &str| params.get(k).and_then(|v| crate::time::parse_date(v)).map(answer::days_of);
                 let (lo, hi) = (day("start").unwrap_or(0), day("end").unwrap_or(i64::MAX / 86_400 - 3));
-                answer::rows(ix, collection, lo, hi, &prio)
+                answer::rows(ix, collection, lo, hi, &prio, only.as_deref())
             };
             let next = (rows.len() > offset + answer::PAGE_ROWS).then(|| (offset + answer::PAGE_ROWS).to_string());
             let page: Vec<Value> = rows.into_iter().skip(offset).take(answer::PAGE_ROWS).collect();
@@ -317,8 +333,11 @@ impl Provider for AppleHealth {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _f: Option<&[String]>, next: Option<&str>, _cred: &Credential, _o: &super::Options) -> Request {
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _f: Option<&[String]>, next: Option<&str>, _cred: &Credential, o: &super::Options) -> Request {
         let mut p: Vec<(String, String)> = vec![];
+        if let Some(t) = o.get("type").and_then(Value::as_str) {
+            p.push(("type".into(), t.to_string()));
+        }
         match w {
             Window::Dates { start, end } => {
                 p.push(("start".into(), start.to_string()));
@@ -353,10 +372,21 @@ impl Provider for AppleHealth {
                     .to_string(),
             );
         }
+        let prio = &self.api.priority;
         if c.name == "activity" {
-            notes.push(self.api.priority.words());
+            notes.push(prio.words(&answer::TYPE_WORDS[1..].iter().map(|(_, id)| *id).collect::<Vec<_>>()));
         }
-        if let Ok((r, _)) = self.api.index() {
+        if c.name == "sleep" {
+            notes.push(format!("Which night counts for a day (`counts`): {}", prio.words(&[answer::SLEEP])));
+        }
+        if let Ok((r, path)) = self.api.index() {
+            if let Some(p) = path.filter(|p| load(p).again) {
+                notes.push(format!(
+                    "The export {} changed (its size or modification time) since this server first read it, and was read again at {}.",
+                    p.display(),
+                    r.read_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+                ));
+            }
             let n = &r.index.counts;
             if n.duplicates + n.backwards > 0 {
                 notes.push(format!(

@@ -439,16 +439,18 @@ static COLLECTIONS: &[CollectionSpec] = &[
         ],
         options: &[
             OptionSpec {
+                text: false,
                 name: "laps",
                 default: false,
                 doc: "read the activity's FIT file too: every lap, the time in each heart-rate zone, the per-second records summarised (in `fit`)",
             },
             OptionSpec {
+                text: false,
                 name: "raw_samples",
                 default: false,
                 doc: "add the FIT file's records as series a second apart (heart rate, speed, altitude, power, cadence; null where no record), compacted when they do not fit",
             },
-            OptionSpec { name: "gps", default: false, doc: "add the GPS track from the FIT file (`fit.track`): it shows where the user was, even at home" },
+            OptionSpec { text: false, name: "gps", default: false, doc: "add the GPS track from the FIT file (`fit.track`): it shows where the user was, even at home" },
         ],
         workout: Some(WorkoutSpec { detail: None, options: &["laps", "raw_samples"], ..ACTIVITY_WORKOUT }),
         by_id: true,
@@ -532,7 +534,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         enveloped: false,
         split: Split::Whole,
         volume: "one object",
-        options: &[OptionSpec { name: "personal", default: false, doc: "also return the birth year and sex" }],
+        options: &[OptionSpec { text: false, name: "personal", default: false, doc: "also return the birth year and sex" }],
         daily: None,
         ..BASE
     },

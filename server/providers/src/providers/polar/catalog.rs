@@ -244,11 +244,12 @@ static COLLECTIONS: &[CollectionSpec] = &[
         embedded: EXERCISE_EMBEDDED,
         options: &[
             OptionSpec {
+                text: false,
                 name: "samples",
                 default: false,
                 doc: "add summaries of each exercise's samples (splits, power, elevation, cadence, HRV, temperature), each with its method",
             },
-            OptionSpec { name: "raw_samples", default: false, doc: "add the raw sample series (one per sensor), compacted when they do not fit" },
+            OptionSpec { text: false, name: "raw_samples", default: false, doc: "add the raw sample series (one per sensor), compacted when they do not fit" },
         ],
         retention: ret(30, "Polar lists only exercises uploaded in the last 30 days, and only since the user registered with this app"),
         workout: Some(WorkoutSpec {
@@ -435,7 +436,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             "hourly",
         ],
         volume: "1 row a night, ~700 characters (hourly adds ~2,000)",
-        options: &[OptionSpec { name: "hourly", default: false, doc: "add the hourly alertness predictions" }],
+        options: &[OptionSpec { text: false, name: "hourly", default: false, doc: "add the hourly alertness predictions" }],
         retention: ret(28, "Polar serves SleepWise for the last 28 days"),
         daily: None,
         ..BASE

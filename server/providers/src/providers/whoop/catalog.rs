@@ -338,7 +338,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
         enveloped: false,
         split: Split::Whole,
         volume: "one object",
-        options: &[OptionSpec { name: "personal", default: false, doc: "also return the name and email" }],
+        options: &[OptionSpec { text: false, name: "personal", default: false, doc: "also return the name and email" }],
         daily: None,
         ..CollectionSpec::DAILY
     },

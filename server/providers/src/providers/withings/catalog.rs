@@ -219,6 +219,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
             settles: Settles::OnArrival,
         }),
         options: &[OptionSpec {
+            text: false,
             name: "include_manual",
             default: false,
             doc: "also return weights typed in by hand in the Withings app (flagged source=manual)",
