@@ -240,6 +240,11 @@ pub trait Provider: Send + Sync {
     fn ready(&self) -> Option<BoxFuture<'_, ()>> {
         None
     }
+    /// While [`Provider::ready`] waits: what is being read, in words, and how much of it, in %
+    /// (for a client's progress notifications). None: nothing is being read.
+    fn reading(&self) -> Option<(String, u32)> {
+        None
+    }
     /// Do what the credential needs: renew it (an OAuth refresh, a key exchanged again, a session
     /// refreshed) or finish a step after the login. `refused` is the access token the provider
     /// turned away (None: work that was due before the first request). None: nothing can be done.

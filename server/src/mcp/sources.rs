@@ -177,7 +177,11 @@ pub fn sources_report(engine: &Engine) -> SourcesReport {
                         day: (c.dating != crate::catalog::Dating::Undated).then(|| c.dating.says().to_string()),
                         fields: c.always.iter().chain(c.fields.iter().filter(|f| !c.always.contains(f))).map(|s| s.to_string()).collect(),
                         volume: c.volume.into(),
-                        options: c.options.iter().map(|o| if o.text { format!("{}: {}", o.name, o.doc) } else { format!("{}: {} (default {})", o.name, o.doc, o.default) }).collect(),
+                        options: c
+                            .options
+                            .iter()
+                            .map(|o| if o.text { format!("{}: {}", o.name, o.doc) } else { format!("{}: {} (default {})", o.name, o.doc, o.default) })
+                            .collect(),
                         retention_days: c.retention.map(|r| r.days),
                         retention: c.retention.map(|r| r.why.to_string()),
                         available: why.is_none(),

@@ -413,3 +413,51 @@ async fn a_file_that_changes_is_read_again() {
     assert!(after["notices"].to_string().contains("was read again"), "{}", after["notices"]);
     s.close().await;
 }
+
+/// One progress notification: (progress, total, message).
+type Report = (f64, Option<f64>, String);
+
+/// A client that records progress notifications.
+#[derive(Clone, Default)]
+struct Progressed(std::sync::Arc<std::sync::Mutex<Vec<Report>>>);
+
+impl rmcp::ClientHandler for Progressed {
+    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
+        self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
+    }
+}
+
+/// A call that arrives while the export is still being read (its read stretched to a minute by
+/// the tests' setting) reports how much is read to a client that gave a `progressToken`, rising,
+/// and past its time budget answers what is complete (nothing yet) with `continue_from`, saying
+/// the file is still being read.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_call_before_the_index_is_ready_reports_progress_and_is_cut_in_time() {
+    use rmcp::model::CallToolRequestParams;
+    let path = write_zip(&plan(false), "slow", "export.xml");
+    let twin = twin().await;
+    let seen = Progressed::default();
+    let file = path.display().to_string();
+    let env = [
+        ("VITALS_APPLE_HEALTH_FILE", file.as_str()),
+        ("VITALS_TZ", "America/Chicago"),
+        ("VITALS_APPLE_HEALTH_TEST_READ_S", "60"),
+        ("VITALS_CALL_BUDGET_S", "3"),
+    ];
+    let s = connect_as(&twin, true, &env, rmcp::service::ClientLifecycleMode::Initialize, seen.clone()).await;
+    let (start, end) = (ds(ago(5)), ds(ago(2)));
+    let args = json!({"collection": "apple_health.activity", "start": start, "end": end, "format": "records"});
+    let mut params = CallToolRequestParams::new("vitals_query").with_arguments(args.as_object().unwrap().clone());
+    params.meta = Some(serde_json::from_value(json!({"progressToken": "apple-1"})).unwrap());
+    let r = s.client.call_tool(params).await.unwrap();
+    let a = r.structured_content.expect("an answer, not an error");
+    let t = &a["notices"]["truncated"];
+    assert_eq!(t["cause"], "time_budget", "{t}");
+    assert_eq!(t["continue_from"], start, "nothing complete yet: {t}");
+    assert!(a["notices"].to_string().contains("was still being read"), "{}", a["notices"]);
+    let got = seen.0.lock().unwrap().clone();
+    assert!(!got.is_empty(), "progress while the file is read");
+    assert!(got.windows(2).all(|w| w[1].0 > w[0].0), "progress rises: {got:?}");
+    assert!(got.iter().all(|g| g.2.contains("apple_health.activity: waiting for the Apple Health export") && g.2.contains("% so far")), "{got:?}");
+    s.close().await;
+}

@@ -495,8 +495,18 @@ impl Reader for PageReader<'_> {
             Some(api) => {
                 // An export's index still being built: the call waits for it within its deadline.
                 if let Some(wait) = p.ready() {
-                    if self.plan.deadline.within(wait).await.is_none() {
+                    let report = reading_reports(p.as_ref(), self.shared.tally.as_deref());
+                    let waited = async {
+                        tokio::select! {
+                            () = wait => {}
+                            () = report => {}
+                        }
+                    };
+                    if self.plan.deadline.within(waited).await.is_none() {
                         return Err(SendError::NotReady(p.spec().display));
+                    }
+                    if let Some(t) = &self.shared.tally {
+                        t.reading(&format!("{}'s file", p.spec().display), 100);
                     }
                 }
                 Ok(api.answer(&self.req))
@@ -511,6 +521,17 @@ impl Reader for PageReader<'_> {
 
     fn slots(&self, n: usize) {
         self.shared.gate.set_slots(n);
+    }
+}
+
+/// How far the provider's file is read, reported to a client that asked for progress while a
+/// call waits for it (never ends: the wait it runs beside does).
+async fn reading_reports(p: &dyn crate::providers::Provider, tally: Option<&super::progress::Tally>) {
+    loop {
+        if let (Some(t), Some((what, percent))) = (tally, p.reading()) {
+            t.reading(&what, percent);
+        }
+        tokio::time::sleep(super::progress::EVERY).await;
     }
 }
 

@@ -288,9 +288,8 @@ impl Engine {
             } else {
                 (format!("A different {display} login is in use than for earlier answers (the account was connected again)"), "the other account")
             };
-            answer.notices.cache_cleared = Some(format!(
-                "{what}: the memory cache of its data was emptied ({windows} window(s), {bytes} bytes), so nothing of {other} is mixed in."
-            ));
+            answer.notices.cache_cleared =
+                Some(format!("{what}: the memory cache of its data was emptied ({windows} window(s), {bytes} bytes), so nothing of {other} is mixed in."));
         }
         if let Some((windows, bytes)) = forgotten {
             answer.notices.cache_cleared =

@@ -49,6 +49,9 @@ struct State {
     /// Windows finished, with their last day.
     finished: BTreeMap<usize, Option<Date>>,
     last: Throttle,
+    /// How much of the provider's file was read before the first page (in %), once reported:
+    /// counted as 100 steps before the pages, so progress only rises.
+    file: Option<u32>,
 }
 
 /// One query's count, shared by its windows.
@@ -60,7 +63,7 @@ pub struct Tally {
 
 impl Tally {
     pub fn new(sink: Progress, collection: String, windows: usize) -> Tally {
-        let state = State { done: 0, known: windows as u32, finished: BTreeMap::new(), last: Throttle::default() };
+        let state = State { done: 0, known: windows as u32, finished: BTreeMap::new(), last: Throttle::default(), file: None };
         Tally { sink, collection, state: Mutex::new(state) }
     }
 
@@ -75,6 +78,22 @@ impl Tally {
         if let Some(step) = step {
             (self.sink.0)(step);
         }
+    }
+
+    /// The provider's file (`what`) is still being read: `percent` of it so far. Said only when it
+    /// rose, as 100 steps ahead of the pages.
+    pub fn reading(&self, what: &str, percent: u32) {
+        let percent = percent.min(100);
+        let step = {
+            let mut s = self.state.lock().expect("progress lock");
+            if s.file.is_some_and(|f| f >= percent) || !s.last.due() {
+                return;
+            }
+            s.file = Some(percent);
+            let message = format!("{}: waiting for {what} to be read, {percent} % so far", self.collection);
+            Step { done: s.done + percent, known: s.known.max(s.done) + 100, message }
+        };
+        (self.sink.0)(step);
     }
 
     /// The windows not yet started were cut again: `before` of them are now `after`.
@@ -107,7 +126,10 @@ impl Tally {
         let reached = s.finished.iter().enumerate().take_while(|(i, (w, _))| *i == **w).filter_map(|(_, (_, d))| *d).last();
         let known = s.known.max(s.done);
         let day = reached.map_or_else(|| "no day complete yet".to_string(), |d| format!("complete through {d}"));
-        Some(Step { done: s.done, known, message: format!("{}: {} of {} pages known so far; {day}", self.collection, s.done, known) })
+        let message = format!("{}: {} of {} pages known so far; {day}", self.collection, s.done, known);
+        // A file read first counts as 100 steps before the pages.
+        let file = s.file.map_or(0, |_| 100);
+        Some(Step { done: s.done + file, known: known + file, message })
     }
 }
 

@@ -11,6 +11,9 @@ use std::time::Duration;
 
 /// The variable the export's path is read from (the extension's file picker sets it).
 pub const FILE_ENV: &str = "VITALS_APPLE_HEALTH_FILE";
+/// The tests' setting: the export's read stretched to at least this many seconds, so a call can
+/// arrive before the index is ready (never set for a person: it only slows the read).
+pub const TEST_READ_ENV: &str = "VITALS_APPLE_HEALTH_TEST_READ_S";
 /// The variable the person's own order of sources is read from (first counts first).
 pub const PRIORITY_ENV: &str = "VITALS_APPLE_HEALTH_PRIORITY";
 

@@ -51,7 +51,19 @@ pub struct Plan {
 
 impl Plan {
     pub fn new(first: Date, days: u32, zone: &str) -> Plan {
-        Plan { first, days, zone: zone.into(), hr_per_day: 96, imperial: false, traps: true, travel: None, broken_dtd: false, until: None, cuff: CUFF_APP, sleep_app: false }
+        Plan {
+            first,
+            days,
+            zone: zone.into(),
+            hr_per_day: 96,
+            imperial: false,
+            traps: true,
+            travel: None,
+            broken_dtd: false,
+            until: None,
+            cuff: CUFF_APP,
+            sleep_app: false,
+        }
     }
     fn tz(&self) -> TimeZone {
         TimeZone::get(&self.zone).unwrap_or(TimeZone::UTC)

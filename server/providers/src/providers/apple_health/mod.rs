@@ -92,15 +92,21 @@ fn loads() -> &'static Mutex<HashMap<PathBuf, Arc<Load>>> {
 }
 
 /// The load of `path` as it is now: the one under way or done, or a new one started in the
-/// background when there is none or the file changed since.
-pub fn load(path: &Path) -> Arc<Load> {
+/// background when there is none or the file changed since. `stretch`: the tests' slower read.
+pub fn load(path: &Path, stretch: Option<std::time::Duration>) -> Arc<Load> {
     let stamp = stamp_of(path).unwrap_or(Stamp { size: 0, modified: None });
     let mut all = loads().lock().unwrap_or_else(|p| p.into_inner());
     if let Some(l) = all.get(path).filter(|l| l.stamp == stamp) {
         return l.clone();
     }
     let again = all.contains_key(path);
-    let l = Arc::new(Load { path: path.to_path_buf(), stamp, again, progress: Progress::default(), state: Mutex::new(State::Building) });
+    let l = Arc::new(Load {
+        path: path.to_path_buf(),
+        stamp,
+        again,
+        progress: Progress { stretch: stretch.map(|d| (d, stamp.size)), ..Progress::default() },
+        state: Mutex::new(State::Building),
+    });
     all.insert(path.to_path_buf(), l.clone());
     let bg = l.clone();
     std::thread::spawn(move || {
@@ -142,6 +148,8 @@ pub struct FileCredential {
     env_path: Option<PathBuf>,
     home: crate::accounts::Home,
     sandbox_forced: bool,
+    /// The tests' slower read (`VITALS_APPLE_HEALTH_TEST_READ_S`).
+    stretch: Option<std::time::Duration>,
 }
 
 impl FileCredential {
@@ -170,7 +178,7 @@ impl CredentialSource for FileCredential {
             let why = format!("the Apple Health export {} (from {from}) is not there: choose the file again", path.display());
             return Credential { problem: Some(why.clone()), ..Credential::bare(CredentialKind::None, format!("none: {why}")) };
         }
-        let l = load(&path);
+        let l = load(&path, self.stretch);
         let origin = match l.ready() {
             None => format!("the export {} (from {from}), being read: {} % so far", path.display(), l.percent()),
             Some(Err(e)) => e.to_string(),
@@ -208,6 +216,7 @@ struct Api {
     env_path: Option<PathBuf>,
     home: crate::accounts::Home,
     sandbox_forced: bool,
+    stretch: Option<std::time::Duration>,
     priority: answer::Priority,
     /// The server's zone, the sample person's.
     zone: crate::time::Zone,
@@ -215,13 +224,13 @@ struct Api {
 
 impl Api {
     fn cred(&self) -> FileCredential {
-        FileCredential { env_path: self.env_path.clone(), home: self.home.clone(), sandbox_forced: self.sandbox_forced }
+        FileCredential { env_path: self.env_path.clone(), home: self.home.clone(), sandbox_forced: self.sandbox_forced, stretch: self.stretch }
     }
     /// The index this request reads, or why there is none.
     fn index(&self) -> Result<(Arc<Ready>, Option<PathBuf>), String> {
         let c = self.cred();
         match (c.current().kind, c.path()) {
-            (CredentialKind::File, Some((path, _))) => match load(&path).ready() {
+            (CredentialKind::File, Some((path, _))) => match load(&path, self.stretch).ready() {
                 Some(Ok(r)) => Ok((r, Some(path))),
                 Some(Err(e)) => Err(e.to_string()),
                 None => Err(format!("the export {} is still being read", path.display())),
@@ -308,11 +317,15 @@ impl AppleHealth {
         let env_path = config.var(catalog::FILE_ENV).filter(|_| home.reads_env_credentials()).map(expand);
         let sandbox_forced = config.flag("VITALS_SANDBOX");
         let priority = answer::Priority::from_config(config);
-        let api = Api { env_path: env_path.clone(), home: home.clone(), sandbox_forced, priority, zone: config.zone() };
-        let cred = FileCredential { env_path, home: home.clone(), sandbox_forced };
+        if let Some(p) = &priority.problem {
+            tracing::warn!("{p}");
+        }
+        let stretch = config.var(catalog::TEST_READ_ENV).and_then(|s| s.parse::<f64>().ok()).and_then(|s| std::time::Duration::try_from_secs_f64(s).ok());
+        let api = Api { env_path: env_path.clone(), home: home.clone(), sandbox_forced, stretch, priority, zone: config.zone() };
+        let cred = FileCredential { env_path, home: home.clone(), sandbox_forced, stretch };
         // The index starts building now, so the first question waits as little as it can.
         if let Some((path, _)) = cred.path().filter(|(p, _)| p.is_file() && !sandbox_forced) {
-            load(&path);
+            load(&path, stretch);
         }
         AppleHealth { cred, api }
     }
@@ -379,8 +392,13 @@ impl Provider for AppleHealth {
         if c.name == "sleep" {
             notes.push(format!("Which night counts for a day (`counts`): {}", prio.words(&[answer::SLEEP])));
         }
+        if let Some((what, percent)) = self.reading() {
+            notes.push(format!(
+                "{what} was still being read ({percent} % so far) when this answer was given: once it is read, the same question is answered from it."
+            ));
+        }
         if let Ok((r, path)) = self.api.index() {
-            if let Some(p) = path.filter(|p| load(p).again) {
+            if let Some(p) = path.filter(|p| load(p, self.cred.stretch).again) {
                 notes.push(format!(
                     "The export {} changed (its size or modification time) since this server first read it, and was read again at {}.",
                     p.display(),
@@ -422,7 +440,7 @@ impl Provider for AppleHealth {
     }
     fn ready(&self) -> Option<super::BoxFuture<'_, ()>> {
         let (path, _) = self.cred.path().filter(|_| !self.cred.sandbox_forced)?;
-        let l = load(&path);
+        let l = load(&path, self.cred.stretch);
         l.ready().is_none().then(|| {
             let fut: super::BoxFuture<'_, ()> = Box::pin(async move {
                 let mut said = 0;
@@ -437,6 +455,12 @@ impl Provider for AppleHealth {
             });
             fut
         })
+    }
+    fn reading(&self) -> Option<(String, u32)> {
+        let (path, _) = self.cred.path().filter(|(p, _)| !self.cred.sandbox_forced && p.is_file())?;
+        let l = load(&path, self.cred.stretch);
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        l.ready().is_none().then(|| (format!("the Apple Health export {name}"), l.percent() as u32))
     }
     fn file_request(&self, id: &str, _format: super::FileFormat, _cred: &Credential) -> Option<Request> {
         Some(Request { method: ReadMethod::Get, url: format!("{BASE}/route"), params: vec![("id".into(), id.to_string())], headers: &[] })

@@ -26,6 +26,9 @@ pub enum ReadError {
 #[derive(Default)]
 pub struct Progress {
     pub read: AtomicU64,
+    /// The tests' setting (`VITALS_APPLE_HEALTH_TEST_READ_S`): the read of a file of this many
+    /// bytes is stretched to at least this long, so a call can arrive before the index is ready.
+    pub stretch: Option<(std::time::Duration, u64)>,
 }
 
 /// A reader that counts the bytes it hands on.
@@ -44,6 +47,9 @@ impl<R: Read> Read for Counting<'_, R> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
         let n = self.inner.read(buf)?;
         self.progress.read.fetch_add(n as u64, Ordering::Relaxed);
+        if let Some((d, size)) = self.progress.stretch {
+            std::thread::sleep(d.mul_f64(n as f64 / size.max(1) as f64));
+        }
         Ok(n)
     }
 }

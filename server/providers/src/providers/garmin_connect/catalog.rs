@@ -229,7 +229,12 @@ static COLLECTIONS: &[CollectionSpec] = &[
         fields: &["laps", "typed_splits"],
         split: Split::Whole,
         volume: "one activity, a few thousand characters",
-        options: &[OptionSpec { text: false, name: "gps", default: false, doc: "keep each lap's start and end coordinates: they show where the user was, even at home" }],
+        options: &[OptionSpec {
+            text: false,
+            name: "gps",
+            default: false,
+            doc: "keep each lap's start and end coordinates: they show where the user was, even at home",
+        }],
         order: PageOrder::Unknown,
         by_id: true,
         daily: None,
