@@ -32,6 +32,10 @@ enum Cmd {
         /// are the same; its times are not the release's).
         #[arg(long)]
         server: Option<PathBuf>,
+        /// The Apple Health exports to generate and read, in MB of XML (a small one checks the
+        /// section end to end in a debug build).
+        #[arg(long, value_delimiter = ',', default_values_t = [100, 1000])]
+        apple_mb: Vec<u32>,
     },
     /// Build the server, then pack, sign and verify `dist/vitals-<version>.mcpb` (+ `.sha256`).
     Dist {
@@ -92,9 +96,9 @@ fn build_server() -> PathBuf {
 #[tokio::main]
 async fn main() {
     match Cli::parse().cmd {
-        Cmd::Bench { latency_ms, runs, no_peer, only, server } => {
+        Cmd::Bench { latency_ms, runs, no_peer, only, server, apple_mb } => {
             let server = server.unwrap_or_else(build_server);
-            bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer, only }).await
+            bench::run(&root(), server, bench::Options { latency_ms, runs: runs.max(1), peer: !no_peer, only, apple_mb }).await
         }
         Cmd::Dist { targets, prebuilt, key, cert, intermediates, self_signed, unsigned } => {
             let signing = match (key, cert, self_signed, unsigned) {

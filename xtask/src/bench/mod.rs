@@ -21,6 +21,8 @@ pub struct Options {
     pub peer: bool,
     /// Only rows whose label contains this.
     pub only: Option<String>,
+    /// The Apple Health exports' sizes, MB of XML.
+    pub apple_mb: Vec<u32>,
 }
 
 /// One measured row: medians over the runs.
@@ -505,7 +507,7 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
         views::run(root, &server, &twin, o.runs).await;
     }
     if want("Apple Health") {
-        apple::run(root, &server).await;
+        apple::run(root, &server, &o.apple_mb).await;
     }
     println!(
         "\nx RTT = time over one round trip ({} ms); reqs = requests that reached the twin; trips = the longest run of them sent one after \
