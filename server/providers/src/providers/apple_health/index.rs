@@ -12,18 +12,26 @@ pub const CATEGORY: u16 = u16::MAX;
 pub struct Names {
     ids: HashMap<Vec<u8>, u16>,
     pub all: Vec<String>,
+    /// The id asked last: records of one type and source come in runs, so most asks are a
+    /// comparison, not a hash.
+    last: Option<u16>,
 }
 
 impl Names {
     /// The id of `s` (new ones are added; past 65,534 names the last id is shared, never a panic).
     pub fn id(&mut self, s: &[u8]) -> u16 {
+        if let Some(i) = self.last.filter(|&i| self.all.get(i as usize).is_some_and(|n| n.as_bytes() == s)) {
+            return i;
+        }
         if let Some(&i) = self.ids.get(s) {
+            self.last = Some(i);
             return i;
         }
         let i = self.all.len().min(u16::MAX as usize - 1) as u16;
         if self.all.len() < u16::MAX as usize - 1 {
             self.all.push(String::from_utf8_lossy(s).into_owned());
             self.ids.insert(s.to_vec(), i);
+            self.last = Some(i);
         }
         i
     }
@@ -35,6 +43,16 @@ impl Names {
     }
 }
 
+/// A record's `value` as read: a number (parsed where it was read, no copy of its text kept), a
+/// category's name by id, or none.
+#[derive(Default, Debug, Clone, Copy)]
+pub enum RawValue {
+    #[default]
+    None,
+    Number(f64),
+    Category(u16),
+}
+
 /// A Record being read (its metadata may still come).
 #[derive(Default)]
 pub struct Pending {
@@ -42,7 +60,7 @@ pub struct Pending {
     pub src: u16,
     /// 0 when the record has no unit (the names table keeps "" first).
     pub unit: u16,
-    pub raw_value: Option<Vec<u8>>,
+    pub value: RawValue,
     pub start: i64,
     pub end: i64,
     pub offset_min: i16,
@@ -143,10 +161,10 @@ impl Builder {
             self.backwards += 1;
             return;
         }
-        let (value, unit) = match p.raw_value.as_deref().map(|v| (std::str::from_utf8(v).ok().and_then(|s| s.parse::<f64>().ok()), v)) {
-            Some((Some(x), _)) => (x, p.unit),
-            Some((None, v)) => (f64::from(self.categories.id(v)), CATEGORY),
-            None => (f64::from(self.categories.id(b"")), CATEGORY),
+        let (value, unit) = match p.value {
+            RawValue::Number(x) => (x, p.unit),
+            RawValue::Category(c) => (f64::from(c), CATEGORY),
+            RawValue::None => (f64::from(self.categories.id(b"")), CATEGORY),
         };
         let offset = match p.zone.as_deref().and_then(|z| self.zone_offset(z, p.start)) {
             Some(o) => {

@@ -3,7 +3,7 @@
 //! as it is read), or a bare XML file; quick-xml pulls one element at a time and the index keeps
 //! columns of numbers. The DTD is skipped as one opaque token (iOS 16 wrote a broken one), nothing
 //! is extracted and nothing is written.
-use super::index::{Builder, Index, Pending, Summary, Workout};
+use super::index::{Builder, Index, Pending, RawValue, Summary, Workout};
 use quick_xml::events::{BytesStart, Event};
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -84,8 +84,14 @@ fn read_zip(path: &Path, file: &str, progress: &Progress) -> Result<(Index, Foun
     let entry = find_entry(&mut z)
         .map_err(damaged)?
         .ok_or_else(|| ReadError::NotAnExport { file: file.into(), why: "the zip holds no Health XML (no .xml file starting with <HealthData>)".into() })?;
-    let inner = z.by_index(entry.0).map_err(damaged)?;
-    let index = read_xml(BufReader::with_capacity(1 << 20, inner), file).map_err(|e| match e {
+    drop(z);
+    // The entry is inflated in a second thread while this one parses: two cores, one pass.
+    let index = std::thread::scope(|sc| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<std::io::Result<Vec<u8>>>(4);
+        sc.spawn(move || inflate(path, entry.0, progress, &tx));
+        read_xml(Chunks { rx, buf: vec![], pos: 0 }, file)
+    })
+    .map_err(|e| match e {
         // The zip crate checks the entry's CRC at its end: a failure there is a damaged zip.
         ReadError::Cut { why, .. } | ReadError::NotAnExport { why, .. } if why.contains("checksum") || why.contains("Invalid") => {
             ReadError::Damaged { file: file.into(), why }
@@ -93,6 +99,82 @@ fn read_zip(path: &Path, file: &str, progress: &Progress) -> Result<(Index, Foun
         e => e,
     })?;
     Ok((index, Found { entry: Some(entry.1) }))
+}
+
+/// The zip's entry `i` inflated into chunks of 1 MB sent to the parser; an error is sent as read.
+/// Ends when the parser stops asking (the channel closed).
+fn inflate(path: &Path, i: usize, progress: &Progress, tx: &std::sync::mpsc::SyncSender<std::io::Result<Vec<u8>>>) {
+    let opened = std::fs::File::open(path).and_then(|f| zip::ZipArchive::new(Counting { inner: f, progress }).map_err(std::io::Error::other));
+    let mut z = match opened {
+        Ok(z) => z,
+        Err(e) => {
+            let _ = tx.send(Err(e));
+            return;
+        }
+    };
+    let mut e = match z.by_index(i) {
+        Ok(e) => e,
+        Err(e) => {
+            let _ = tx.send(Err(std::io::Error::other(e)));
+            return;
+        }
+    };
+    loop {
+        let mut chunk = vec![0u8; 1 << 20];
+        let mut got = 0;
+        while got < chunk.len() {
+            match e.read(&mut chunk[got..]) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) => {
+                    let _ = tx.send(Err(err));
+                    return;
+                }
+            }
+        }
+        if got == 0 {
+            return;
+        }
+        chunk.truncate(got);
+        if tx.send(Ok(chunk)).is_err() {
+            return;
+        }
+    }
+}
+
+/// The inflated chunks as one stream, read in place (no copy into another buffer).
+struct Chunks {
+    rx: std::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl Read for Chunks {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let have = self.fill_buf()?;
+        let n = have.len().min(out.len());
+        out[..n].copy_from_slice(&have[..n]);
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl BufRead for Chunks {
+    fn fill_buf(&mut self) -> std::io::Result<&[u8]> {
+        while self.pos >= self.buf.len() {
+            match self.rx.recv() {
+                Ok(Ok(b)) => (self.buf, self.pos) = (b, 0),
+                Ok(Err(e)) => return Err(e),
+                // The inflating thread is done: the end of the entry.
+                Err(_) => return Ok(&[]),
+            }
+        }
+        Ok(&self.buf[self.pos..])
+    }
+    fn consume(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.buf.len());
+    }
 }
 
 /// The index and name of the zip's health XML: an `.xml` entry whose first bytes open
@@ -334,7 +416,12 @@ fn record(b: &mut Builder, e: &BytesStart) -> Option<Pending> {
         }
         b"sourceName" => p.src = b.sources.id(&v),
         b"unit" => p.unit = b.units.id(&v),
-        b"value" => p.raw_value = Some(v.into_owned()),
+        b"value" => {
+            p.value = match std::str::from_utf8(&v).ok().and_then(|s| s.parse::<f64>().ok()) {
+                Some(x) => RawValue::Number(x),
+                None => RawValue::Category(b.categories.id(&v)),
+            }
+        }
         b"startDate" => {
             if let Some((t, o)) = stamp(&v) {
                 p.start = t;
