@@ -160,4 +160,24 @@ mod tests {
         assert_eq!((s[1].done, s[1].known), (2, 4));
         assert!(s[1].message.starts_with("oura.heartrate: 2 of 4") && s[1].message.contains("complete through 2026-03-02"), "{}", s[1].message);
     }
+
+    #[test]
+    fn a_file_read_first_is_reported_as_it_rises_and_the_pages_count_above_it() {
+        let (sink, seen) = recorder();
+        let t = Tally::new(sink, "apple_health.activity".into(), 2);
+        t.reading("the export", 30);
+        std::thread::sleep(EVERY + Duration::from_millis(20));
+        // Not risen: not said again.
+        t.reading("the export", 30);
+        t.reading("the export", 100);
+        std::thread::sleep(EVERY + Duration::from_millis(20));
+        t.page(false);
+        let s = seen.lock().unwrap().clone();
+        assert_eq!(s.len(), 3, "{s:?}");
+        assert_eq!((s[0].done, s[0].known), (30, 102));
+        assert!(s[0].message.contains("waiting for the export to be read, 30 % so far"), "{}", s[0].message);
+        assert_eq!((s[1].done, s[1].known), (100, 102));
+        assert_eq!((s[2].done, s[2].known), (101, 102), "the pages after the file: {s:?}");
+        assert!(s.windows(2).all(|w| w[1].done > w[0].done));
+    }
 }

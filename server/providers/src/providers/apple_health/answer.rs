@@ -43,7 +43,7 @@ fn names(list: &str) -> Vec<String> {
 impl Priority {
     /// The order `VITALS_APPLE_HEALTH_PRIORITY` names, as the server's settings hold it.
     pub fn from_config(config: &crate::config::Config) -> Priority {
-        config.var(super::catalog::PRIORITY_ENV).map(|v| Priority::parse(&v)).unwrap_or_default()
+        config.var(super::catalog::PRIORITY_ENV).map(Priority::parse).unwrap_or_default()
     }
     /// Groups split by `;`: `NAMES` for every type, `TYPE=NAMES` for one (a word of
     /// [`TYPE_WORDS`] or a record type identifier). A type nobody knows is a problem, named.
