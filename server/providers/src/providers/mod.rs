@@ -6,6 +6,7 @@ pub mod credential;
 mod declared;
 pub mod garmin;
 pub mod garmin_connect;
+pub mod google_health;
 pub mod oura;
 pub mod polar;
 pub mod series;
@@ -56,6 +57,7 @@ pub static REGISTRY: &[Registered] = &[
     Registered { spec: &garmin::catalog::GARMIN, make: |c, h| std::sync::Arc::new(garmin::Garmin::in_home(c, h)) },
     Registered { spec: &garmin_connect::catalog::GARMIN_CONNECT, make: |c, h| std::sync::Arc::new(garmin_connect::GarminConnect::in_home(c, h)) },
     Registered { spec: &whoop::catalog::WHOOP, make: |c, h| std::sync::Arc::new(whoop::Whoop::in_home(c, h)) },
+    Registered { spec: &google_health::catalog::GOOGLE_HEALTH, make: |c, h| std::sync::Arc::new(google_health::GoogleHealth::in_home(c, h)) },
     Registered { spec: &apple_health::catalog::APPLE_HEALTH, make: |c, h| std::sync::Arc::new(apple_health::AppleHealth::in_home(c, h)) },
 ];
 
