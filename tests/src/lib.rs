@@ -3,6 +3,7 @@
 pub mod apps_host;
 pub mod garmin;
 pub mod garmin_connect;
+pub mod google_health;
 pub mod kinds;
 pub mod oura;
 pub mod polar;
@@ -82,6 +83,8 @@ pub struct State {
     pub garmin_connect: Mutex<garmin_connect::GarminConnect>,
     /// WHOOP: configuration, OAuth server, rate counters (mounted under its own prefix).
     pub whoop: Mutex<whoop::Whoop>,
+    /// Google Health: configuration, OAuth server, rate counters (mounted under its own prefix).
+    pub google_health: Mutex<google_health::GoogleHealth>,
     /// When recent data requests arrived, for the count-based rate limit.
     pub arrivals: Mutex<std::collections::VecDeque<std::time::Instant>>,
     pub faults: Mutex<Faults>,
@@ -123,6 +126,9 @@ impl Twin {
     pub fn whoop<T>(&self, f: impl FnOnce(&mut whoop::Whoop) -> T) -> T {
         f(&mut self.state.whoop.lock().unwrap())
     }
+    pub fn google_health<T>(&self, f: impl FnOnce(&mut google_health::GoogleHealth) -> T) -> T {
+        f(&mut self.state.google_health.lock().unwrap())
+    }
     /// Run the per-minute budgets (Withings' 120, WHOOP's 100) `scale` times faster, as a server
     /// started with `VITALS_RATE_TIME_SCALE=scale` counts them: a test that spends a budget waits
     /// a minute ÷ `scale` for it to free, with the same requests in a window.
@@ -130,6 +136,7 @@ impl Twin {
         let minute = std::time::Duration::from_secs(60) / scale.max(1);
         self.withings(|w| w.cfg.minute = minute);
         self.whoop(|w| w.cfg.minute = minute);
+        self.google_health(|g| g.cfg.minute = minute);
     }
     /// The base URL of a twin of [`TWINS`] (its prefix below this twin's address).
     pub fn mounted(&self, provider: &str) -> String {
@@ -176,6 +183,7 @@ pub static TWINS: &[Mounted] = &[
     Mounted { provider: "polar", prefix: "/polar", routes: polar_routes, wire_route: polar::wire_route },
     Mounted { provider: "garmin", prefix: "/garmin", routes: garmin_routes, wire_route: garmin::wire_route },
     Mounted { provider: "whoop", prefix: whoop::PREFIX, routes: whoop::routes, wire_route: whoop::wire_route },
+    Mounted { provider: "google-health", prefix: google_health::PREFIX, routes: google_health::routes, wire_route: google_health::wire_route },
 ];
 
 /// Polar's authorize page, token endpoint and AccessLink routes, below its prefix.
@@ -199,6 +207,7 @@ pub async fn start(cfg: oura::OuraConfig, port: u16) -> std::io::Result<Twin> {
         garmin: Default::default(),
         garmin_connect: Default::default(),
         whoop: Default::default(),
+        google_health: Default::default(),
         arrivals: Default::default(),
         faults: Mutex::new(Faults::default()),
         wire: Default::default(),

@@ -23,6 +23,7 @@ mod formats;
 mod front_door;
 mod garmin;
 mod garmin_connect;
+mod google_health;
 mod hosted_keys;
 mod http;
 mod invariants;

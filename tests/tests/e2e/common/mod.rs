@@ -317,8 +317,22 @@ pub fn whoop_env(twin: &Twin) -> Vec<(String, String)> {
     ]
 }
 
+/// What points a server at the twin's Google Health (its API, token, revoke and consent pages,
+/// and the app). The consent page keeps the parameters the default one carries.
+pub fn google_health_env(twin: &Twin) -> Vec<(String, String)> {
+    let g = twin.mounted("google-health");
+    vec![
+        ("VITALS_GOOGLE_HEALTH_BASE_URL".into(), format!("{g}/v4")),
+        ("VITALS_GOOGLE_HEALTH_TOKEN_URL".into(), format!("{g}/token")),
+        ("VITALS_GOOGLE_HEALTH_REVOKE_URL".into(), format!("{g}/revoke")),
+        ("VITALS_GOOGLE_HEALTH_AUTHORIZE_URL".into(), format!("{g}/o/oauth2/v2/auth?access_type=offline&prompt=consent&include_granted_scopes=false")),
+        ("VITALS_GOOGLE_HEALTH_CLIENT_ID".into(), vitals_twin::google_health::CLIENT_ID.into()),
+        ("VITALS_GOOGLE_HEALTH_CLIENT_SECRET".into(), vitals_twin::google_health::CLIENT_SECRET.into()),
+    ]
+}
+
 /// One server reading every provider from `twin`: Oura with the personal token, Withings and
-/// Polar and WHOOP with logins the twin issued (in one config folder), Garmin with its API key. Returns the
+/// Polar and WHOOP and Google Health with logins the twin issued (in one config folder), Garmin with its API key. Returns the
 /// session and the Withings login (its tokens, for secret sweeps).
 pub async fn all_providers(twin: &Twin, tag: &str, extra: &[(&str, &str)]) -> (Session, WithingsLogin) {
     all_providers_as(twin, tag, extra, ()).await
@@ -331,9 +345,13 @@ pub async fn all_providers_as<H: rmcp::ClientHandler>(twin: &Twin, tag: &str, ex
     vitals::accounts::TokenStore::file(&withings.dir).save("polar", &polar).unwrap();
     let whoop = twin.whoop(|w| w.stored_login(&format!("whoop-login-{tag}")));
     vitals::accounts::TokenStore::file(&withings.dir).save("whoop", &whoop).unwrap();
+    let scopes = vitals_twin::google_health::all_scopes();
+    let google = twin.google_health(|g| g.stored_login(&format!("google-login-{tag}"), &scopes));
+    vitals::accounts::TokenStore::file(&withings.dir).save("google-health", &google).unwrap();
     let p = twin.mounted("polar");
     let mut env: Vec<(String, String)> = withings.env.clone();
     env.extend(whoop_env(twin));
+    env.extend(google_health_env(twin));
     env.extend([
         ("VITALS_POLAR_BASE_URL".into(), p.clone()),
         ("VITALS_POLAR_TOKEN_URL".into(), format!("{p}/v2/oauth2/token")),

@@ -222,17 +222,7 @@ impl Provider for GoogleHealth {
         let again = "connect again: vitals_connect with provider=google-health and again=true, or `vitals-mcp auth google-health`";
         match status {
             401 if cred.kind == CredentialKind::OAuth => {
-                let ends = self
-                    .cred
-                    .ends(cred)
-                    .map(|(t, how)| format!(" This login's refresh token was to end at {} ({how}).", crate::time::unix_rfc3339(Some(t)).unwrap_or_default()));
-                format!(
-                    "Google refused the connected account's token (HTTP 401) even after a refresh: the login was removed at \
-                     myaccount.google.com/connections, or its refresh token died. Google ends the refresh tokens of a Cloud app \
-                     in Testing status 7 days after the consent.{} Publish the app In production (Google Cloud console, Google \
-                     Auth Platform > Audience), then {again}.",
-                    ends.unwrap_or_default()
-                )
+                format!("Google refused the connected account's token (HTTP 401) even after a refresh. {}", self.dead_refresh(cred))
             }
             401 => format!("Google refused the credential (HTTP 401). Connect the account: {again}."),
             _ => {
@@ -260,7 +250,15 @@ impl Provider for GoogleHealth {
         })
     }
     fn renew(&self, refused: Option<crate::secret::Secret>) -> Option<super::BoxFuture<'_, Result<(), super::RenewError>>> {
-        self.cred.stored.renewer(refused)
+        let renewing = self.cred.stored.renewer(refused)?;
+        // What the login said before it was refused, for the words of a refusal.
+        let before = self.cred.current();
+        Some(Box::pin(async move {
+            renewing.await.map_err(|e| match e {
+                super::RenewError::Failed(why) => super::RenewError::Failed(format!("{why}. {}", self.dead_refresh(&before))),
+                other => other,
+            })
+        }))
     }
     fn synthetic_notice(&self) -> String {
         "SAMPLE DATA: this is vitals' built-in sample of Google Health data (synthetic, in the Google Health API's own format, no \
@@ -276,6 +274,23 @@ impl Provider for GoogleHealth {
     }
     fn offline(&self) -> Option<&dyn SampleApi> {
         Some(&self.sample)
+    }
+}
+
+impl GoogleHealth {
+    /// What a refresh token Google refused means, and what to do: the 7 days of an app in Testing
+    /// status are the usual cause (reference §1.4), said with the date when it is known.
+    fn dead_refresh(&self, cred: &Credential) -> String {
+        let ends = self
+            .cred
+            .ends(cred)
+            .map(|(t, how)| format!(" This login's refresh token was to end at {} ({how}).", crate::time::unix_rfc3339(Some(t)).unwrap_or_default()));
+        format!(
+            "Google ends the refresh tokens of a Cloud app in Testing status 7 days after the consent, and any login removed at \
+             myaccount.google.com/connections.{} For a login that lasts, publish the app In production (Google Cloud console, \
+             Google Auth Platform > Audience), then connect again: vitals_connect with provider=google-health and again=true.",
+            ends.unwrap_or_default()
+        )
     }
 }
 

@@ -96,6 +96,13 @@ pub struct Day {
     by_type: HashMap<&'static str, Vec<Point>>,
 }
 
+impl Day {
+    /// The points of data type `t` this day, as Google sends them.
+    pub fn points(&self, t: &str) -> Vec<Value> {
+        self.by_type.get(t).map(|v| v.iter().map(|p| p.body.clone()).collect()).unwrap_or_default()
+    }
+}
+
 impl Person {
     pub fn new(tz: &str) -> Person {
         Person { tz: TimeZone::get(tz).unwrap_or(TimeZone::UTC) }
@@ -224,6 +231,11 @@ impl Person {
 
     /// Everything of day `d` up to `now`.
     pub fn day(&self, d: Date, now: Timestamp) -> Day {
+        self.day_of(d, now, None)
+    }
+
+    /// Day `d` up to `now`, with the heart-rate samples only when `only` is none or them.
+    fn day_of(&self, d: Date, now: Timestamp, only: Option<&str>) -> Day {
         let mut by: HashMap<&'static str, Vec<Point>> = HashMap::new();
         let minutes = self.minutes(d);
         for m in &minutes {
@@ -246,18 +258,19 @@ impl Person {
             ));
         }
         // Heart rate every 5 minutes: asleep until the night ends, exercising during the exercise.
+        // The day's samples are made only when asked for (they are most of a day's points).
         let (_, wake) = self.night(d);
         let (bed_next, _) = self.night(d.tomorrow().unwrap_or(d));
         let ex = self.exercise_of(d);
-        let mut ex_bpm = vec![];
-        for m in (0..24 * 60).step_by(5) {
+        let sample_at = |m: i64| {
             let exercising = ex.is_some_and(|(s, len)| m >= s && m < s + len);
-            let asleep = m < wake || m >= 24 * 60 + bed_next;
-            let bpm = self.bpm(d, m, asleep, exercising);
-            if exercising {
-                ex_bpm.push(bpm);
+            self.bpm(d, m, m < wake || m >= 24 * 60 + bed_next, exercising)
+        };
+        let ex_bpm: Vec<i64> = ex.map(|(s, len)| (0..24 * 60).step_by(5).filter(|m| *m >= s && *m < s + len).map(sample_at).collect()).unwrap_or_default();
+        if only.is_none_or(|t| t == "heart-rate") {
+            for m in (0..24 * 60).step_by(5) {
+                by.entry("heart-rate").or_default().push(self.sample_point("heartRate", self.at(d, m), json!({"beatsPerMinute": sample_at(m).to_string()})));
             }
-            by.entry("heart-rate").or_default().push(self.sample_point("heartRate", self.at(d, m), json!({"beatsPerMinute": bpm.to_string()})));
         }
         let (bed, wake) = self.night(d);
         let id = (d - FIRST_DAY).get_days() as i64 * 10 + 7_000_000_000;
@@ -457,7 +470,7 @@ impl Api<'_> {
         let mut d = first.max(FIRST_DAY);
         let last = last.min(self.now.to_zoned(self.person.tz.clone()).date());
         while d <= last {
-            out.extend(self.person.day(d, self.now).by_type.remove(t).unwrap_or_default());
+            out.extend(self.person.day_of(d, self.now, Some(t)).by_type.remove(t).unwrap_or_default());
             d = d.tomorrow().unwrap_or(Date::MAX);
         }
         out.sort_by_key(|p| p.at);
