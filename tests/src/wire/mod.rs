@@ -329,6 +329,12 @@ fn unknown_error(path: &str) -> Response {
         (200, json!({"status": 7777, "error": "A new kind of error"}))
     } else if path.starts_with("/v2/usercollection") || path.starts_with("/v2/sandbox") {
         (418, json!({"detail": "A new kind of error", "status": 418}))
+    } else if path.starts_with("/v4/") {
+        // Google's google.rpc.Status, with a status and reason no one has seen.
+        (
+            409,
+            json!({"error": {"code": 409, "status": "NEW_KIND", "message": "A new kind of error", "details": [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "NEW_KIND"}]}}),
+        )
     } else if path.starts_with("/v3/") {
         (422, json!({"timestamp": "2026-12-05T00:00:00Z", "status": 422, "errorType": "NEW_KIND", "message": "A new kind of error", "corrId": "x"}))
     } else {

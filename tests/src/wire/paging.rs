@@ -16,6 +16,8 @@ pub enum Pager {
     Withings,
     /// `?nextToken=` on the request, `next_token` in the answer (left out on the last page).
     Whoop,
+    /// `?pageToken=` on the request, `nextPageToken` in the answer (left out on the last page).
+    Google,
 }
 
 /// What a paged request asked for.
@@ -43,6 +45,8 @@ impl Pager {
             .any(|r| path.ends_with(&format!("{}/developer/v2/{r}", crate::whoop::PREFIX)))
         {
             Some(Pager::Whoop)
+        } else if path.starts_with(&format!("{}/v4/users/", crate::google_health::PREFIX)) && path.contains("/dataTypes/") {
+            Some(Pager::Google)
         } else {
             None
         }
@@ -53,12 +57,13 @@ impl Pager {
             Pager::Oura => "next_token",
             Pager::Withings => "offset",
             Pager::Whoop => "nextToken",
+            Pager::Google => "pageToken",
         }
     }
 
     fn empty_token(self) -> &'static str {
         match self {
-            Pager::Oura | Pager::Whoop => EMPTY_OURA,
+            Pager::Oura | Pager::Whoop | Pager::Google => EMPTY_OURA,
             Pager::Withings => EMPTY_WITHINGS,
         }
     }
@@ -94,6 +99,13 @@ impl Pager {
     pub fn set_next(self, answer: &mut Value, token: Option<&str>) {
         match self {
             Pager::Oura => answer["next_token"] = token.map_or(Value::Null, |t| json!(t)),
+            Pager::Google => match (token, answer.as_object_mut()) {
+                (Some(t), _) => answer["nextPageToken"] = json!(t),
+                (None, Some(o)) => {
+                    o.remove("nextPageToken");
+                }
+                (None, None) => {}
+            },
             Pager::Whoop => match (token, answer.as_object_mut()) {
                 (Some(t), _) => answer["next_token"] = json!(t),
                 (None, Some(o)) => {

@@ -14,7 +14,7 @@ const PEAK_RSS_MB: u64 = 250;
 const WATCHDOG: std::time::Duration = std::time::Duration::from_secs(240);
 
 /// The queries, by provider: collection and length in days.
-const MIX: [(&str, i64); 12] = [
+const MIX: [(&str, i64); 14] = [
     ("oura.heartrate", 2),
     ("oura.daily_sleep", 60),
     ("oura.daily_activity", 30),
@@ -27,6 +27,8 @@ const MIX: [(&str, i64); 12] = [
     ("garmin.sleep", 5),
     ("whoop.sleep", 10),
     ("whoop.recovery", 14),
+    ("google_health.sleep", 10),
+    ("google_health.resting_heart_rate", 14),
 ];
 
 /// Every provider of the registry is in the mix, but those the fault matrix says it cannot reach.

@@ -29,7 +29,7 @@ struct Column {
     resolution: Option<&'static str>,
 }
 
-const COLUMNS: [Column; 5] = [
+const COLUMNS: [Column; 6] = [
     Column { provider: "oura", display: "Oura", collection: "oura.heartrate", days: 4, resolution: Some("1h") },
     // 45 days of weigh-ins are 4 pages: more would spend Withings' 120 requests a minute on the matrix.
     Column { provider: "withings", display: "Withings", collection: "withings.measurements", days: 45, resolution: None },
@@ -38,6 +38,8 @@ const COLUMNS: [Column; 5] = [
     // A week of nights in pages of 3 (the twin's cap): a listing of a few pages a window, within
     // WHOOP's 100 requests a minute.
     Column { provider: "whoop", display: "WHOOP", collection: "whoop.sleep", days: 7, resolution: None },
+    // A week of nights in pages of 3 (the twin's cap), within Google's 300 requests a minute.
+    Column { provider: "google-health", display: "Google Health (Fitbit, Pixel Watch)", collection: "google_health.sleep", days: 7, resolution: None },
 ];
 
 /// The connections of the registry the matrix has no column for, and why. A provider added to the
@@ -88,12 +90,12 @@ fn every(_: &Column) -> Option<&'static str> {
     None
 }
 
-/// Oura, Withings and WHOOP page with tokens; Polar and Garmin read a range in one request.
+/// Oura, Withings, WHOOP and Google Health page with tokens; Polar and Garmin read a range in one request.
 fn paged(c: &Column) -> Option<&'static str> {
     ["polar", "garmin"].contains(&c.provider).then_some("reads a range in one request: no page tokens")
 }
 
-/// Withings and WHOOP renew with a refresh token and Garmin exchanges its key again; the matrix's Oura
+/// Withings, WHOOP and Google Health renew with a refresh token and Garmin exchanges its key again; the matrix's Oura
 /// login is a personal access token and Polar's tokens live for years: neither renews.
 fn renews(c: &Column) -> Option<&'static str> {
     match c.provider {
@@ -343,6 +345,7 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     twin.configure(|c| c.series_page_size = 400);
     // Nights three a page, so WHOOP's column follows page tokens too.
     twin.whoop(|w| w.cfg.page_cap = Some(3));
+    twin.google_health(|g| g.cfg.page_cap = Some(3));
 
     // The truth: each column's query with no fault, complete.
     let mut truths = vec![];
@@ -432,7 +435,8 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     // The sweep: the server's log and every answer of the matrix.
     let answers = ANSWERS.lock().unwrap().clone();
     assert!(answers.len() > 100_000, "the sweep read the answers ({} characters)", answers.len());
-    let whoop = twin.whoop(|w| w.secrets());
+    let mut whoop = twin.whoop(|w| w.secrets());
+    whoop.extend(twin.google_health(|g| g.secrets()));
     let fixed = [
         TOKEN,
         withings.access.as_str(),
@@ -440,6 +444,7 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
         vitals_twin::garmin::KEY,
         vitals_twin::polar::CLIENT_SECRET,
         vitals_twin::whoop::CLIENT_SECRET,
+        vitals_twin::google_health::CLIENT_SECRET,
     ];
     for secret in fixed.into_iter().chain(whoop.iter().map(String::as_str)) {
         assert!(!log.contains(secret), "a secret in the server's log");
