@@ -278,7 +278,10 @@ impl GoogleHealth {
                 let rt = form.get("refresh_token").cloned().unwrap_or_default();
                 let now = self.now();
                 let testing = self.cfg.testing;
-                let alive = self.refresh.get(&rt).filter(|r| !r.revoked && !(testing && now.as_second() - r.issued.as_second() >= TESTING_LIFE_S));
+                let alive = self.refresh.get(&rt).filter(|r| {
+                    let expired = testing && now.as_second() - r.issued.as_second() >= TESTING_LIFE_S;
+                    !r.revoked && !expired
+                });
                 match alive.map(|r| r.scopes.clone()) {
                     // Google keeps the refresh token: none comes back.
                     Some(scopes) => Answer::json(200, access(self, &scopes)),

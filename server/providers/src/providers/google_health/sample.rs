@@ -119,7 +119,7 @@ impl Person {
 
     /// The exercise of `d`, if any: its start minute and length in minutes.
     fn exercise_of(&self, d: Date) -> Option<(i64, i64)> {
-        (h(d, 40) % 3 != 0).then(|| (18 * 60 + pick(d, 41, 0, 60), pick(d, 42, 25, 30)))
+        (!h(d, 40).is_multiple_of(3)).then(|| (18 * 60 + pick(d, 41, 0, 60), pick(d, 42, 25, 30)))
     }
 
     /// The day's resting heart rate (bpm), which the night's samples sit at.
