@@ -164,7 +164,8 @@ mod tests {
                 let c = spec.collection(t.collection).unwrap();
                 let Some(rule) = super::daily_rule(c) else { continue };
                 let want = match t.role {
-                    "sleep" | "sleep_score" | "readiness" | "recovery" | "recharge" | "hrv" => Settles::OnArrival,
+                    // Google's resting heart rate is computed from the night (`WITH_SLEEP`), as a morning score is.
+                    "sleep" | "sleep_score" | "readiness" | "recovery" | "recharge" | "hrv" | "resting_hr" => Settles::OnArrival,
                     "activity" | "strain" | "body_battery" => Settles::AtDayEnd,
                     "weigh_in" => Settles::OnArrival,
                     other => panic!("{}.{}: classify the role {other}", spec.name, c.name),
