@@ -22,7 +22,7 @@ impl Size {
     fn of(mb: u32) -> Size {
         let days = if mb > 300 { 1095 } else { 365 };
         let hr_per_day = ((f64::from(mb) * 1e6 / 330.0 / f64::from(days)) as u32).saturating_sub(150).max(24);
-        let label = if mb >= 1000 && mb % 1000 == 0 { format!("{} GB", mb / 1000) } else { format!("{mb} MB") };
+        let label = if mb >= 1000 && mb.is_multiple_of(1000) { format!("{} GB", mb / 1000) } else { format!("{mb} MB") };
         Size { label, days, hr_per_day }
     }
 }

@@ -354,7 +354,10 @@ mod tests {
     async fn a_request_refused_before_it_is_built_is_refused_once_not_retried_as_a_network_fault() {
         let config = Config::from_pairs([("VITALS_BACKOFF_MS", "1")]);
         let limits = Limits::from_config(&config);
-        let provider = crate::providers::all_in(&config, &crate::accounts::Home::local(std::sync::Arc::new(config.clone()))).into_iter().find(|p| p.spec().name == "withings").expect("withings");
+        let provider = crate::providers::all_in(&config, &crate::accounts::Home::local(std::sync::Arc::new(config.clone())))
+            .into_iter()
+            .find(|p| p.spec().name == "withings")
+            .expect("withings");
         let source = Source::new(provider.clone(), limits.concurrency, &config);
         let mut cred = Credential::bare(CredentialKind::OAuth, "a test".into());
         cred.bearer = Some(Secret::new("token"));
