@@ -22,10 +22,21 @@ fn example(e: &str) -> (String, String) {
     (words[0].to_string(), words[2].trim_end_matches(['.', ',', ')']).to_string())
 }
 
+/// A whole-hour offset where it is early afternoon now: last night is over, this morning's readiness
+/// is in, Oura's activity day of yesterday (4 am to 4 am) has ended and today's still fills, at
+/// whatever hour the test runs (the suites' -06:00 is just past midnight at 06:00 UTC).
+fn afternoon() -> (jiff::tz::TimeZone, String) {
+    let hours = 14 - jiff::Timestamp::now().to_zoned(jiff::tz::TimeZone::UTC).hour();
+    (jiff::tz::TimeZone::fixed(jiff::tz::offset(hours)), format!("{hours:+03}:00"))
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn last_night_is_read_by_every_tool_and_today_s_values_so_far_are_marked_partial() {
-    let twin = twin_with(OuraConfig { today_synced: true, ..Default::default() }).await;
-    let s = connect(&twin, false, &[]).await;
+    let (zone, offset) = afternoon();
+    let today = || jiff::Timestamp::now().to_zoned(zone.clone()).date();
+    let ago = |k: i64| after(today(), -k);
+    let twin = twin_with(OuraConfig { today_synced: true, tz: zone.clone(), ..Default::default() }).await;
+    let s = connect(&twin, false, &[("VITALS_TZ", &offset)]).await;
     let t = ds(today());
 
     // The daily view shows last night under today, the day it ended, beside today's steps so far.

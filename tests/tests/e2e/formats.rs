@@ -73,12 +73,13 @@ fn shape_of(v: &Value) -> BTreeMap<String, String> {
     out
 }
 
-/// `DAY-n` in a shape file's route or query: n days before today (the samples have recent days only).
-fn days_ago(s: &str) -> String {
+/// `DAY-n` in a shape file's route or query: n days before today, `back` days earlier still (the
+/// samples have recent days only).
+fn days_ago(s: &str, back: i64) -> String {
     let mut out = s.to_string();
     while let Some(i) = out.find("DAY-") {
         let n: String = out[i + 4..].chars().take_while(char::is_ascii_digit).collect();
-        out.replace_range(i..i + 4 + n.len(), &ds(ago(n.parse().unwrap())));
+        out.replace_range(i..i + 4 + n.len(), &ds(ago(n.parse::<i64>().unwrap() + back)));
     }
     out
 }
@@ -113,6 +114,10 @@ fn ours(provider: &str, route: &str, q: &HashMap<String, String>) -> Value {
         }
         other => panic!("no sample for {other}"),
     };
+    // An empty body is a day the sample person has nothing for (Garmin's answer to a night without HRV).
+    if body.trim().is_empty() {
+        return Value::Null;
+    }
     serde_json::from_str(&body).unwrap_or_else(|e| panic!("{provider} {route}: not JSON ({e}): {body:.300}"))
 }
 
@@ -145,13 +150,22 @@ fn every_recorded_response_has_its_shape_in_our_samples() {
             let doc: Value = serde_json::from_str(&std::fs::read_to_string(file.path()).unwrap()).unwrap();
             let prov = provider.file_name().to_string_lossy().to_string();
             let name = file.file_name().to_string_lossy().to_string();
-            let route = days_ago(doc["route"].as_str().unwrap());
-            let mut q: HashMap<String, String> = doc["query"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), days_ago(v.as_str().unwrap()))).collect();
-            // The fields vitals asks Withings' v2 services for, as its requests carry them.
-            if let Some(f) = q.get("action").and_then(|a| vitals::providers::withings::data_fields(a)) {
-                q.insert("data_fields".into(), f.into());
-            }
-            let body = ours(&prov, &route, &q);
+            // The recorded day, or the nearest earlier one the sample person has something for (a
+            // person's days have gaps: a night without HRV is an empty answer, as Garmin's is).
+            let (q, body) = (0..7)
+                .map(|back| {
+                    let route = days_ago(doc["route"].as_str().unwrap(), back);
+                    let mut q: HashMap<String, String> =
+                        doc["query"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), days_ago(v.as_str().unwrap(), back))).collect();
+                    // The fields vitals asks Withings' v2 services for, as its requests carry them.
+                    if let Some(f) = q.get("action").and_then(|a| vitals::providers::withings::data_fields(a)) {
+                        q.insert("data_fields".into(), f.into());
+                    }
+                    let body = ours(&prov, &route, &q);
+                    (q, body)
+                })
+                .find(|(_, body)| !body.is_null())
+                .unwrap_or_else(|| panic!("{prov}/{name}: the sample person has nothing for a week of days"));
             let mine = shape_of(&body);
             let decoder = decoder_source(&prov);
             for (path, real) in doc["shape"].as_object().unwrap() {
