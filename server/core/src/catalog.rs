@@ -503,6 +503,32 @@ pub struct RateBudget {
     pub per: std::time::Duration,
 }
 
+impl RateBudget {
+    /// This budget as a process counts it: its window divided by the configuration's
+    /// [`time_scale`](crate::config::Config::time_scale), never below a millisecond.
+    pub fn scaled(self, config: &crate::config::Config) -> RateBudget {
+        RateBudget { requests: self.requests, per: (self.per / config.time_scale()).max(std::time::Duration::from_millis(1)) }
+    }
+}
+
+#[cfg(test)]
+mod rate_tests {
+    use super::RateBudget;
+    use crate::config::{Config, RATE_SCALE_ENV};
+    use std::time::Duration;
+
+    #[test]
+    fn a_time_scale_divides_budget_windows_only() {
+        let minute = RateBudget { requests: 120, per: Duration::from_secs(60) };
+        let same = minute.scaled(&Config::default());
+        assert_eq!((same.requests, same.per), (120, Duration::from_secs(60)));
+        let fast = minute.scaled(&Config::default().with(RATE_SCALE_ENV, "20"));
+        assert_eq!((fast.requests, fast.per), (120, Duration::from_secs(3)));
+        let zero = minute.scaled(&Config::default().with(RATE_SCALE_ENV, "0"));
+        assert_eq!(zero.per, Duration::from_secs(60), "0 is no scale");
+    }
+}
+
 impl CollectionSpec {
     /// What a provider's catalog starts a collection from (`..CollectionSpec::DAILY`): dated rows
     /// named by their `day` (every collection names its day column `day`), one request per window of 28 days, no paging (so no page order to

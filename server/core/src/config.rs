@@ -2,12 +2,11 @@
 //! flags it overrides), and passed down from there. Code below the binary reads a `Config`, never
 //! the environment, so a test can build a server with its own settings beside others in one
 //! process, and a value cannot change under a running server.
-use crate::catalog::RateBudget;
 use crate::time::Zone;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-/// The variable that divides every provider's budget window ([`Config::budget`]).
+/// The variable that divides every provider's budget window ([`Config::time_scale`], [`crate::catalog::RateBudget::scaled`]).
 pub const RATE_SCALE_ENV: &str = "VITALS_RATE_TIME_SCALE";
 
 /// The settings of one server: variables by name, each already read as [`crate::env::read`] reads
@@ -79,12 +78,10 @@ impl Config {
         Duration::from_millis(self.number("VITALS_HTTP_TIMEOUT_MS").unwrap_or(30_000))
     }
 
-    /// A provider's published budget as this process counts it: its window divided by
-    /// `VITALS_RATE_TIME_SCALE` (1, the provider's own, unless a test's twin runs its windows that
-    /// much faster), never below a millisecond.
-    pub fn budget(&self, b: RateBudget) -> RateBudget {
-        let scale = self.number::<u32>(RATE_SCALE_ENV).filter(|s| *s > 0).unwrap_or(1);
-        RateBudget { requests: b.requests, per: (b.per / scale).max(Duration::from_millis(1)) }
+    /// How many times faster than a provider's own its budget windows run: `VITALS_RATE_TIME_SCALE`
+    /// (1, the provider's own, unless a test's twin runs its windows that much faster; 0 is no scale).
+    pub fn time_scale(&self) -> u32 {
+        self.number::<u32>(RATE_SCALE_ENV).filter(|s| *s > 0).unwrap_or(1)
     }
 }
 
@@ -107,16 +104,5 @@ mod tests {
         assert_eq!((a.zone().name.as_str(), b.zone().name.as_str()), ("+02:00", "-06:00"));
         assert_eq!(a.url("X", "https://host/"), "https://host");
         assert_eq!(a.clone().with("X", "http://127.0.0.1:9/").url("X", "https://host"), "http://127.0.0.1:9");
-    }
-
-    #[test]
-    fn a_time_scale_divides_budget_windows_only() {
-        let minute = RateBudget { requests: 120, per: Duration::from_secs(60) };
-        let same = Config::default().budget(minute);
-        assert_eq!((same.requests, same.per), (120, Duration::from_secs(60)));
-        let fast = Config::default().with(RATE_SCALE_ENV, "20").budget(minute);
-        assert_eq!((fast.requests, fast.per), (120, Duration::from_secs(3)));
-        let zero = Config::default().with(RATE_SCALE_ENV, "0").budget(minute);
-        assert_eq!(zero.per, Duration::from_secs(60), "0 is no scale");
     }
 }

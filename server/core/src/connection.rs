@@ -285,7 +285,7 @@ pub type SessionLogin = fn(SessionForm, Arc<Config>) -> BoxFuture<'static, Resul
 /// A session's tokens renewed, at the hosts the server's settings name. A sign-in service that did
 /// not answer about the session (unreachable, a 5xx, a 429) is `RenewError::Unavailable`, so a read
 /// cuts its answer as for any transient fault; a refused session is `Failed`.
-pub type SessionRefresh = fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<Grant, crate::provider::RenewError>>;
+pub type SessionRefresh = fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<Grant, RenewError>>;
 
 /// What the user typed into our own login page, window or prompt. Never stored, never logged.
 #[derive(Debug, Clone)]
@@ -360,4 +360,30 @@ impl CredentialKind {
         CredentialKind::Session,
         CredentialKind::File,
     ];
+}
+
+/// Why a credential could not be renewed, by what a read does next: a renewal that the provider's
+/// token endpoint did not answer about is a transient fault (the read is cut with `continue_from`,
+/// as for a 503 on a data request); any other failure asks the person to act (an auth error).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RenewError {
+    /// The token endpoint or key exchange did not answer about the credential (unreachable, a 5xx
+    /// or a 429), after its one retry: nothing says the login is bad.
+    #[error("{0}")]
+    Unavailable(String),
+    /// Refused, revoked, nothing stored, not saved: the words say what the person can do.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for RenewError {
+    fn from(why: String) -> Self {
+        RenewError::Failed(why)
+    }
+}
+
+impl From<&str> for RenewError {
+    fn from(why: &str) -> Self {
+        RenewError::Failed(why.to_string())
+    }
 }

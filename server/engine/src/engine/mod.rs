@@ -123,7 +123,7 @@ impl Source {
     /// The provider's budget as `config` counts it (a twin's faster windows), its client with
     /// `config`'s request timeout.
     pub fn new(provider: Arc<dyn Provider>, cap: usize, config: &Config) -> Source {
-        let limiter = Limiter::new(config.budget(provider.spec().rate_budget));
+        let limiter = Limiter::new(provider.spec().rate_budget.scaled(config));
         let in_flight = flight::InFlight::new(provider.spec().in_flight, cap);
         Source {
             http: Http::timed(provider.spec().non_get, config.http_timeout()),
