@@ -4,7 +4,7 @@
 //! units converted, days in each record's own zone across a trip, duplicates and records ending
 //! before they start dropped and counted, a localised file name, a broken DTD, a damaged zip and
 //! a cut XML said naming the file, HRV as SDNN never beside RMSSD, and the sample labelled.
-use crate::common;
+use crate::common::{self, Progressed};
 use common::*;
 use jiff::civil::Date;
 use serde_json::{json, Value};
@@ -412,19 +412,6 @@ async fn a_file_that_changes_is_read_again() {
     assert_eq!(rows(&after).len(), 48, "the new file's samples: {}", rows(&after).len());
     assert!(after["notices"].to_string().contains("was read again"), "{}", after["notices"]);
     s.close().await;
-}
-
-/// One progress notification: (progress, total, message).
-type Report = (f64, Option<f64>, String);
-
-/// A client that records progress notifications.
-#[derive(Clone, Default)]
-struct Progressed(std::sync::Arc<std::sync::Mutex<Vec<Report>>>);
-
-impl rmcp::ClientHandler for Progressed {
-    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
-        self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
-    }
 }
 
 /// A call that arrives while the export is still being read (its read stretched to a minute by

@@ -1,5 +1,5 @@
 //! End to end: concurrent windows, the memory cache, resolution and the character budget.
-use crate::common;
+use crate::common::{self, Progressed};
 use common::*;
 use serde_json::{json, Value};
 
@@ -253,19 +253,6 @@ async fn a_slow_down_mid_query_halves_the_limit_and_the_answer_stays_whole() {
     assert!(l["in_flight"].as_u64().unwrap() < 32 && l["slowed_down"].as_u64().unwrap() >= 2, "{l}");
     one.close().await;
     many.close().await;
-}
-
-/// One progress notification: (progress, total, message).
-type Report = (f64, Option<f64>, String);
-
-/// A client that records progress notifications.
-#[derive(Clone, Default)]
-struct Progressed(std::sync::Arc<std::sync::Mutex<Vec<Report>>>);
-
-impl rmcp::ClientHandler for Progressed {
-    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
-        self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
-    }
 }
 
 /// Issue 20: a long read sent with a `progressToken` reports pages done of pages known and the

@@ -390,3 +390,16 @@ pub fn numbers(s: &str) -> Vec<usize> {
     }
     out
 }
+
+/// One progress notification: (progress, total, message).
+pub type Report = (f64, Option<f64>, String);
+
+/// A client that records progress notifications.
+#[derive(Clone, Default)]
+pub struct Progressed(pub std::sync::Arc<std::sync::Mutex<Vec<Report>>>);
+
+impl rmcp::ClientHandler for Progressed {
+    async fn on_progress(&self, p: rmcp::model::ProgressNotificationParam, _: rmcp::service::NotificationContext<rmcp::RoleClient>) {
+        self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
+    }
+}
