@@ -431,6 +431,8 @@ async fn one_activity_by_id_and_sensitive_data_only_when_switched_on() {
         (json!({"collection": "garmin.activity"}), "send `id`"),
         (json!({"collection": "garmin.activity", "id": id, "day": ds(ago(1))}), "without `start`"),
         (json!({"collection": "garmin.activity", "id": "../x"}), "letters, digits"),
+        // A well-formed id the provider does not have (a 404): the `id` is what was wrong.
+        (json!({"collection": "garmin.activity", "id": "columns"}), "has no record \"columns\""),
         (json!({"collection": "garmin.sleep", "id": id}), "garmin.activity"),
     ] {
         let e = s.err("vitals_query", args).await;

@@ -430,9 +430,15 @@ async fn judge(
             let detail = || reply.body.unwrap_or_default().chars().take(300).collect();
             let e = refusal(p.as_ref(), &plan.cred, s, detail).unwrap_or_else(|| PageError::Transient(format!("unexpected HTTP {s}")));
             // A 429's wait is read where every 429 is handled (engine/send.rs).
-            Err(match e {
-                PageError::Refused(why) => PageError::Refused(format!("{why} (the query for {})", plan.qualified)),
-                e => e,
+            Err(match (e, plan.id.as_deref()) {
+                // A record asked by id that the provider does not have: the `id` is what was wrong.
+                (PageError::Refused(_), Some(id)) if s == 404 => PageError::Refused(format!(
+                    "`id`: {} has no record {id:?} (HTTP 404 from {}); send an `id` as a row of its listing gives it.",
+                    plan.qualified,
+                    p.spec().display
+                )),
+                (PageError::Refused(why), _) => PageError::Refused(format!("{why} (the query for {})", plan.qualified)),
+                (e, _) => e,
             })
         }
     }
