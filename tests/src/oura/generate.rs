@@ -42,8 +42,9 @@ fn sample_series(start: &Zoned, interval: i64, n: usize, seed: u64, base: f64, s
     json!({"interval": interval, "items": items, "timestamp": local(start)})
 }
 
-/// Heart-rate rows for local day `d`: `per_day` ± 15 (the default 1,225 gives 1,210–1,240), UTC timestamps.
-pub fn heartrate(d: Date, tz: &TimeZone, salt: u64, per_day: u32) -> Vec<Value> {
+/// Heart-rate rows for local day `d`: `per_day` ± 15 (the default 1,225 gives 1,210–1,240), UTC
+/// timestamps; `swing` percent denser at noon than on average, and as much sparser at midnight.
+pub fn heartrate(d: Date, tz: &TimeZone, salt: u64, per_day: u32, swing: u8) -> Vec<Value> {
     let s = day_seed(d, salt ^ 7);
     let start = at(d, tz, 0, 0).timestamp();
     let end = at(d.tomorrow().unwrap(), tz, 0, 0).timestamp();
@@ -51,7 +52,7 @@ pub fn heartrate(d: Date, tz: &TimeZone, salt: u64, per_day: u32) -> Vec<Value> 
     let n = (i64::from(per_day) - 15).max(1) + (s % 31) as i64;
     (0..n)
         .map(|i| {
-            let t = start + (i * span / n + (mix(s ^ i as u64) % 20) as i64).seconds();
+            let t = start + (spread(i, n, span, swing) + (mix(s ^ i as u64) % 20) as i64).seconds();
             let hour = t.to_zoned(tz.clone()).hour();
             let source = if hour < 6 {
                 "sleep"
@@ -63,6 +64,27 @@ pub fn heartrate(d: Date, tz: &TimeZone, salt: u64, per_day: u32) -> Vec<Value> 
             json!({"bpm": 52 + (mix(s ^ (i as u64) << 1) % 60), "source": source, "timestamp": utc(t), "timestamp_unix": t.as_millisecond()})
         })
         .collect()
+}
+
+/// The second of the day of sample `i` of `n` over `span` seconds: evenly apart, or (with a
+/// `swing`) closer together around noon, by the inverse of a density 1 − a·cos(2πx) of the day.
+fn spread(i: i64, n: i64, span: i64, swing: u8) -> i64 {
+    if swing == 0 {
+        return i * span / n;
+    }
+    let (a, target) = (f64::from(swing.min(90)) / 100.0, i as f64 / n as f64);
+    // x − a·sin(2πx)/2π is increasing for a < 1: solve it for the share `target` by bisection.
+    let cdf = |x: f64| x - a * (std::f64::consts::TAU * x).sin() / std::f64::consts::TAU;
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if cdf(mid) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo * span as f64) as i64
 }
 
 /// Battery every 5 minutes from local midnight to the next: 276 rows on a 23-hour day, 300 on a 25-hour one.

@@ -58,6 +58,9 @@ pub struct OuraConfig {
     pub page_order: Order,
     /// Heart-rate samples a day (±15): real rings record from a few hundred to well over a thousand.
     pub heartrate_per_day: u32,
+    /// How much denser heart rate is at midday than on average, in percent (0: even all day; 50:
+    /// 1.5 times the average at noon, two thirds of it at midnight), as a real ring's day is.
+    pub heartrate_swing: u8,
     /// A known change in every daily score, for tests whose verdict must be the one it makes.
     pub score_shape: ScoreShape,
 }
@@ -139,6 +142,7 @@ impl Default for OuraConfig {
             revised_days: vec![],
             page_order: Order::OldestFirst,
             heartrate_per_day: 1225,
+            heartrate_swing: 0,
             score_shape: ScoreShape::default(),
         }
     }
@@ -168,18 +172,18 @@ pub struct Day {
 #[derive(Default)]
 pub struct DayCache(std::sync::Mutex<HashMap<DayKey, std::sync::Arc<Day>>>);
 
-/// Collection, day, salt, zone, heart-rate density, score shift.
-type DayKey = (String, Date, u64, String, u32, i64);
+/// Collection, day, salt, zone, heart-rate density and swing, score shift.
+type DayKey = (String, Date, u64, String, (u32, u8), i64);
 
 impl DayCache {
     fn get(&self, cfg: &OuraConfig, collection: &str, d: Date, salt: u64) -> std::sync::Arc<Day> {
         let shift = cfg.score_shape.at(d);
-        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz), cfg.heartrate_per_day, shift);
+        let key = (collection.to_string(), d, salt, format!("{:?}", cfg.tz), (cfg.heartrate_per_day, cfg.heartrate_swing), shift);
         if let Some(v) = self.0.lock().unwrap().get(&key) {
             return v.clone();
         }
         let records = match collection {
-            "heartrate" => generate::heartrate(d, &cfg.tz, salt, cfg.heartrate_per_day),
+            "heartrate" => generate::heartrate(d, &cfg.tz, salt, cfg.heartrate_per_day, cfg.heartrate_swing),
             "ring_battery_level" => generate::ring_battery_level(d, &cfg.tz, salt),
             c => generate::documents(c, d, &cfg.tz, salt, shift),
         };

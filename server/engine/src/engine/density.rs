@@ -48,6 +48,56 @@ pub fn step(split: Split, density: Option<PerHour>) -> Option<StepSeconds> {
     Some(StepSeconds(sized.clamp(MIN_STEP, MAX_STEP)))
 }
 
+/// What the first round of a query showed of the page cap against the rest of its range.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Pages of the cap not yet spent.
+    pub pages_left: u32,
+    /// Pages the first round's windows took each, on average (a window that spilled into a second
+    /// page for its busiest hours counts two).
+    pub pages_per_window: f64,
+    /// The first round's window.
+    pub first_step: StepSeconds,
+    /// The rest of the range, in seconds.
+    pub rest: StepSeconds,
+}
+
+/// Day-to-day spread allowed for when whole days are packed into pages.
+const DAY_SPREAD: f64 = 0.03;
+/// The longest window of whole days: its pages follow one another, one round trip each.
+const MOST_DAYS: i64 = 7;
+
+/// The window for the rest of a range when the page cap cannot hold it at `step`: windows of
+/// whole days, as many as fill their pages best. A series denser at some hours than others (a
+/// ring's day) spills windows sized for one page into a nearly empty second one, so a capped
+/// answer would keep two thirds of the days its pages could hold; a window of whole days holds
+/// the same count wherever it starts, and several days fill their last page better than one
+/// (1,231 a day at 1,000 a page: 2 pages a day, or 9 pages for 7 days). Its pages come one
+/// after another, so this is chosen only when the cap would otherwise cut the answer short;
+/// otherwise `step` (one page a window, fetched side by side) stands.
+pub fn thrifty(split: Split, density: Option<PerHour>, step: StepSeconds, b: Budget) -> StepSeconds {
+    let (Split::Fill { page_rows, .. }, Some(PerHour(d))) = (split, density.filter(|d| d.0 > 0.0)) else {
+        return step;
+    };
+    let rows = f64::from(page_rows.max(1));
+    let at_step = if step == b.first_step { b.pages_per_window } else { (d * step.0 as f64 / 3600.0 / rows).ceil().max(1.0) };
+    let windows = (b.rest.0 as f64 / step.0.max(1) as f64).ceil();
+    if windows * at_step <= f64::from(b.pages_left) {
+        return step;
+    }
+    let daily = d * 24.0 * (1.0 + DAY_SPREAD);
+    let per_day = |k: i64| (k as f64 * daily / rows).ceil() / k as f64;
+    let Some(best) = (1..=MOST_DAYS).min_by(|a, b| per_day(*a).total_cmp(&per_day(*b))) else {
+        return step;
+    };
+    let now = at_step * 86_400.0 / step.0.max(1) as f64;
+    if per_day(best) < now {
+        StepSeconds(best * 86_400)
+    } else {
+        step
+    }
+}
+
 /// What this process has measured, per account and collection.
 #[derive(Default)]
 pub struct Densities(Mutex<HashMap<String, PerHour>>);
@@ -77,6 +127,23 @@ mod tests {
     fn per_page(density_per_day: f64) -> (f64, i64) {
         let s = step(HR, Some(PerHour(density_per_day / 24.0))).unwrap().0;
         (density_per_day / 86_400.0 * s as f64, s)
+    }
+
+    #[test]
+    fn under_a_cap_that_cannot_hold_the_rest_windows_are_whole_days_that_fill_their_pages() {
+        let d = Some(PerHour(1231.0 / 24.0));
+        let step = StepSeconds(19 * 3600);
+        let budget = |pages_left, pages_per_window| Budget { pages_left, pages_per_window, first_step: step, rest: StepSeconds(280 * 86_400) };
+        // 280 days at 19 hours, a window in two pages on average: 708 pages, 352 left.
+        let s = thrifty(HR, d, step, budget(352, 1.5));
+        assert_eq!(s, StepSeconds(7 * 86_400), "9 pages for 7 days: 1.29 pages a day against 1.89");
+        // Enough pages left: one page a window, side by side.
+        assert_eq!(thrifty(HR, d, step, budget(800, 1.5)), step);
+        // Windows that never spill cannot be beaten by whole days at this density.
+        assert_eq!(thrifty(HR, d, step, budget(100, 1.0)), step);
+        // Nothing known, or not a series sized by its density: as it was.
+        assert_eq!(thrifty(HR, None, step, budget(10, 2.0)), step);
+        assert_eq!(thrifty(Split::Days(1), d, step, budget(10, 2.0)), step);
     }
 
     #[test]

@@ -103,9 +103,11 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         let (n, from) = (first.len(), first.last().and_then(Piece::instants).map(|(_, end)| end));
         let (mut f, facts) = run(first, 0, cap).await?;
         source.densities.learn(key.clone(), facts.samples, facts.seconds);
-        let step = density::step(split_kind, source.densities.get(&key));
+        let density = source.densities.get(&key);
+        let step = density::step(split_kind, density);
         match (from, step) {
             (Some(from), Some(step)) if f.gap.is_none() && f.stopped.is_none() => {
+                let step = density::thrifty(split_kind, density, step, budget(plan, &f, n, facts.pages_left, from));
                 let rest = split_from(plan, from, step);
                 tracing::debug!(windows = rest.len(), step_s = step.0, "the rest of {} sized by the density its first windows showed", plan.qualified);
                 if let Some(t) = &tally {
@@ -122,6 +124,18 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     };
     source.densities.learn(key, facts.samples, facts.seconds);
     Ok(f)
+}
+
+/// What the first round of `n` windows, ending at `from`, says of the cap against the rest.
+fn budget(plan: &Plan, first: &Fetched, n: usize, pages_left: u32, from: jiff::Timestamp) -> density::Budget {
+    let end = plan.range.map_or(from, |(_, e)| plan.zone.day_start(e.tomorrow().unwrap_or(e)).timestamp());
+    density::Budget {
+        pages_left,
+        pages_per_window: f64::from(first.stats.pages) / n.max(1) as f64,
+        // The first round's windows are the catalog's (nothing was known of the density).
+        first_step: density::step(plan.collection.split, None).unwrap_or(density::StepSeconds(0)),
+        rest: density::StepSeconds((end.as_second() - from.as_second()).max(0)),
+    }
 }
 
 /// Fetch `pieces` (oldest first) and merge them up to the first gap.
