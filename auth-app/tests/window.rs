@@ -106,6 +106,10 @@ impl Driver {
         let e = self.find(css).await;
         self.send(reqwest::Method::POST, &format!("/element/{e}/value"), Some(json!({"text": text}))).await;
     }
+    async fn clear(&self, css: &str) {
+        let e = self.find(css).await;
+        self.send(reqwest::Method::POST, &format!("/element/{e}/clear"), Some(json!({}))).await;
+    }
     async fn enabled(&self, css: &str) -> bool {
         let e = self.find(css).await;
         self.send(reqwest::Method::GET, &format!("/element/{e}/enabled"), None).await.as_bool().unwrap()
@@ -272,6 +276,29 @@ async fn type_save_connect_and_revoke_in_the_real_window() {
         .await
         .contains("is not valid JSON (cut short or edited), so no login in it can be trusted; move it aside and connect again"));
     assert_eq!(d.enabled_all(&buttons[1..]).await, [false, false, true], "error");
+
+    // Apple Health connects with a file: a path that is no file is refused, naming it; an export is
+    // remembered where it is (its path saved, the file never copied) and the card says so.
+    let missing = home.join("no-such-export.zip");
+    d.type_in("#apple-health-path", &missing.display().to_string()).await;
+    d.click("#apple-health-fileform-send").await;
+    let m = d.wait_text("#apple-health-message", 10, |t| t.contains("cannot be read")).await;
+    assert!(m.contains(&missing.display().to_string()), "the refusal names the file: {m}");
+    assert_eq!(d.text("#apple-health-state").await, "not set up", "nothing chosen");
+    let export = home.join("export.zip");
+    let plan = vitals::providers::apple_health::generate::Plan::new(jiff::civil::date(2026, 1, 1), 7, "America/Chicago");
+    vitals::providers::apple_health::generate::write_zip(&plan, "export.xml", std::fs::File::create(&export).unwrap()).unwrap();
+    d.clear("#apple-health-path").await;
+    d.type_in("#apple-health-path", &export.display().to_string()).await;
+    d.click("#apple-health-fileform-send").await;
+    assert_eq!(d.wait_text("#apple-health-state", 10, |t| t == "connected").await, "connected", "{}", d.text("#apple-health-message").await);
+    let abs = std::fs::canonicalize(&export).unwrap().display().to_string();
+    assert!(d.text("#apple-health-message").await.contains(&format!("reads {abs} from now on, in place")));
+    assert!(d.text("#provider-apple-health").await.contains("the file is never copied"));
+    assert!(std::fs::read_to_string(dir.join("files.json")).unwrap().contains(&abs), "the path is what is saved");
+    let copies =
+        std::fs::read_dir(&dir).unwrap().filter_map(Result::ok).filter(|e| e.metadata().is_ok_and(|m| m.len() >= std::fs::metadata(&export).unwrap().len()));
+    assert_eq!(copies.count(), 0, "nothing the size of the export is in the config folder");
     d.send(reqwest::Method::DELETE, "", None).await;
     drop(group);
 }
