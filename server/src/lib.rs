@@ -11,7 +11,7 @@
 //! The lower crates' modules are re-exported, so `vitals::engine`, `vitals::providers` and the rest
 //! name what they always named.
 pub use vitals_engine::{
-    accounts, activity_file, analysis, archive, catalog, config, connection, engine, env, export, http, provider, providers, secret, time, USER_AGENT,
+    accounts, activity_file, analysis, archive, catalog, config, connection, engine, env, export, http, provider, providers, retry, secret, time, USER_AGENT,
 };
 
 pub mod hosted;

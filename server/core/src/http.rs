@@ -188,38 +188,14 @@ impl Http {
     }
 }
 
-/// The pause before a request that failed on the way (unreachable, a server error) is sent again.
-pub const RETRY_PAUSE: Duration = Duration::from_secs(1);
+/// Asked once more after a failure on the way: the logins' policy, kept where its callers find it.
+pub use crate::retry::once_more;
 
-/// Run `send`, and once more after [`RETRY_PAUSE`] if it failed on the way (`transient`): for the
-/// token endpoints, where one failed renewal would otherwise cost the whole query.
-pub async fn once_more<T, E: std::fmt::Display, F: std::future::Future<Output = Result<T, E>>>(
-    mut send: impl FnMut() -> F,
-    transient: impl Fn(&E) -> bool,
-) -> Result<T, E> {
-    match send().await {
-        Err(e) if transient(&e) => {
-            tracing::debug!("{e}; asking once more");
-            tokio::time::sleep(RETRY_PAUSE).await;
-            send().await
-        }
-        first => first,
-    }
-}
-
-/// How long `Retry-After` asks to wait: seconds, or an HTTP date. A date is read against the
-/// answer's own `Date` header, not this computer's clock, so a provider whose clock is minutes off
-/// is neither waited on for those minutes nor retried at once; without `Date`, against ours.
+/// How long the reply's `Retry-After` asks to wait, read on the provider's clock (its `Date`):
+/// [`crate::retry::retry_after`].
 fn retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim);
-    let value = header("retry-after")?;
-    if let Ok(s) = value.parse::<u64>() {
-        return Some(Duration::from_secs(s));
-    }
-    let date = |v: &str| jiff::fmt::rfc2822::DateTimeParser::new().parse_timestamp(v).ok();
-    let until = date(value)?;
-    let now = header("date").and_then(date).unwrap_or_else(jiff::Timestamp::now);
-    Some(until.duration_since(now).try_into().unwrap_or(Duration::ZERO))
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    crate::retry::retry_after(header("retry-after")?, header("date"))
 }
 
 /// A file as it came: status, Retry-After, bytes.
@@ -496,22 +472,11 @@ mod tests {
     }
 
     #[test]
-    fn a_retry_after_date_is_read_on_the_providers_clock() {
-        let h = |pairs: &[(&'static str, &str)]| {
-            let mut m = reqwest::header::HeaderMap::new();
-            for (k, v) in pairs {
-                m.insert(*k, v.parse().unwrap());
-            }
-            m
-        };
-        assert_eq!(retry_after(&h(&[("retry-after", " 7 ")])), Some(Duration::from_secs(7)));
-        // Ten minutes ahead of us, or behind: the wait is what the provider's own clock says.
-        let ahead = h(&[("retry-after", "Sat, 05 Dec 2026 12:10:02 GMT"), ("date", "Sat, 05 Dec 2026 12:10:00 GMT")]);
-        assert_eq!(retry_after(&ahead), Some(Duration::from_secs(2)));
-        // A date already past on the provider's clock: no wait at all.
-        let past = h(&[("retry-after", "Sat, 05 Dec 2026 11:59:00 GMT"), ("date", "Sat, 05 Dec 2026 12:00:00 GMT")]);
-        assert_eq!(retry_after(&past), Some(Duration::ZERO));
-        assert_eq!(retry_after(&h(&[("retry-after", "soon")])), None);
-        assert_eq!(retry_after(&h(&[])), None);
+    fn a_retry_after_header_is_read_with_the_replys_date() {
+        let mut m = reqwest::header::HeaderMap::new();
+        assert_eq!(retry_after(&m), None);
+        m.insert("retry-after", "Sat, 05 Dec 2026 12:10:02 GMT".parse().unwrap());
+        m.insert("date", "Sat, 05 Dec 2026 12:10:00 GMT".parse().unwrap());
+        assert_eq!(retry_after(&m), Some(Duration::from_secs(2)));
     }
 }

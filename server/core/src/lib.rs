@@ -7,6 +7,8 @@
 //! - [`catalog`] and [`connection`]: what a provider is, as data (its collections, limits, rules, and
 //!   how it is connected);
 //! - [`provider`]: the vocabulary between the engine and a provider (`Provider`, `Page`, `Credential`);
+//! - [`retry`]: when a request is asked again and after how long (a status's kind, `Retry-After`,
+//!   the backoff, a login's waits), for the engine's one path and for the logins alike;
 //! - [`http`]: the only HTTP client. Only this crate depends on `reqwest`, so no other crate can
 //!   send a request but through it, and it sends nothing but a GET or a route a catalog declares.
 pub mod activity_file;
@@ -17,6 +19,7 @@ pub mod connection;
 pub mod env;
 pub mod http;
 pub mod provider;
+pub mod retry;
 pub mod secret;
 pub mod time;
 

@@ -463,15 +463,18 @@ async fn judge(
 /// the failure it means. `body`: the start of what it said, for a refusal.
 pub fn refusal(p: &dyn crate::providers::Provider, cred: &crate::providers::Credential, status: u16, body: impl FnOnce() -> String) -> Option<PageError> {
     let display = p.spec().display;
-    Some(match status {
-        200 => return None,
-        s if p.spec().no_data.contains(&s) => return None,
-        401 => PageError::Unauthorized,
-        403 => PageError::Forbidden(p.auth_help(403, cred)),
-        429 => PageError::RateLimited { wait: None, detail: format!("HTTP 429 from {display}") },
-        s if s >= 500 => PageError::Transient(format!("HTTP {s} from {display}")),
-        s @ (400 | 404 | 422) => PageError::Refused(format!("{display} refused the request with HTTP {s}: {}", body())),
-        s => PageError::Transient(format!("unexpected HTTP {s} from {display}")),
+    use crate::retry::Kind;
+    if status == 200 || p.spec().no_data.contains(&status) {
+        return None;
+    }
+    Some(match crate::retry::classify(status) {
+        Kind::Unauthorized => PageError::Unauthorized,
+        Kind::Forbidden => PageError::Forbidden(p.auth_help(403, cred)),
+        Kind::RateLimited => PageError::RateLimited { wait: None, detail: format!("HTTP 429 from {display}") },
+        Kind::Failing => PageError::Transient(format!("HTTP {status} from {display}")),
+        Kind::BadRequest => PageError::Refused(format!("{display} refused the request with HTTP {status}: {}", body())),
+        // A success other than 200 is no page either.
+        Kind::Success | Kind::Unexpected => PageError::Transient(format!("unexpected HTTP {status} from {display}")),
     })
 }
 

@@ -17,16 +17,8 @@ use crate::catalog::RateBudget;
 use std::sync::Mutex;
 use tokio::time::{Duration, Instant};
 
-/// The longest one pause lasts: the provider is asked again after it, and a 429 then is handled
-/// as one. A reset hours away (Polar's day budget) still holds a call that cannot wait that long
-/// at once, since the decision reads what the provider said, not the pause.
-pub const MAX_PAUSE: Duration = Duration::from_secs(60);
-
-/// What vitals waits after a 429 that says neither `Retry-After` nor when the budget resets.
-pub const UNSAID_429_WAIT: Duration = Duration::from_secs(5);
-
-/// What vitals waits when rate headers say the budget is spent but not when it resets.
-pub const UNSAID_RESET_WAIT: Duration = Duration::from_secs(60);
+/// The policy of waiting is the core's (`retry`), shared with the logins.
+pub use crate::retry::{Word, MAX_PAUSE, UNSAID_429_WAIT, UNSAID_RESET_WAIT};
 
 /// Longer than any wait a provider means; what it says is clamped to this so instants never overflow.
 const FAR: Duration = Duration::from_secs(365 * 86_400);
@@ -38,17 +30,6 @@ pub struct Told {
     pub refused: bool,
     /// What it said of the wait.
     pub word: Word,
-}
-
-/// What a provider said of how long to wait.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Word {
-    /// `Retry-After`.
-    RetryAfter,
-    /// Its rate headers' reset (`X-RateLimit-Reset`, `RateLimit-Reset`).
-    Reset,
-    /// Nothing: the wait is vitals' own choice.
-    Nothing,
 }
 
 /// What held a request back.

@@ -27,9 +27,7 @@ fn spent(d: Duration) -> String {
 }
 
 /// Whole seconds of a wait still to come, rounded up: waiting this long is enough.
-pub fn ahead(d: Duration) -> u64 {
-    d.as_secs() + u64::from(d.subsec_nanos() > 0)
-}
+pub use crate::retry::ahead;
 
 /// Too short a wait to speak of.
 fn nothing(d: Duration) -> bool {
