@@ -371,6 +371,10 @@ pub enum RenewError {
     /// or a 429), after its one retry: nothing says the login is bad.
     #[error("{0}")]
     Unavailable(String),
+    /// The token endpoint answered 429 (too many requests) and asked for a wait longer than a
+    /// login may take (`retry::LOGIN_WAIT`): nothing says the login is bad; `wait` is what it asked.
+    #[error("{why}")]
+    Limited { why: String, wait: std::time::Duration },
     /// Refused, revoked, nothing stored, not saved: the words say what the person can do.
     #[error("{0}")]
     Failed(String),

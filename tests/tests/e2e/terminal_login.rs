@@ -4,6 +4,7 @@ use common::*;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use vitals_twin::oura::oauth::Portal;
+use vitals_twin::wire::{Fault, Rule};
 
 const APP_SECRET: &str = "twin-client-secret";
 
@@ -161,6 +162,66 @@ async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
     assert_eq!(refreshes, 1, "concurrent windows share one refresh");
     let out = s.close().await;
     assert!(!out.contains(&stored_access(&dir)) && !out.contains(APP_SECRET), "no secret in the server's log");
+}
+
+/// The token endpoint answering 429 with `Retry-After` `after_s` to the next `count` token requests.
+fn token_limited(twin: &Twin, count: usize, after_s: u64) {
+    twin.wire(vec![Rule::token(1, count, Fault::RateLimit { retry_after_s: Some(after_s) })]);
+}
+
+/// A login whose code exchange is limited for a second waits as the 429 said and asks the same
+/// endpoint again; one limited for an hour ends at once and says when to try again (it used to be
+/// "the token endpoint answered HTTP 429 (down or busy)", then the other endpoint asked at once).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_login_limited_by_the_token_endpoint_waits_a_moment_or_says_when_to_try_again() {
+    let twin = twin().await;
+    let dir = config_dir("limited");
+    save_app(&twin, &dir);
+    token_limited(&twin, 1, 1);
+    let (ok, err) = manual_login(&twin, &dir).await;
+    assert!(ok, "{err}");
+    assert_eq!(twin.wire_fired(), [1]);
+    let log = twin.state.oauth.lock().unwrap().log.clone();
+    assert_eq!(log, vec![("new".to_string(), "authorization_code".to_string(), 200)], "the same endpoint, asked again after the wait");
+
+    let dir = config_dir("limited-long");
+    save_app(&twin, &dir);
+    token_limited(&twin, 100, 3600);
+    let (ok, err) = manual_login(&twin, &dir).await;
+    assert!(!ok && err.contains("429 (too many requests)") && err.contains("try again in 3600 s"), "{err}");
+    assert_eq!(twin.wire_fired(), [1], "asked once: neither again at once nor at the other endpoint");
+}
+
+/// A read whose token was turned away and whose refresh is limited: for a second, waited and the
+/// answer whole; for an hour, cut with `continue_from` and when to come back, never an auth error.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_refresh_limited_by_the_token_endpoint_is_waited_or_cuts_the_answer_with_when_to_come_back() {
+    let twin = twin().await;
+    let dir = config_dir("refresh-limited");
+    save_app(&twin, &dir);
+    assert!(manual_login(&twin, &dir).await.0);
+    let dir_s = dir.to_str().unwrap().to_string();
+    let token_url = format!("{}/oauth/v2/ext/oauth-token", twin.base_url());
+    let legacy_url = format!("{}/oauth/token", twin.base_url());
+    let s = connect(&twin, true, &[("VITALS_CONFIG_DIR", &dir_s), ("VITALS_OURA_TOKEN_URL", &token_url), ("VITALS_OURA_TOKEN_URL_LEGACY", &legacy_url)]).await;
+    let ask = |start: &str, end: &str| serde_json::json!({"collection": "oura.daily_sleep", "start": start, "end": end});
+
+    twin.state.oauth.lock().unwrap().expire_access_tokens();
+    token_limited(&twin, 2, 1);
+    let a = s.ok("vitals_query", ask("2026-06-10", "2026-06-12")).await;
+    assert!(a["notices"]["truncated"].is_null() && a["notices"]["credential_refreshed"].is_string(), "{}", a["notices"]);
+    assert_eq!(keys(&a["data"]), expected_keys(&twin, "daily_sleep", "2026-06-10", "2026-06-12"));
+    assert_eq!(twin.wire_fired(), [2]);
+
+    twin.state.oauth.lock().unwrap().expire_access_tokens();
+    token_limited(&twin, 100, 3600);
+    let a = s.ok("vitals_query", ask("2026-06-13", "2026-06-15")).await;
+    let t = &a["notices"]["truncated"];
+    assert!(t["continue_from"].is_string() && t["cause"] == "rate_limited", "{t}");
+    let reason = t["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("limited the renewal") && reason.contains("try again in 3600 s") && reason.contains("wait 3600 s"), "{reason}");
+    assert_eq!(twin.wire_fired(), [1], "asked once");
+    s.close().await;
 }
 
 /// `vitals-mcp settings` starts the settings app installed beside it, and says how to get it when there is none.

@@ -70,6 +70,15 @@ fn why(plan: &Plan, reason: &StopReason) -> (&'static str, String, String) {
              missing data"
                 .into(),
         ),
+        StopReason::RenewalLimited { why, wait } => (
+            "rate_limited",
+            format!("{who} turned the access token away, and its token endpoint limited the renewal: {why}"),
+            format!(
+                "wait {} s, then call again with `start` = `continue_from`; the saved login is not known to be bad, and this is not \
+                 missing data",
+                super::pacing::ahead(*wait)
+            ),
+        ),
         StopReason::Cycle => (
             "pagination_cycle",
             format!("{who} sent a page token it had sent before, so following it would loop"),

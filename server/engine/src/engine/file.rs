@@ -117,6 +117,11 @@ impl Engine {
                 "{} turned the token away, and its token endpoint did not answer when asked to renew it ({e}); nothing was written",
                 spec.display
             )),
+            StopReason::RenewalLimited { why, wait } => QueryError::Upstream(format!(
+                "{} turned the token away, and its token endpoint limited the renewal ({why}); nothing was written. Ask again in {} s.",
+                spec.display,
+                pacing::ahead(wait)
+            )),
             StopReason::TimeBudget(_) | StopReason::PageCap(_) | StopReason::Cycle => {
                 tracing::debug!(requests = stats.requests, "the file read ran out of time");
                 QueryError::Upstream(format!(

@@ -247,8 +247,8 @@ impl Engine {
             // A token near its expiry is still sent: if the provider turns it away, the renewal
             // after that 401 is asked again, and a token endpoint still down cuts the answer there
             // (engine/fetch.rs) like any transient fault.
-            (Err(providers::RenewError::Unavailable(e)), providers::Due::Expiring) => {
-                tracing::warn!("{}'s token endpoint did not answer a renewal before the first request ({e}); the current token is sent", p.spec().display);
+            (Err(providers::RenewError::Unavailable(e) | providers::RenewError::Limited { why: e, .. }), providers::Due::Expiring) => {
+                tracing::warn!("{}'s token endpoint did not renew the token before the first request ({e}); the current token is sent", p.spec().display);
                 return Ok((cred, None));
             }
             (Err(e), due) => return Err(due_failed(p.as_ref(), due, e)),
@@ -309,6 +309,13 @@ fn due_failed(p: &dyn Provider, due: &providers::Due, e: providers::RenewError) 
             return QueryError::Upstream(format!(
                 "{display} could not be read: its token endpoint did not answer when asked for a token before the first request ({e}); \
                  nothing is known about the data itself"
+            ))
+        }
+        providers::RenewError::Limited { why, wait } => {
+            return QueryError::Upstream(format!(
+                "{display} could not be read: its token endpoint limited the login when asked for a token before the first request \
+                 ({why}); ask again in {} s. Nothing is known about the data itself",
+                crate::retry::ahead(wait)
             ))
         }
         providers::RenewError::Failed(e) => e,

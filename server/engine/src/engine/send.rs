@@ -112,6 +112,12 @@ pub enum StopReason {
     /// The provider turned the access token away and its token endpoint did not answer a renewal
     /// (`RenewError::Unavailable`): a transient fault, not a dead login.
     Renewal(String),
+    /// The provider turned the access token away and its token endpoint answered the renewal with
+    /// a 429 asking for longer than a login waits (`RenewError::Limited`): said with when to come back.
+    RenewalLimited {
+        why: String,
+        wait: Duration,
+    },
 }
 
 /// How one request ended, for its reader to word.
@@ -174,8 +180,8 @@ impl Call<'_> {
                     Err(PageError::Unauthorized) if !renewed => {
                         bearer = match self.renew(&bearer, reader).await? {
                             Ok(bearer) => bearer,
-                            // The token endpoint down for a moment: cut here, as for any transient fault.
-                            Err(why) => return Ok(Ended::Stop(StopReason::Renewal(why))),
+                            // The token endpoint down or limiting for a moment: cut here, as for any transient fault.
+                            Err(why) => return Ok(Ended::Stop(why)),
                         };
                         (renewed, stats.credential_refreshed) = (true, true);
                         continue;
@@ -197,7 +203,7 @@ impl Call<'_> {
             }
             transient += 1;
             stats.transient_retries += 1;
-            let wait = self.limits.backoff_base * 2u32.pow(transient - 1);
+            let wait = crate::retry::backoff(self.limits.backoff_base, transient);
             tracing::warn!(%failure, attempt = transient, "transient failure; retrying after {:?}", wait);
             if self.deadline.within(tokio::time::sleep(wait)).await.is_none() {
                 return Ok(self.out_of_time());
@@ -270,14 +276,20 @@ impl Call<'_> {
     }
 
     /// The token turned away: renewed once, and the bearer it gives; `Ok(Err(why))` when the
-    /// token endpoint did not answer (`RenewError::Unavailable`), a transient fault to cut on.
-    async fn renew<R: Reader>(&self, bearer: &Secret, reader: &mut R) -> Result<Result<Secret, String>, QueryError> {
+    /// token endpoint did not answer (`RenewError::Unavailable`) or limited the login
+    /// (`RenewError::Limited`), a transient fault to cut on. The renewal's own waits (a short 429
+    /// waited, a failure asked once more: `retry::Policy::LOGIN`) are inside the call's deadline.
+    async fn renew<R: Reader>(&self, bearer: &Secret, reader: &mut R) -> Result<Result<Secret, StopReason>, QueryError> {
         let p = self.provider;
         let refused = || QueryError::Auth(p.auth_help(401, self.cred));
         let renew = p.renew(Some(bearer.clone())).ok_or_else(refused)?;
-        match renew.await {
+        let Some(renewed) = self.deadline.within(renew).await else {
+            return Ok(Err(StopReason::TimeBudget(self.deadline.budget())));
+        };
+        match renewed {
             Ok(()) => {}
-            Err(RenewError::Unavailable(e)) => return Ok(Err(e)),
+            Err(RenewError::Unavailable(e)) => return Ok(Err(StopReason::Renewal(e))),
+            Err(RenewError::Limited { why, wait }) => return Ok(Err(StopReason::RenewalLimited { why, wait })),
             Err(RenewError::Failed(e)) => return Err(QueryError::Auth(format!("{} turned the token away, and renewing it failed: {e}", p.spec().display))),
         }
         let cred = p.credential().current();
@@ -296,11 +308,7 @@ impl Call<'_> {
         }
         // The wait as the provider said it: Retry-After, else its rate headers' reset, else a
         // few seconds of vitals' own choosing.
-        let (word, said) = match wait {
-            (Some(w), _) => (Word::RetryAfter, w),
-            (None, Some(r)) => (Word::Reset, r),
-            (None, None) => (Word::Nothing, UNSAID_429_WAIT),
-        };
+        let (word, said) = crate::retry::said(wait.0, wait.1, UNSAID_429_WAIT);
         let told = Told { refused: true, word };
         if let Err(h) = self.until(stats).fits(Hold::Told(told), said, false) {
             // Longer than the call or the read may wait: answered now, and not paused for (a

@@ -208,6 +208,7 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
                     p.display, p.name, p.name
                 )),
                 super::oauth::AuthError::Unavailable(w) => RenewError::Unavailable(format!("{}'s token endpoint did not answer: {w}", p.display)),
+                e @ super::oauth::AuthError::Limited { wait, .. } => RenewError::Limited { why: e.to_string(), wait },
                 other => RenewError::Failed(other.to_string()),
             })
         }

@@ -8,6 +8,7 @@ use super::app::AppCredentials;
 use super::store::Tokens;
 use crate::config::Config;
 use crate::connection::{ClientAuth, OAuthSpec};
+use crate::retry::{Attempt, Kind, Policy, Stop, Word};
 use crate::secret::Secret;
 use oauth2::basic::{BasicErrorResponse, BasicRevocationErrorResponse, BasicTokenIntrospectionResponse, BasicTokenType};
 use oauth2::{
@@ -15,7 +16,8 @@ use oauth2::{
     RefreshToken, RequestTokenError, Scope, StandardRevocableToken, StandardTokenResponse, TokenResponse, TokenUrl,
 };
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// Whatever the token reply carries beyond RFC 6749 (`userid`, `x_user_id`): the spec's `keep`
 /// list picks what is saved.
@@ -43,9 +45,25 @@ pub enum AuthError {
     /// nothing says the login is bad.
     #[error("{0}")]
     Unavailable(String),
+    /// The token endpoint answered 429 (too many requests) and asked for a longer wait than a
+    /// login takes (`retry::LOGIN_WAIT`): nothing says the login is bad; `wait` is what it asked.
+    #[error("the token endpoint answered 429 (too many requests) and {}; try again in {} s", said_wait(*word), crate::retry::ahead(*wait))]
+    Limited { word: Word, wait: Duration },
     #[error("{0}")]
     Config(String),
 }
+
+/// How a 429 said its wait, as a clause.
+fn said_wait(word: Word) -> &'static str {
+    match word {
+        Word::RetryAfter => "said when to ask again (Retry-After)",
+        Word::Reset | Word::Nothing => "did not say when to ask again (no Retry-After), so vitals chose the wait",
+    }
+}
+
+/// A token request's 429 past what a login waits, told by the client that sent it to the flow
+/// that reads its outcome (the `oauth2` crate carries a client's failure only as words).
+type Told = Arc<Mutex<Option<(Word, Duration)>>>;
 
 /// An endpoint as the server's settings override it (`var`, the twin in tests), else `default`.
 pub fn env_or(config: &Config, var: &str, default: &str) -> String {
@@ -134,7 +152,8 @@ impl Pending {
 
     /// Exchange the code for tokens at each token endpoint in order, falling back on 400/401.
     pub async fn finish(self, spec: &OAuthSpec, app: &AppCredentials, code: &str) -> Result<Tokens, AuthError> {
-        let http = token_http(spec);
+        let told = Told::default();
+        let http = token_http(spec, told.clone());
         let mut last = String::new();
         for (url, var) in spec.token_urls {
             let c = client(spec, app, &env_or(&self.config, var, url), &self.redirect, &self.config)?;
@@ -150,6 +169,10 @@ impl Pending {
                 }
                 Err(e) => last = describe(&e),
             }
+            // A 429 past what a login waits ends the login: the next endpoint is not asked at once.
+            if let Some(limited) = limited(&told) {
+                return Err(limited);
+            }
         }
         Err(AuthError::Token(last))
     }
@@ -160,18 +183,21 @@ impl Pending {
 pub async fn refresh(spec: &OAuthSpec, app: &AppCredentials, t: &Tokens, config: &Config) -> Result<Tokens, AuthError> {
     let r = t.refresh.as_ref().ok_or_else(|| AuthError::Config("no refresh token is stored, so the login cannot be renewed; connect again".into()))?;
     let (redirect, _) = spec.redirect(config);
-    let http = token_http(spec);
+    let told = Told::default();
+    // Unreachable, or a server error: asked once more by the client (`token_http`). Had the first
+    // attempt rotated the pair after all, a rotating provider refuses the second, as it would have anyway.
+    let http = token_http(spec, told.clone());
     let refresh = RefreshToken::new(r.expose().to_string());
     let (mut last, mut down) = (String::new(), false);
     for (url, var) in spec.token_urls {
         let c = client(spec, app, &env_or(config, var, url), &redirect, config)?;
-        // Unreachable, or a server error: asked once more. Had the first attempt rotated the pair
-        // after all, a rotating provider refuses the second, as it would have anyway.
-        let transient = |e: &RequestTokenError<_, _>| matches!(e, RequestTokenError::Request(_));
-        match crate::http::once_more(|| c.exchange_refresh_token(&refresh).request_async(&http), transient).await {
+        match c.exchange_refresh_token(&refresh).request_async(&http).await {
             // Some providers keep the refresh token and send none back: `renewed` keeps the old one.
             Ok(new) => return Ok(t.renewed(tokens_of(spec, &new).grant())),
-            Err(e) => (last, down) = (describe(&e), transient(&e)),
+            Err(e) => (last, down) = (describe(&e), matches!(e, RequestTokenError::Request(_))),
+        }
+        if let Some(limited) = limited(&told) {
+            return Err(limited);
         }
     }
     Err(if down {
@@ -221,19 +247,56 @@ fn describe(e: &RequestTokenError<crate::http::TokenClientError, oauth2::basic::
 
 type TokenFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Result<oauth2::HttpResponse, crate::http::TokenClientError>> + Send>>;
 
-/// The HTTP client the `oauth2` crate sends token requests through: [`crate::http::token_client`],
-/// with the provider's extra form fields added on the way out and its reply dialect translated on
-/// the way in.
-fn token_http(spec: &OAuthSpec) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
+/// The 429 a token request was left with, as the login's error.
+fn limited(told: &Told) -> Option<AuthError> {
+    told.lock().expect("told lock").take().map(|(word, wait)| AuthError::Limited { word, wait })
+}
+
+/// One token request sent as the login's policy says ([`Policy::LOGIN`]): a failure on the way or
+/// a 5xx asked once more, a 429 waited as it asked while that fits, else left with its wait in `told`.
+async fn token_send(req: oauth2::HttpRequest, declared: &[&str], told: &Told) -> Result<oauth2::HttpResponse, crate::http::TokenClientError> {
+    let (parts, body) = req.into_parts();
+    let sent = crate::retry::paced(Policy::LOGIN, || {
+        let req = oauth2::HttpRequest::from_parts(parts.clone(), body.clone());
+        async move {
+            let resp = match crate::http::token_post(req, declared).await {
+                Ok(resp) => resp,
+                Err(e) => return Attempt::Failing(Err(e)),
+            };
+            match crate::retry::classify(resp.status().as_u16()) {
+                Kind::RateLimited => {
+                    let header = |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok());
+                    let after = header("retry-after").and_then(|v| crate::retry::retry_after(v, header("date")));
+                    Attempt::Limited(Ok(resp), after)
+                }
+                Kind::Failing => Attempt::Failing(Ok(resp)),
+                _ => Attempt::Done(Ok(resp)),
+            }
+        }
+    });
+    match sent.await {
+        Ok(r) | Err(Stop::Failing(r)) => r,
+        Err(Stop::Limited { last, word, wait }) => {
+            *told.lock().expect("told lock") = Some((word, wait));
+            last
+        }
+    }
+}
+
+/// The HTTP client the `oauth2` crate sends token requests through: [`crate::http::token_post`]
+/// as the login's policy says ([`token_send`]), with the provider's extra form fields added on
+/// the way out and its reply dialect translated on the way in.
+fn token_http(spec: &OAuthSpec, told: Told) -> impl Fn(oauth2::HttpRequest) -> TokenFuture {
     let (params, reply, declared) = (spec.token_params, spec.reply, spec.token_urls);
     move |mut req: oauth2::HttpRequest| {
+        let told = told.clone();
         Box::pin(async move {
             let declared: Vec<&str> = declared.iter().map(|(url, _)| *url).collect();
             for (k, v) in params {
                 let pair: String = url::form_urlencoded::Serializer::new(String::new()).append_pair(k, v).finish();
                 req.body_mut().extend_from_slice(format!("&{pair}").as_bytes());
             }
-            let resp = crate::http::token_post(req, &declared).await?;
+            let resp = token_send(req, &declared, &told).await?;
             let status = resp.status().as_u16();
             if status >= 500 || status == 429 {
                 // Not an answer about the token: the endpoint is down or busy (often an HTML page).
