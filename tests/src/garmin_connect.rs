@@ -48,6 +48,12 @@ pub struct GarminConnect {
     /// Client ids whose ticket exchange is refused (400), to exercise the order.
     pub failing_clients: Vec<&'static str>,
     pub di_429: bool,
+    /// The next N token requests (a DI refresh or ticket exchange, an OAuth1 exchange) get 429,
+    /// with `token_retry_after_s` as their Retry-After.
+    pub token_429_next: u32,
+    pub token_retry_after_s: Option<u64>,
+    /// The next N token requests get 503 with an HTML page.
+    pub token_503_next: u32,
     /// A refresh hands back a new refresh token.
     pub rotate: bool,
     /// Lifetime of an issued access token, seconds.
@@ -85,6 +91,9 @@ impl Default for GarminConnect {
             sso_retry_after_s: None,
             failing_clients: vec![],
             di_429: false,
+            token_429_next: 0,
+            token_retry_after_s: None,
+            token_503_next: 0,
             rotate: true,
             token_lifetime_s: 86_400,
             data_429_next: 0,
@@ -261,6 +270,20 @@ impl GarminConnect {
         )
     }
 
+    /// The next token request's fault, if one is due (`token_503_next`, then `token_429_next`).
+    fn token_fault(&mut self) -> Option<Reply> {
+        if self.token_503_next > 0 {
+            self.token_503_next -= 1;
+            let page = "<html><title>503 Service Unavailable</title></html>".to_string();
+            return Some(Reply { status: 503, content_type: "text/html", body: page, set_cookie: None, retry_after: None });
+        }
+        if self.token_429_next > 0 {
+            self.token_429_next -= 1;
+            return Some(Reply { retry_after: self.token_retry_after_s, ..j(429, json!({"error": "too many requests"})) });
+        }
+        None
+    }
+
     pub fn di(&mut self, authorization: Option<&str>, body: &str) -> Reply {
         let f: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
         let basic = authorization
@@ -277,6 +300,9 @@ impl GarminConnect {
         }
         if self.di_429 {
             return j(429, json!({"error": "too many requests"}));
+        }
+        if let Some(fault) = self.token_fault() {
+            return fault;
         }
         match f.get("grant_type").map(String::as_str) {
             Some("refresh_token") => {
@@ -372,6 +398,9 @@ impl GarminConnect {
                 let f: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes()).into_owned().collect();
                 let login = f.get("audience").map(String::as_str) == Some("GARMIN_CONNECT_MOBILE_ANDROID_DI");
                 self.oauth1_steps.push(if login { "exchange (login)".into() } else { "exchange (renewal)".into() });
+                if let Some(fault) = self.token_fault() {
+                    return fault;
+                }
                 if header.get("oauth_token").is_none_or(|t| !self.oauth1.contains_key(t)) {
                     return j(401, json!({"error": "unknown OAuth1 token"}));
                 }

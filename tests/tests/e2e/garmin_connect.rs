@@ -510,6 +510,90 @@ async fn a_token_service_down_for_a_moment_cuts_the_answer_rather_than_failing_t
     s.close().await;
 }
 
+/// A saved DI login, a server reading with it, and its access token ended at Garmin: the next read's
+/// 401 asks the token service for a renewal.
+async fn renewing(twin: &Twin, tag: &str) -> (Session, Value) {
+    let config = fresh(tag);
+    let src = garminconnect_dir(twin, tag);
+    let (ok, out) = run(cli(twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    let s = server(twin, &config).await;
+    twin.garmin_connect(|g| g.expire_tokens());
+    let range = json!({"start": today().checked_sub(jiff::Span::new().days(3)).unwrap().to_string(), "end": today().yesterday().unwrap().to_string()});
+    (s, range)
+}
+
+/// A token service that limits the renewal for a moment (429 with Retry-After 1 s) is waited as
+/// a query's 429 is, and asked again: the answer is whole and the session renewed once. Before
+/// the logins shared the one policy, the first 429 cut the answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_renewal_limited_for_a_second_is_waited_and_the_answer_is_whole() {
+    let twin = twin().await;
+    let (s, range) = renewing(&twin, "renew-429-short").await;
+    let before = twin.garmin_connect(|g| {
+        (g.token_429_next, g.token_retry_after_s) = (2, Some(1));
+        g.refreshes
+    });
+    let r = query(&s, "training_status", range).await;
+    assert!(r["notices"]["truncated"].is_null(), "whole after the waits: {r}");
+    assert_eq!(twin.garmin_connect(|g| (g.token_429_next, g.refreshes)), (0, before + 1), "both 429s asked again after, and renewed once");
+    s.close().await;
+}
+
+/// A 429 asking for longer than a login waits (an hour) is not waited: the answer is cut with
+/// `continue_from`, said as the token service limiting the renewal with when to come back, and the
+/// service is asked once, not again at once.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_renewal_limited_for_an_hour_cuts_the_answer_with_when_to_come_back() {
+    let twin = twin().await;
+    let (s, range) = renewing(&twin, "renew-429-long").await;
+    twin.garmin_connect(|g| (g.token_429_next, g.token_retry_after_s) = (100, Some(3600)));
+    let r = query(&s, "training_status", range.clone()).await;
+    let t = &r["notices"]["truncated"];
+    assert!(t["continue_from"].is_string(), "cut with where to resume: {r}");
+    assert_eq!(t["cause"], "rate_limited", "{t}");
+    let reason = t["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("limited the renewal") && reason.contains("429") && reason.contains("wait 3600 s"), "{reason}");
+    // Each window the 401 reached asks once (the read's two windows), none again after the hour's 429.
+    let asked = 100 - twin.garmin_connect(|g| g.token_429_next);
+    assert!((1..=2).contains(&asked), "asked {asked} times");
+    twin.garmin_connect(|g| g.token_429_next = 0);
+    assert!(query(&s, "training_status", range).await["notices"]["truncated"].is_null(), "whole once the service answers");
+    s.close().await;
+}
+
+/// The previous generation's renewal (garth's OAuth1 token exchanged again) keeps its failure's
+/// kind: the exchange failing (503, after its retry) or limiting for an hour says nothing of the
+/// session, so the answer is cut with `continue_from`; it used to be an auth error saying the
+/// OAuth1 token "has ended".
+#[tokio::test(flavor = "multi_thread")]
+async fn an_oauth1_renewal_failing_for_a_moment_cuts_the_answer_rather_than_ending_the_login() {
+    let twin = twin().await;
+    let config = fresh("oauth1-down");
+    let src = fresh("oauth1-down-src");
+    let (o1, o2) = twin.garmin_connect(|g| g.garth_files(86_400));
+    std::fs::write(src.join("oauth1_token.json"), o1.to_string()).unwrap();
+    std::fs::write(src.join("oauth2_token.json"), o2.to_string()).unwrap();
+    let (ok, out) = run(cli(&twin, &config, &["auth", "garmin-connect", "--import", src.to_str().unwrap()], &[]), "");
+    assert!(ok, "{out}");
+    let s = server(&twin, &config).await;
+    twin.garmin_connect(|g| {
+        g.expire_tokens();
+        g.token_503_next = 2;
+    });
+    let day = |n: i64| json!({"day": today().checked_sub(jiff::Span::new().days(n)).unwrap().to_string()});
+    let r = query(&s, "race_predictions", day(1)).await;
+    let t = &r["notices"]["truncated"];
+    assert!(t["continue_from"].is_string() && t["cause"] == "provider_failing", "cut, not an auth error: {r}");
+    assert!(t["reason"].as_str().unwrap_or_default().contains("HTTP 503"), "{t}");
+    twin.garmin_connect(|g| (g.token_429_next, g.token_retry_after_s) = (100, Some(3600)));
+    let t = query(&s, "race_predictions", day(2)).await["notices"]["truncated"].clone();
+    assert!(t["cause"] == "rate_limited" && t["reason"].as_str().unwrap_or_default().contains("wait 3600 s"), "{t}");
+    twin.garmin_connect(|g| g.token_429_next = 0);
+    assert_eq!(query(&s, "race_predictions", day(3)).await["count"], 1, "renewed once the service answers");
+    s.close().await;
+}
+
 /// A client with URL elicitation whose person types into the page it is shown.
 #[derive(Clone, Default)]
 struct Person2 {

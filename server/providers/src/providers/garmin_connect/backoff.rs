@@ -47,14 +47,21 @@ pub fn refuse(why: &str, wait: Duration, c: &Config) -> String {
 /// The back-off of a process whose file could not be written.
 static MEMORY: std::sync::Mutex<Option<i64>> = std::sync::Mutex::new(None);
 
-/// Err(the sentence) while a refusal still holds.
-pub fn check(c: &Config) -> Result<(), String> {
+/// A refusal that still holds: no login is tried for `wait` more; `why`, what Garmin answered (if kept).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{} No login was tried.", sentence(*wait), if why.is_empty() { String::new() } else { format!(" (Garmin answered: {why}.)") })]
+pub struct Held {
+    pub wait: Duration,
+    pub why: String,
+}
+
+/// Err while a refusal still holds.
+pub fn check(c: &Config) -> Result<(), Held> {
     let now = jiff::Timestamp::now().as_second();
     let kept: Kept = path(c).and_then(|(f, _)| crate::accounts::store::read_json(&f).ok()).unwrap_or_default();
     let until = kept.until.max(MEMORY.lock().expect("back-off lock").unwrap_or(0));
     if until > now {
-        let why = if kept.why.is_empty() { String::new() } else { format!(" (Garmin answered: {}.)", kept.why) };
-        return Err(format!("{}{why} No login was tried.", sentence(Duration::from_secs((until - now) as u64))));
+        return Err(Held { wait: Duration::from_secs((until - now) as u64), why: kept.why });
     }
     Ok(())
 }

@@ -79,9 +79,16 @@ fn query(v: &config::SsoVariant) -> [(&'static str, &'static str); 3] {
     [("clientId", v.client_id), ("locale", "en-US"), ("service", v.service)]
 }
 
+/// How long no login is tried after Garmin's defences refused one: what it said (`Retry-After`),
+/// else [`config::BACK_OFF`], and never less than an hour (logging in again sooner is what keeps a
+/// network blocked; reference §3). Never asked again at once, unlike a token request's 429.
+fn block(retry_after: Option<Duration>) -> Duration {
+    crate::retry::said(retry_after, None, config::BACK_OFF).1.max(Duration::from_secs(3600))
+}
+
 /// What an SSO answer means (reference §2.1's table).
 fn read_sso(r: &LoginReply) -> Result<Value, Failure> {
-    let wait = r.retry_after.unwrap_or(config::BACK_OFF).max(Duration::from_secs(3600));
+    let wait = block(r.retry_after);
     let blocked = |why: &str| Err(Failure::Blocked { why: why.to_string(), wait });
     let v: Value = serde_json::from_str(&r.body).unwrap_or(Value::Null);
     let html = r.content_type.contains("html") || r.body.trim_start().starts_with('<');
@@ -178,13 +185,8 @@ impl Flow for MobileDi {
                     .await
                     .map_err(|e| Failure::Broken(format!("Garmin's token service could not be reached ({e})")))?;
                 match r.status {
-                    200..=299 => return tokens::di_reply(&r.body, client, None).map_err(Failure::Broken),
-                    429 => {
-                        return Err(Failure::Blocked {
-                            why: "HTTP 429 from its token service".into(),
-                            wait: r.retry_after.unwrap_or(config::BACK_OFF).max(Duration::from_secs(3600)),
-                        })
-                    }
+                    200..=299 => return tokens::di_reply(&r.body, client, None).map_err(|e| Failure::Broken(e.to_string())),
+                    429 => return Err(Failure::Blocked { why: "HTTP 429 from its token service".into(), wait: block(r.retry_after) }),
                     s => refused.push(format!("{client}: HTTP {s}")),
                 }
             }
@@ -199,8 +201,9 @@ impl Flow for MobileOAuth1 {
     }
     fn exchange<'a>(&'a self, ticket: &'a Secret, service: &'a str, c: &'a Config) -> BoxFuture<'a, Result<Grant, Failure>> {
         Box::pin(async move {
-            let token = super::oauth1::preauthorize(ticket, service, c).await.map_err(Failure::Broken)?;
-            tokens::oauth1_grant(token, true, c).await.map_err(Failure::Broken)
+            let broken = |e: super::oauth1::OAuth1Error| Failure::Broken(e.to_string());
+            let token = super::oauth1::preauthorize(ticket, service, c).await.map_err(broken)?;
+            tokens::oauth1_grant(token, true, c).await.map_err(broken)
         })
     }
 }
@@ -244,7 +247,7 @@ pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<Se
                 SignedIn::NeedsCode(..) => Err("Garmin asked for another code; start the login again.".into()),
             };
         }
-        backoff::check(c)?;
+        backoff::check(c).map_err(|e| e.to_string())?;
         let mut broken = vec![];
         for (i, flow) in flows.iter().enumerate() {
             match flow.sign_in(&form.email, &form.password, c).await {
@@ -281,5 +284,5 @@ pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<Se
 /// The ticket for tokens, checked with Garmin's profile.
 async fn finish(flow: &dyn Flow, ticket: &Secret, service: &str, c: &Config) -> Result<SessionStep, Failure> {
     let grant = flow.exchange(ticket, service, c).await?;
-    tokens::verified(grant, c).await.map(SessionStep::Done).map_err(Failure::Broken)
+    tokens::verified(grant, c).await.map(SessionStep::Done).map_err(|e| Failure::Broken(e.to_string()))
 }
