@@ -258,7 +258,8 @@ async fn renew_di(g: &Grant, c: &Config) -> Result<Grant, RenewError> {
     let r = match sent.await {
         Ok(r) | Err(Stop::Failing(r)) => r,
         Err(Stop::Limited { wait, .. }) => {
-            let why = "Garmin's token service answered 429 (too many requests); the session was not renewed. Ask again later.".to_string();
+            let why = "Garmin's token service answered 429 (too many requests) and asked for a longer wait than a login takes; the session was not renewed"
+                .to_string();
             return Err(RenewError::Limited { why, wait });
         }
     };
