@@ -4,7 +4,8 @@
 //! the person allows it on their page → code → token with PKCE → MCP with the token → refresh
 //! (rotated; a reused refresh token kills the grant) → revoke. And what is refused: a wrong
 //! verifier, redirect URI or resource, a code twice, a token in the query string, a token after
-//! its grant was revoked from the person's page or the person deleted everything.
+//! its grant was revoked from the person's page or the person deleted everything; a client whose
+//! metadata document could not be read said so, not said to be unknown.
 use super::common::*;
 use super::http::{client, folder, serve_tenants, tenant};
 use super::people::{guarded, tenants_in, Person};
@@ -120,6 +121,16 @@ async fn metadata_document(redirect: &str) -> String {
     let url = format!("http://127.0.0.1:{}/oauth/client.json", listener.local_addr().unwrap().port());
     let doc = json!({"client_id": url, "client_name": "Stand-in assistant", "redirect_uris": [redirect]}).to_string();
     let app = Router::new().route("/oauth/client.json", get(move || async move { ([("content-type", "application/json")], doc) }));
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    url
+}
+
+/// A stand-in whose "metadata document" is an HTML page; its URL.
+async fn not_json_document() -> String {
+    use axum::{routing::get, Router};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://127.0.0.1:{}/oauth/client.json", listener.local_addr().unwrap().port());
+    let app = Router::new().route("/oauth/client.json", get(|| async { ([("content-type", "text/html")], "<h1>Moved</h1>") }));
     tokio::spawn(async move { axum::serve(listener, app).await });
     url
 }
@@ -276,6 +287,23 @@ async fn an_assistant_is_let_in_by_the_person_with_oauth_and_pkce() {
         me.post("/oauth/authorize", &pairs).await
     };
     assert_eq!(query_of(&denied.location())["error"], "access_denied");
+
+    // A client whose metadata document could not be read is said so, not said to be unknown here:
+    // nothing answers at its address, or what answers is not JSON.
+    let gone = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://127.0.0.1:{}/oauth/client.json", l.local_addr().unwrap().port())
+    };
+    for (client_id, why) in [(gone, "its metadata document could not be read ("), (not_json_document().await, "its metadata document is not JSON")] {
+        let flow = Flow { public: &public, client_id, redirect: redirect.clone() };
+        let page = me.get(&flow.authorize_url(&challenge, &[])).await;
+        assert_eq!(page.status, 400);
+        assert!(page.body.contains("The client could not be checked: client_id") && page.body.contains(why), "{}", page.body);
+        assert!(!page.body.contains("not known here"), "a client that may exist is not said to be unknown: {}", page.body);
+    }
+    let unregistered = Flow { public: &public, client_id: "dcr-never-registered".into(), redirect: redirect.clone() };
+    let page = me.get(&unregistered.authorize_url(&challenge, &[])).await;
+    assert!(page.body.contains("The client is not known here: client_id"), "{}", page.body);
 
     // A stranger (no session, no key) cannot let anyone in, and makes no tenant.
     let mut stranger = Person::new(&public);

@@ -207,7 +207,8 @@ impl Clients {
 }
 
 /// Why a `client_id` names no client this server lets ask for a code: said on the page that
-/// refuses the request, after "The client is not known here:".
+/// refuses the request, after "The client is not known here:", or, for a metadata document that
+/// could not be read ([`Unknown::unread`]), after "The client could not be checked:".
 #[derive(Debug, thiserror::Error)]
 pub enum Unknown {
     #[error("client_id {0:?} is not registered here")]
@@ -228,6 +229,19 @@ pub enum Unknown {
     OtherId(String),
     #[error("client_id {0:?}: its metadata document's redirect_uris must be 1 to {MAX_REDIRECTS} https (or loopback) URIs")]
     Redirects(String),
+}
+
+impl Unknown {
+    /// The client named a metadata document this server could not read (its host unresolved, the
+    /// network, an HTTP error, a body that is not JSON): it may exist, so it is not said to be
+    /// unknown; it is said not to be checked.
+    pub fn unread(&self) -> bool {
+        match self {
+            Unknown::Unread { .. } | Unknown::Status { .. } | Unknown::NotJson(_) => true,
+            Unknown::Host { why, .. } => matches!(why, NotPublic::Unresolved(_) | NotPublic::NoAddress),
+            Unknown::NotRegistered(_) | Unknown::NotAUrl(_) | Unknown::Address(_) | Unknown::OtherId(_) | Unknown::Redirects(_) => false,
+        }
+    }
 }
 
 /// Why a metadata document's host is not fetched from.

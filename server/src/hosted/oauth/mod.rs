@@ -189,6 +189,7 @@ async fn check(server: &Server, auth: &Auth, q: &HashMap<String, String>) -> Res
     let Some(client_id) = q.get("client_id") else { return page("The client sent no client_id.".into()) };
     let client = match auth.clients.resolve(client_id).await {
         Ok(c) => c,
+        Err(e) if e.unread() => return page(format!("The client could not be checked: {e}.")),
         Err(e) => return page(format!("The client is not known here: {e}.")),
     };
     let Some(redirect_uri) = q.get("redirect_uri").filter(|r| client.redirect_uris.contains(r)).cloned() else {
