@@ -2,6 +2,7 @@
 use clap::{Parser, Subcommand};
 use rmcp::ServiceExt;
 use std::sync::Arc;
+use vitals::accounts::vault::VaultError;
 use vitals::config::Config;
 use vitals::engine::{Engine, Limits};
 use vitals::mcp::{check_report, Vitals};
@@ -156,9 +157,35 @@ enum TenantAction {
     },
 }
 
+/// Why a command did not do what was asked, by kind, from the layer that knew it; printed as it
+/// reads, and the command exits 2.
+#[derive(Debug, thiserror::Error)]
+enum CliError {
+    /// An argument cannot be used: the words name it and say what to send.
+    #[error("{0}")]
+    Usage(String),
+    /// This machine could not do its part (no configuration folder, the settings app not found).
+    #[error("{0}")]
+    Local(String),
+    #[error(transparent)]
+    Serve(#[from] vitals::hosted::ServeError),
+    #[error(transparent)]
+    Folder(#[from] vitals::hosted::tenants::FolderError),
+    #[error(transparent)]
+    Vault(#[from] vitals::accounts::vault::VaultError),
+    #[error(transparent)]
+    Store(#[from] vitals::accounts::StoreError),
+    #[error(transparent)]
+    Connect(#[from] vitals::accounts::grant::ConnectError),
+    #[error(transparent)]
+    Forget(#[from] vitals::accounts::forget::ForgetError),
+    #[error(transparent)]
+    File(#[from] vitals::accounts::files::FileError),
+}
+
 /// The tenants folder with its key, for the commands that read or write a secret.
-fn sealed(t: vitals::hosted::tenants::Tenants, key_file: Option<&std::path::Path>) -> Result<vitals::hosted::tenants::Tenants, String> {
-    let vault = vitals::accounts::vault::Vault::given(key_file, &t.dir, &t.config).map_err(|e| e.to_string())?;
+fn sealed(t: vitals::hosted::tenants::Tenants, key_file: Option<&std::path::Path>) -> Result<vitals::hosted::tenants::Tenants, VaultError> {
+    let vault = vitals::accounts::vault::Vault::given(key_file, &t.dir, &t.config)?;
     Ok(t.sealed(Arc::new(vault)))
 }
 
@@ -168,7 +195,7 @@ fn tenant_command(
     public_url: Option<String>,
     key_file: Option<std::path::PathBuf>,
     config: &Arc<Config>,
-) -> Result<String, String> {
+) -> Result<String, CliError> {
     use vitals::hosted::tenants::{Tenants, TENANTS_ENV};
     if let TenantAction::NewKey { file } = &action {
         let v = vitals::accounts::vault::write_new_key(file, Tenants::from(dir, config).as_ref().map(|t| t.dir.as_path()))?;
@@ -179,7 +206,7 @@ fn tenant_command(
             file.display()
         ));
     }
-    let t = Tenants::from(dir, config).ok_or_else(|| format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}"))?;
+    let t = Tenants::from(dir, config).ok_or_else(|| CliError::Usage(format!("no tenants folder: send --tenants DIR or set {TENANTS_ENV}")))?;
     let base = match public_url {
         Some(u) => vitals::hosted::parse_public_url(&u)?.as_str().trim_end_matches('/').to_string(),
         None => format!("http://{}", vitals::hosted::DEFAULT_ADDR),
@@ -218,11 +245,11 @@ fn tenant_command(
         TenantAction::RotateKey { new_key_file } => {
             let t = sealed(t, key_file.as_deref())?;
             let new = match new_key_file.exists() {
-                true => vitals::accounts::vault::Vault::from_file(&new_key_file, &t.dir).map_err(|e| e.to_string())?,
+                true => vitals::accounts::vault::Vault::from_file(&new_key_file, &t.dir)?,
                 false => vitals::accounts::vault::write_new_key(&new_key_file, Some(&t.dir))?,
             };
             let old = t.vault.clone().expect("sealed");
-            vitals::hosted::at_rest::rotate(&t, &old, &new).map(|said| format!("{said}\n{}", new_key_file.display()))
+            Ok(vitals::hosted::at_rest::rotate(&t, &old, &new).map(|said| format!("{said}\n{}", new_key_file.display()))?)
         }
         TenantAction::NewKey { .. } => unreachable!("answered above"),
         TenantAction::List => {
@@ -239,14 +266,14 @@ fn tenant_command(
     }
 }
 
-async fn serve_command(a: ServeArgs, config: Arc<Config>, limits: Limits) -> Result<String, String> {
+async fn serve_command(a: ServeArgs, config: Arc<Config>, limits: Limits) -> Result<String, CliError> {
     use vitals::hosted::{parse_addr, parse_public_url, serve, tenants::Tenants, ServeOptions};
     let opts = ServeOptions {
         addr: parse_addr(a.http.as_deref().unwrap_or(vitals::hosted::DEFAULT_ADDR))?,
         path: a.path,
         allow_remote: a.allow_remote,
         allow_origins: a.allow_origin,
-        bearer: a.bearer_file.as_deref().map(vitals::hosted::guard::read_bearer).transpose()?,
+        bearer: a.bearer_file.as_deref().map(vitals::hosted::guard::read_bearer).transpose().map_err(vitals::hosted::ServeError::from)?,
         stateless: a.stateless,
         public_url: a.public_url.as_deref().map(parse_public_url).transpose()?,
         tenants: Tenants::from(a.tenants, &config).map(|t| sealed(t, a.key_file.as_deref())).transpose()?,
@@ -274,12 +301,12 @@ async fn stop_signal() {
 }
 
 /// A provider that can be connected, by name.
-fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, String> {
+fn connectable(name: &str) -> Result<&'static vitals::catalog::ProviderSpec, CliError> {
     let all: Vec<_> = vitals::providers::specs().filter(|s| s.connection.connects()).collect();
     let names: Vec<&str> = all.iter().map(|s| s.name).collect();
     all.into_iter()
         .find(|s| s.name == name)
-        .ok_or_else(|| format!("`provider`: {name:?} is not a provider that can be connected; send one of: {}", names.join(", ")))
+        .ok_or_else(|| CliError::Usage(format!("`provider`: {name:?} is not a provider that can be connected; send one of: {}", names.join(", "))))
 }
 
 /// What a command did, in words, and whether all of it is done: a login saved that cannot read
@@ -300,7 +327,7 @@ fn connected(c: vitals::accounts::grant::Connected, then: &str) -> Done {
     Done { whole: c.pending.is_none(), message: format!("{}{then}", c.summary()) }
 }
 
-async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<Done, String> {
+async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<Done, CliError> {
     use vitals::accounts::login::{login, How};
     // This machine's user, with the settings read at start: every command below reads them from here.
     let home = vitals::accounts::Home::local(config.clone());
@@ -310,7 +337,7 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
         Command::Auth { provider, manual, import, file } => {
             let p = connectable(&provider)?;
             if let Some(f) = p.connection.file() {
-                let path = file.ok_or_else(|| vitals::accounts::grant::file_help(p, f))?;
+                let path = file.ok_or_else(|| CliError::Usage(vitals::accounts::grant::file_help(p, f)))?;
                 let abs = vitals::accounts::save_file(&home, p.name, &path)?;
                 return Ok(format!(
                     "{} reads {} (its path is saved; the file is read in place, never copied). Claude picks this up on its next request.",
@@ -320,7 +347,7 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
                 .into());
             }
             if file.is_some() {
-                return Err(format!("`--file`: {} is not connected with a file; run `vitals-mcp auth {}`.", p.display, p.name));
+                return Err(CliError::Usage(format!("`--file`: {} is not connected with a file; run `vitals-mcp auth {}`.", p.display, p.name)));
             }
             let how = match (import, manual) {
                 (Some(dir), _) => How::Import(dir),
@@ -345,12 +372,14 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
         }
         Command::Settings => {
             let app = settings_app().ok_or_else(|| {
-                "the settings app (vitals-settings) is not installed next to vitals-mcp or on PATH. Build it with \
+                CliError::Local(
+                    "the settings app (vitals-settings) is not installed next to vitals-mcp or on PATH. Build it with \
                  `cargo build --release -p vitals-settings`, or give app credentials with `vitals-mcp app <provider>` and connect with \
                  `vitals-mcp auth <provider>`."
-                    .to_string()
+                        .to_string(),
+                )
             })?;
-            std::process::Command::new(&app).spawn().map_err(|e| format!("{} could not be started: {e}", app.display()))?;
+            std::process::Command::new(&app).spawn().map_err(|e| CliError::Local(format!("{} could not be started: {e}", app.display())))?;
             Ok(format!("Opened the vitals settings window ({}).", app.display()).into())
         }
         Command::App { provider, client_id, api_key, key_days } => {
@@ -358,39 +387,42 @@ async fn run_command(c: Command, config: Arc<Config>, limits: Limits) -> Result<
             match (p.connection, client_id, api_key) {
                 (vitals::connection::Connection::ApiKey(_), None, Some(dash)) => {
                     if dash != "-" {
-                        return Err("`--api-key` takes `-` and reads the key from standard input: a key given as an argument stays in the \
-                                    shell's history. Run `vitals-mcp app <provider> --api-key -` and paste the key."
-                            .into());
+                        return Err(CliError::Usage(
+                            "`--api-key` takes `-` and reads the key from standard input: a key given as an argument stays in the \
+                             shell's history. Run `vitals-mcp app <provider> --api-key -` and paste the key."
+                                .into(),
+                        ));
                     }
                     let key = vitals::accounts::login::secret(&format!("Paste the {} key and press Enter (it is not shown again): ", p.display))?;
                     let c = vitals::accounts::grant::save_key_in(p, key, key_days, "vitals-mcp app", &home).await?;
                     Ok(connected(c, ""))
                 }
-                (vitals::connection::Connection::ApiKey(k), _, _) => {
-                    Err(format!("{} connects with a key: run `vitals-mcp app {} --api-key -` and paste it. {}", p.display, p.name, k.create_help))
-                }
+                (vitals::connection::Connection::ApiKey(k), _, _) => Err(CliError::Usage(format!(
+                    "{} connects with a key: run `vitals-mcp app {} --api-key -` and paste it. {}",
+                    p.display, p.name, k.create_help
+                ))),
                 (vitals::connection::Connection::OAuth(_), Some(id), None) => save_app(p, &id, &config).map(Done::from),
                 (vitals::connection::Connection::OAuth(_), _, _) => {
-                    Err(format!("{} connects with an OAuth app: send `--client-id <ID>` (the secret is read from standard input).", p.display))
+                    Err(CliError::Usage(format!("{} connects with an OAuth app: send `--client-id <ID>` (the secret is read from standard input).", p.display)))
                 }
-                _ => Err(format!("{} has no app credentials or key to save; connect it with `vitals-mcp auth {}`.", p.display, p.name)),
+                _ => Err(CliError::Usage(format!("{} has no app credentials or key to save; connect it with `vitals-mcp auth {}`.", p.display, p.name))),
             }
         }
     }
 }
 
-fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str, config: &Config) -> Result<String, String> {
+fn save_app(p: &vitals::catalog::ProviderSpec, client_id: &str, config: &Config) -> Result<String, CliError> {
     let id = client_id.trim();
     if id.is_empty() {
-        return Err("`--client-id` is empty; send the client ID from the developer portal".into());
+        return Err(CliError::Usage("`--client-id` is empty; send the client ID from the developer portal".into()));
     }
     let secret = vitals::accounts::login::secret(&format!("Paste the {} client secret and press Enter (it is not shown again): ", p.display))?;
     if secret.is_empty() {
-        return Err("the client secret is empty; paste the secret from the developer portal".into());
+        return Err(CliError::Usage("the client secret is empty; paste the secret from the developer portal".into()));
     }
-    let dir = vitals::accounts::default_dir(config).ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
+    let dir = vitals::accounts::default_dir(config).ok_or(vitals::accounts::StoreError::NoFolder)?;
     let s = vitals::accounts::Settings::at(dir);
-    s.save(p.name, id, &secret).map_err(|e| e.to_string())?;
+    s.save(p.name, id, &secret)?;
     Ok(format!("Saved the {} app credentials in {} (secret of {} characters).", p.display, s.path().display(), secret.len()))
 }
 

@@ -17,7 +17,8 @@ use std::sync::{Arc, Mutex};
 use vitals_providers::catalog::{CollectionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, Split};
 use vitals_providers::config::Config;
 use vitals_providers::connection::{
-    AfterExchange, ApiKeySpec, AppEnv, BoxFuture, ClientAuth, Connection, Grant, ImportSpec, KeyError, OAuthSpec, Revoke, SessionForm, SessionSpec, SessionStep,
+    AfterExchange, ApiKeySpec, AppEnv, BoxFuture, ClientAuth, Connection, Grant, ImportSpec, KeyError, OAuthSpec, Revoke, SessionForm, SessionSpec,
+    SessionStep, StepError,
 };
 use vitals_providers::http::Reply;
 use vitals_providers::providers::credential::StoredCredential;
@@ -238,7 +239,7 @@ fn base() -> String {
 }
 
 /// The registration step: Polar's `POST /v3/users` shape, a JSON body naming the member.
-fn register_hook(g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<(), String>> {
+fn register_hook(g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<(), StepError>> {
     Box::pin(async move {
         let user = g.extra.get("x_user_id").cloned().ok_or("the token came without x_user_id")?;
         let r = reqwest::Client::new()
@@ -250,8 +251,8 @@ fn register_hook(g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<(), Str
             .map_err(|e| e.to_string())?;
         match r.status().as_u16() {
             200 | 409 => Ok(()),
-            403 => Err("the account has not accepted the provider's mandatory consents: accept them in its app, then ask again".into()),
-            s => Err(format!("HTTP {s}")),
+            403 => Err(StepError::Refused("the account has not accepted the provider's mandatory consents: accept them in its app, then ask again".into())),
+            s => Err(format!("HTTP {s}").into()),
         }
     })
 }
@@ -283,7 +284,7 @@ fn session_grant(v: &Value) -> Result<Grant, String> {
     })
 }
 
-fn login(f: SessionForm, _c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>> {
+fn login(f: SessionForm, _c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, StepError>> {
     Box::pin(async move {
         let body = json!({"email": f.email, "password": f.password.expose(), "code": f.code.as_ref().map(|c| c.expose().to_string())});
         let r = reqwest::Client::new().post(format!("{}/session/login", base())).json(&body).send().await.map_err(|e| e.to_string())?;
@@ -291,8 +292,8 @@ fn login(f: SessionForm, _c: Arc<Config>) -> BoxFuture<'static, Result<SessionSt
         let v: Value = r.json().await.map_err(|e| e.to_string())?;
         match (status, v.get("mfa")) {
             (200, Some(m)) => Ok(SessionStep::NeedsCode(format!("The kinds API says {}; type it.", m.as_str().unwrap_or_default()))),
-            (200, None) => session_grant(&v).map(SessionStep::Done),
-            (_, _) => Err(format!("the kinds API refused the login: {}", v["error"].as_str().unwrap_or("no reason"))),
+            (200, None) => Ok(session_grant(&v).map(SessionStep::Done)?),
+            (_, _) => Err(StepError::Refused(format!("the kinds API refused the login: {}", v["error"].as_str().unwrap_or("no reason")))),
         }
     })
 }
@@ -305,12 +306,12 @@ fn refresh_session(_g: Grant, _c: Arc<Config>) -> BoxFuture<'static, Result<Gran
 }
 
 /// Another tool's token file: `oauth2_token.json` with `access_token` and `refresh_token`.
-fn read_import(dir: std::path::PathBuf, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
+fn read_import(dir: std::path::PathBuf, _c: Arc<Config>) -> BoxFuture<'static, Result<Grant, StepError>> {
     Box::pin(async move {
         let path = dir.join("oauth2_token.json");
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{} could not be read ({})", path.display(), e.kind()))?;
         let v: Value = serde_json::from_str(&text).map_err(|_| format!("{} is not JSON", path.display()))?;
-        session_grant(&v)
+        Ok(session_grant(&v)?)
     })
 }
 

@@ -244,6 +244,8 @@ async fn an_import_has_no_page_and_says_how_then_reads_with_the_imported_tokens(
     let e = s.call("vitals_connect", json!({"provider": "kinds_import"})).await.unwrap_err();
     assert!(e.contains("vitals-mcp auth kinds_import --import") && e.contains("~/.kinds-tool"), "{e}");
     let e = vitals::accounts::grant::import(&kinds::IMPORT, Some(lab().dir.join("nowhere")), &home()).await.unwrap_err();
+    assert!(matches!(e, vitals::accounts::grant::ConnectError::Failed(_)), "a folder that cannot be read is neither refused nor unavailable: {e:?}");
+    let e = e.to_string();
     assert!(e.starts_with("Nothing was imported from") && e.contains("oauth2_token.json"), "{e}");
 
     let folder = lab().dir.join("kinds-tool");

@@ -216,7 +216,7 @@ pub struct AfterExchange {
     /// What the step is, in words (`registering vitals with your Polar account`).
     pub what: &'static str,
     /// Run with the server's settings (where the provider's routes are).
-    pub run: fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<(), String>>,
+    pub run: fn(Grant, Arc<Config>) -> BoxFuture<'static, Result<(), StepError>>,
 }
 
 /// What a login yields: the credential the data routes take, and what the provider said with it.
@@ -229,6 +229,36 @@ pub struct Grant {
     pub scopes: Vec<String>,
     /// Non-secret fields kept with the tokens (`userid`, `x_user_id`).
     pub extra: BTreeMap<String, String>,
+}
+
+/// Why one of a connection's own steps failed (a registration after the exchange, a session
+/// login's submission, reading another tool's saved tokens), by what can be done next. The words
+/// are said to the person as they are: they say what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StepError {
+    /// The provider did not answer about it (unreachable, a 5xx, a 429): the same step may
+    /// succeed in a moment.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The provider refused it, or what the person gave cannot be used: the person acts first
+    /// (accepts consents, types another password, connects again).
+    #[error("{0}")]
+    Refused(String),
+    /// Anything else (a folder that could not be read, a reply that could not be understood).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for StepError {
+    fn from(why: String) -> Self {
+        StepError::Failed(why)
+    }
+}
+
+impl From<&str> for StepError {
+    fn from(why: &str) -> Self {
+        StepError::Failed(why.to_string())
+    }
 }
 
 /// A key the user creates at the provider, exchanged for short-lived access tokens.
@@ -281,7 +311,7 @@ pub struct SessionSpec {
 }
 
 /// One submission of a session login, at the hosts the server's settings name.
-pub type SessionLogin = fn(SessionForm, Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>>;
+pub type SessionLogin = fn(SessionForm, Arc<Config>) -> BoxFuture<'static, Result<SessionStep, StepError>>;
 /// A session's tokens renewed, at the hosts the server's settings name. A sign-in service that did
 /// not answer about the session (unreachable, a 5xx, a 429) is `RenewError::Unavailable`, so a read
 /// cuts its answer as for any transient fault; a refused session is `Failed`.
@@ -319,7 +349,7 @@ pub struct ImportSpec {
     /// The offer, as the settings window and the login page say it ("Use tokens from another Garmin tool").
     pub offer: &'static str,
     /// Read the folder (never write it) into a login; it may check the tokens with the provider.
-    pub read: fn(std::path::PathBuf, Arc<Config>) -> BoxFuture<'static, Result<Grant, String>>,
+    pub read: fn(std::path::PathBuf, Arc<Config>) -> BoxFuture<'static, Result<Grant, StepError>>,
 }
 
 /// A credential's kind, at run time.

@@ -12,7 +12,7 @@
 //! - [`Serving`]: `serve` holds the folder's lock shared, a rotation holds it alone, so no key is
 //!   rotated under a running server that would go on writing with the old one.
 use super::hashed::{SIGN_IN, URL};
-use super::tenants::{private_file, TenantId, Tenants, FORMAT_FILE};
+use super::tenants::{private_file, FolderError, TenantId, Tenants, FORMAT_FILE};
 use crate::accounts::store::write_private;
 use crate::accounts::vault::{aad_for, is_sealed, sealed_by, Vault, VaultError};
 use std::fs::File;
@@ -65,25 +65,31 @@ pub struct Serving(#[allow(dead_code)] File);
 
 impl Serving {
     /// Take it shared: several servers may serve one folder; a rotation may not run beside them.
-    pub fn take(t: &Tenants) -> Result<Serving, String> {
+    pub fn take(t: &Tenants) -> Result<Serving, FolderError> {
         let f = lock_file(t)?;
         match f.try_lock_shared() {
             Ok(()) => Ok(Serving(f)),
-            Err(_) => {
-                Err(format!("the tenants folder {} is being re-sealed by `vitals-mcp tenant rotate-key`; start the server when it is done", t.dir.display()))
-            }
+            Err(_) => Err(FolderError::Busy(format!(
+                "the tenants folder {} is being re-sealed by `vitals-mcp tenant rotate-key`; start the server when it is done",
+                t.dir.display()
+            ))),
         }
     }
 }
 
-fn lock_file(t: &Tenants) -> Result<File, String> {
+fn lock_file(t: &Tenants) -> Result<File, FolderError> {
     super::tenants::private_dir(&t.dir)?;
     let path = t.dir.join(LOCK);
-    File::options().create(true).truncate(false).write(true).open(&path).map_err(|e| format!("{} could not be opened ({})", path.display(), e.kind()))
+    File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| FolderError::Io(format!("{} could not be opened ({})", path.display(), e.kind())))
 }
 
 /// Every sealed file of every tenant that exists now.
-fn secret_files(t: &Tenants) -> Result<Vec<PathBuf>, String> {
+fn secret_files(t: &Tenants) -> Result<Vec<PathBuf>, FolderError> {
     Ok(t.list()?.iter().flat_map(|id| SEALED.iter().map(move |f| t.dir.join(id.as_str()).join(f))).filter(|p| p.is_file()).collect())
 }
 
@@ -93,8 +99,8 @@ fn next_of(p: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn read(p: &Path) -> Result<Vec<u8>, String> {
-    std::fs::read(p).map_err(|e| format!("{} cannot be read ({})", p.display(), e.kind()))
+fn read(p: &Path) -> Result<Vec<u8>, FolderError> {
+    std::fs::read(p).map_err(|e| FolderError::Io(format!("{} cannot be read ({})", p.display(), e.kind())))
 }
 
 /// How a file is named in errors: its tenant folder and name (the folder's name opens nothing).
@@ -103,7 +109,7 @@ fn shown(p: &Path) -> String {
 }
 
 /// Bring the folder to a state a server can serve with `vault`; see the module's doc.
-pub fn settle(t: &Tenants, vault: &Vault) -> Result<Settled, String> {
+pub fn settle(t: &Tenants, vault: &Vault) -> Result<Settled, FolderError> {
     let mut done = Settled { recovered: recover(t)?, ..Default::default() };
     if !t.current_format() {
         done.renamed = separate_urls(t)?;
@@ -113,10 +119,10 @@ pub fn settle(t: &Tenants, vault: &Vault) -> Result<Settled, String> {
         let bytes = read(&p)?;
         match sealed_by(&bytes) {
             Some(id) if id == vault.id() => {}
-            Some(id) => return Err(VaultError::WrongKey { what: shown(&p), needs: id, given: vault.id().into() }.to_string()),
+            Some(id) => return Err(VaultError::WrongKey { what: shown(&p), needs: id, given: vault.id().into() }.into()),
             None => {
                 let dir = p.parent().expect("a tenant's file has a folder");
-                write_private(dir, &p, &vault.seal(&zeroize::Zeroizing::new(bytes), &aad_for(&p))).map_err(|e| e.to_string())?;
+                write_private(dir, &p, &vault.seal(&zeroize::Zeroizing::new(bytes), &aad_for(&p)))?;
                 done.sealed += 1;
             }
         }
@@ -126,14 +132,15 @@ pub fn settle(t: &Tenants, vault: &Vault) -> Result<Settled, String> {
 
 /// Tenants of the older format, whose folder's name was their connector URL's secret: each gets a
 /// new id (its folder renamed), its URL's secret is kept as a hash, and its sign-in key follows.
-fn separate_urls(t: &Tenants) -> Result<Vec<(TenantId, TenantId)>, String> {
+fn separate_urls(t: &Tenants) -> Result<Vec<(TenantId, TenantId)>, FolderError> {
     let mut renamed = vec![];
     for old in t.list()? {
         if URL.has(t, &old) {
             continue;
         }
         let new = TenantId::random();
-        std::fs::rename(t.dir.join(old.as_str()), t.dir.join(new.as_str())).map_err(|e| format!("a tenant's folder could not be renamed ({})", e.kind()))?;
+        std::fs::rename(t.dir.join(old.as_str()), t.dir.join(new.as_str()))
+            .map_err(|e| FolderError::Io(format!("a tenant's folder could not be renamed ({})", e.kind())))?;
         URL.set(t, &new, old.as_str())?;
         SIGN_IN.rename(t, &old, &new)?;
         renamed.push((old, new));
@@ -142,17 +149,18 @@ fn separate_urls(t: &Tenants) -> Result<Vec<(TenantId, TenantId)>, String> {
 }
 
 /// A rotation a crash interrupted: finished when its journal was written, else undone.
-fn recover(t: &Tenants) -> Result<Option<bool>, String> {
+fn recover(t: &Tenants) -> Result<Option<bool>, FolderError> {
     let journal = t.dir.join(JOURNAL);
     if journal.is_file() {
-        let files: Vec<PathBuf> = serde_json::from_slice::<Vec<PathBuf>>(&read(&journal)?).map_err(|_| format!("{} is damaged", journal.display()))?;
+        let files: Vec<PathBuf> =
+            serde_json::from_slice::<Vec<PathBuf>>(&read(&journal)?).map_err(|_| FolderError::Damaged(format!("{} is damaged", journal.display())))?;
         for f in files {
             let next = next_of(&f);
             if next.is_file() {
-                std::fs::rename(&next, &f).map_err(|e| format!("{} could not be replaced ({})", f.display(), e.kind()))?;
+                std::fs::rename(&next, &f).map_err(|e| FolderError::Io(format!("{} could not be replaced ({})", f.display(), e.kind())))?;
             }
         }
-        std::fs::remove_file(&journal).map_err(|e| format!("{} could not be removed ({})", journal.display(), e.kind()))?;
+        std::fs::remove_file(&journal).map_err(|e| FolderError::Io(format!("{} could not be removed ({})", journal.display(), e.kind())))?;
         return Ok(Some(true));
     }
     let mut undone = false;
@@ -160,7 +168,7 @@ fn recover(t: &Tenants) -> Result<Option<bool>, String> {
         for f in SEALED {
             let next = next_of(&t.dir.join(id.as_str()).join(f));
             if next.is_file() {
-                std::fs::remove_file(&next).map_err(|e| format!("{} could not be removed ({})", next.display(), e.kind()))?;
+                std::fs::remove_file(&next).map_err(|e| FolderError::Io(format!("{} could not be removed ({})", next.display(), e.kind())))?;
                 undone = true;
             }
         }
@@ -179,36 +187,38 @@ pub enum Step {
 
 /// Re-seal every secret of the folder under `new` (see the module's doc). Needs the folder alone
 /// (no server running on it) and `old` to open every file. Says what it did.
-pub fn rotate(t: &Tenants, old: &Vault, new: &Vault) -> Result<String, String> {
+pub fn rotate(t: &Tenants, old: &Vault, new: &Vault) -> Result<String, FolderError> {
     rotate_until(t, old, new, None)
 }
 
-pub fn rotate_until(t: &Tenants, old: &Vault, new: &Vault, crash: Option<Step>) -> Result<String, String> {
+pub fn rotate_until(t: &Tenants, old: &Vault, new: &Vault, crash: Option<Step>) -> Result<String, FolderError> {
     if old == new {
-        return Err("the new key is the key in use: make a new one (`vitals-mcp tenant new-key FILE`)".into());
+        return Err(FolderError::Input("the new key is the key in use: make a new one (`vitals-mcp tenant new-key FILE`)".into()));
     }
     let lock = lock_file(t)?;
-    lock.try_lock().map_err(|_| format!("a server is serving {}: stop it first (it would go on sealing with the old key), then rotate", t.dir.display()))?;
+    lock.try_lock().map_err(|_| {
+        FolderError::Busy(format!("a server is serving {}: stop it first (it would go on sealing with the old key), then rotate", t.dir.display()))
+    })?;
     recover(t)?;
     let files = secret_files(t)?;
     for (n, p) in files.iter().enumerate() {
         if crash == Some(Step::Copies(n)) {
-            return Err("stopped (test)".into());
+            return Err(FolderError::Io("stopped (test)".into()));
         }
         let bytes = read(p)?;
-        let plain = if is_sealed(&bytes) { old.open(&bytes, &aad_for(p), &shown(p)).map_err(|e| e.to_string())? } else { zeroize::Zeroizing::new(bytes) };
+        let plain = if is_sealed(&bytes) { old.open(&bytes, &aad_for(p), &shown(p))? } else { zeroize::Zeroizing::new(bytes) };
         let dir = p.parent().expect("a tenant's file has a folder");
-        write_private(dir, &next_of(p), &new.seal(&plain, &aad_for(p))).map_err(|e| e.to_string())?;
+        write_private(dir, &next_of(p), &new.seal(&plain, &aad_for(p)))?;
     }
     let journal = serde_json::to_vec(&files).expect("paths serialise");
-    write_private(&t.dir, &t.dir.join(JOURNAL), &journal).map_err(|e| e.to_string())?;
+    write_private(&t.dir, &t.dir.join(JOURNAL), &journal)?;
     for (n, p) in files.iter().enumerate() {
         if crash == Some(Step::Renames(n)) {
-            return Err("stopped (test)".into());
+            return Err(FolderError::Io("stopped (test)".into()));
         }
-        std::fs::rename(next_of(p), p).map_err(|e| format!("{} could not be replaced ({})", p.display(), e.kind()))?;
+        std::fs::rename(next_of(p), p).map_err(|e| FolderError::Io(format!("{} could not be replaced ({})", p.display(), e.kind())))?;
     }
-    std::fs::remove_file(t.dir.join(JOURNAL)).map_err(|e| format!("the journal could not be removed ({})", e.kind()))?;
+    std::fs::remove_file(t.dir.join(JOURNAL)).map_err(|e| FolderError::Io(format!("the journal could not be removed ({})", e.kind())))?;
     let _ = lock.unlock();
     Ok(format!(
         "Re-sealed {} file(s) of {} tenant(s) under key {} (was {}). Start the server with the new key; the old one opens nothing now: destroy it.",
@@ -287,7 +297,7 @@ mod tests {
         let said = rotate(&t, &old, &new).unwrap();
         assert!(said.contains(new.id()) && said.contains("2 file(s) of 2 tenant(s)"), "{said}");
         assert_eq!(opened_by(&t, &[&old, &new]), vec![new.id().to_string(); 2]);
-        assert!(rotate(&t, &new, &new).unwrap_err().contains("the key in use"));
+        assert!(matches!(rotate(&t, &new, &new), Err(FolderError::Input(e)) if e.contains("the key in use")));
     }
 
     #[test]
@@ -296,10 +306,12 @@ mod tests {
         let t = Tenants::at(folder("serving")).sealed(old.clone());
         with_tokens(&t, 1);
         let serving = Serving::take(&t).unwrap();
-        assert!(rotate(&t, &old, &new).unwrap_err().contains("stop it first"));
+        assert!(matches!(rotate(&t, &old, &new), Err(FolderError::Busy(e)) if e.contains("stop it first")));
         drop(serving);
         rotate(&t, &old, &new).unwrap();
         let e = settle(&t, &old).unwrap_err();
+        assert!(matches!(e, FolderError::Vault(VaultError::WrongKey { .. })), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains(new.id()) && e.contains(old.id()) && e.contains("start with the key"), "{e}");
         assert_eq!(settle(&t, &new).unwrap(), Settled::default());
     }

@@ -4,12 +4,12 @@
 //! own folder names the hash back (`signin.key`, `url.key`), so deleting the tenant or making a new
 //! secret deletes the old entry. Read without the secret, the folder opens nothing.
 use super::people::invite::digest;
-use super::tenants::{private_dir, private_file, TenantId, Tenants};
+use super::tenants::{private_dir, private_file, FolderError, TenantId, Tenants};
 use crate::secret::Secret;
 use std::path::PathBuf;
 
 /// A new connector URL secret for tenant `id`, replacing the one it had: to be shown once.
-pub fn new_url(t: &Tenants, id: &TenantId) -> Result<Secret, String> {
+pub fn new_url(t: &Tenants, id: &TenantId) -> Result<Secret, FolderError> {
     let secret = Secret::new(TenantId::random().as_str());
     URL.set(t, id, secret.expose())?;
     Ok(secret)
@@ -37,7 +37,7 @@ impl Index {
     }
 
     /// Let `secret` open tenant `id`, in place of the one it had.
-    pub fn set(&self, t: &Tenants, id: &TenantId, secret: &str) -> Result<(), String> {
+    pub fn set(&self, t: &Tenants, id: &TenantId, secret: &str) -> Result<(), FolderError> {
         self.forget(t, id);
         let hash = digest(secret);
         private_dir(&self.dir(t))?;
@@ -68,13 +68,13 @@ impl Index {
     }
 
     /// Point every entry that opened `old` at `new` (a folder renamed by [`Tenants::settle`]).
-    pub fn rename(&self, t: &Tenants, old: &TenantId, new: &TenantId) -> Result<(), String> {
+    pub fn rename(&self, t: &Tenants, old: &TenantId, new: &TenantId) -> Result<(), FolderError> {
         let Ok(entries) = std::fs::read_dir(self.dir(t)) else { return Ok(()) };
         for e in entries.flatten() {
             if std::fs::read_to_string(e.path()).is_ok_and(|s| s.trim() == old.as_str()) {
                 let moved = e.path().with_extension("moving");
                 private_file(&moved, new.as_str().as_bytes())?;
-                std::fs::rename(&moved, e.path()).map_err(|err| format!("{} could not be replaced: {}", e.path().display(), err.kind()))?;
+                std::fs::rename(&moved, e.path()).map_err(|err| FolderError::Io(format!("{} could not be replaced: {}", e.path().display(), err.kind())))?;
             }
         }
         Ok(())

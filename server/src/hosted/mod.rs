@@ -78,17 +78,40 @@ pub enum AuthMode {
     OAuthOrUrl,
 }
 
+/// Why `serve --http` did not serve, by what the operator does next. Printed as it reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    /// An option's value cannot be used: the words name the option and what to send.
+    #[error("{0}")]
+    Argument(String),
+    /// Options that cannot serve safely, or make no sense together: nothing listened.
+    #[error("{0}")]
+    Refused(String),
+    /// The address could not be listened on, or serving failed (local I/O).
+    #[error("{0}")]
+    Io(String),
+    /// No key for a folder whose secrets are sealed.
+    #[error(transparent)]
+    Vault(#[from] crate::accounts::vault::VaultError),
+    #[error(transparent)]
+    Folder(#[from] tenants::FolderError),
+    #[error(transparent)]
+    Mount(#[from] mount::MountError),
+    #[error(transparent)]
+    Bearer(#[from] guard::BearerError),
+}
+
 impl AuthMode {
     /// `--auth`'s value.
-    pub fn parse(s: Option<&str>) -> Result<AuthMode, String> {
+    pub fn parse(s: Option<&str>) -> Result<AuthMode, ServeError> {
         match s {
             None | Some("url") => Ok(AuthMode::Url),
             Some("oauth") => Ok(AuthMode::OAuth),
             Some("oauth-or-url") => Ok(AuthMode::OAuthOrUrl),
-            Some(other) => Err(format!(
+            Some(other) => Err(ServeError::Argument(format!(
                 "`--auth` {other:?}: send url (the connector URL is the key, the default), oauth (MCP authorization at <public URL>/mcp; \
                  URLs open nothing) or oauth-or-url (both: a revoked assistant that kept the URL still reads)"
-            )),
+            ))),
         }
     }
 
@@ -103,17 +126,20 @@ impl AuthMode {
 }
 
 /// `[ADDR:]PORT` as a socket address (`8790`, `0.0.0.0:8790`, `[::1]:8790`).
-pub fn parse_addr(s: &str) -> Result<SocketAddr, String> {
+pub fn parse_addr(s: &str) -> Result<SocketAddr, ServeError> {
     let full = if s.chars().all(|c| c.is_ascii_digit()) { format!("127.0.0.1:{s}") } else { s.to_string() };
-    full.parse().map_err(|_| format!("`--http` {s:?} is not [ADDR:]PORT; send e.g. 8790, 127.0.0.1:8790 or [::1]:8790"))
+    full.parse().map_err(|_| ServeError::Argument(format!("`--http` {s:?} is not [ADDR:]PORT; send e.g. 8790, 127.0.0.1:8790 or [::1]:8790")))
 }
 
 /// The public address, checked: `https://host[:port]` without a path.
-pub fn parse_public_url(s: &str) -> Result<url::Url, String> {
-    let u = url::Url::parse(s.trim_end_matches('/')).map_err(|e| format!("`--public-url` {s:?} is not a URL ({e}); send e.g. https://vitals.example.com"))?;
+pub fn parse_public_url(s: &str) -> Result<url::Url, ServeError> {
+    let u = url::Url::parse(s.trim_end_matches('/'))
+        .map_err(|e| ServeError::Argument(format!("`--public-url` {s:?} is not a URL ({e}); send e.g. https://vitals.example.com")))?;
     let local = matches!(u.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
     if !(u.scheme() == "https" || (u.scheme() == "http" && local)) || u.host_str().is_none() || u.path() != "/" || u.query().is_some() {
-        return Err(format!("`--public-url` {s:?} must be https://host[:port] with no path (http only for localhost); send e.g. https://vitals.example.com"));
+        return Err(ServeError::Argument(format!(
+            "`--public-url` {s:?} must be https://host[:port] with no path (http only for localhost); send e.g. https://vitals.example.com"
+        )));
     }
     Ok(u)
 }
@@ -349,15 +375,15 @@ async fn callback(State(server): State<Arc<Server>>, axum::extract::Path(provide
 
 /// Serve until `stop` resolves (SIGTERM, Ctrl-C), then let the calls under way finish (up to
 /// [`DRAIN`]) before closing the sessions.
-pub async fn serve(mut opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), String> {
+pub async fn serve(mut opts: ServeOptions, stop: impl std::future::Future<Output = ()> + Send + 'static) -> Result<(), ServeError> {
     refused(&opts)?;
     // Every tenant's home carries the operator's settings, whoever made the folder's handle.
     opts.tenants = opts.tenants.take().map(|t| t.with_config(opts.config.clone()));
     // Several people's logins are sealed under the operator's key; the folder is settled (and
     // checked to open under it) before anyone is answered, and held while this server runs.
     let _serving = settled(&opts)?;
-    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
-    let local = listener.local_addr().map_err(|e| e.to_string())?;
+    let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| ServeError::Io(format!("cannot listen on {}: {e}", opts.addr)))?;
+    let local = listener.local_addr().map_err(|e| ServeError::Io(e.to_string()))?;
     let cancel = CancellationToken::new();
     let rmcp = rmcp_config(&opts, local, &cancel);
     let mount = match &opts.tenants {
@@ -389,35 +415,37 @@ pub async fn serve(mut opts: ServeOptions, stop: impl std::future::Future<Output
 }
 
 /// Options that cannot serve safely or make no sense together, refused before anything listens.
-fn refused(opts: &ServeOptions) -> Result<(), String> {
+fn refused(opts: &ServeOptions) -> Result<(), ServeError> {
     if !opts.addr.ip().is_loopback() && !opts.allow_remote {
-        return Err(format!(
+        return Err(ServeError::Refused(format!(
             "refusing to listen on {}: it is reachable from other machines. Listen on loopback (127.0.0.1:{}) behind a TLS reverse proxy, \
              or add --allow-remote if TLS is terminated in front of this address",
             opts.addr,
             opts.addr.port()
-        ));
+        )));
     }
     if opts.tenants.is_some() && opts.path.is_some() {
-        return Err("`--path` names one person's endpoint; with --tenants each person is served at their own connector URL: leave --path out".into());
+        return Err(ServeError::Refused(
+            "`--path` names one person's endpoint; with --tenants each person is served at their own connector URL: leave --path out".into(),
+        ));
     }
     if opts.allow_remote && opts.public_url.is_none() {
-        return Err("--allow-remote needs --public-url https://<the host clients reach>: requests for any other Host are refused".into());
+        return Err(ServeError::Refused("--allow-remote needs --public-url https://<the host clients reach>: requests for any other Host are refused".into()));
     }
     if opts.auth.oauth() && opts.tenants.is_none() {
-        return Err("--auth oauth lets each person's assistant in with a token for their own tenant: it needs --tenants DIR".into());
+        return Err(ServeError::Refused("--auth oauth lets each person's assistant in with a token for their own tenant: it needs --tenants DIR".into()));
     }
     if opts.open_signup && opts.tenants.is_none() {
-        return Err("--open-signup lets people make their own tenant: it needs --tenants DIR".into());
+        return Err(ServeError::Refused("--open-signup lets people make their own tenant: it needs --tenants DIR".into()));
     }
     Ok(())
 }
 
 /// With tenants, their folder settled under the operator's key and held while this server runs.
-fn settled(opts: &ServeOptions) -> Result<Option<at_rest::Serving>, String> {
+fn settled(opts: &ServeOptions) -> Result<Option<at_rest::Serving>, ServeError> {
     Ok(match &opts.tenants {
         Some(t) => {
-            let vault = t.vault.clone().ok_or_else(|| crate::accounts::vault::VaultError::Missing.to_string())?;
+            let vault = t.vault.clone().ok_or(crate::accounts::vault::VaultError::Missing)?;
             let held = at_rest::Serving::take(t)?;
             let settled = at_rest::settle(t, &vault)?;
             for said in settled.said() {
@@ -425,7 +453,7 @@ fn settled(opts: &ServeOptions) -> Result<Option<at_rest::Serving>, String> {
             }
             let grants = oauth::grants::Grants::in_dir(t.dir.join(".oauth"));
             for (old, new) in &settled.renamed {
-                grants.rename_tenant(old, new).map_err(|e| e.to_string())?;
+                grants.rename_tenant(old, new).map_err(|e| ServeError::Io(e.to_string()))?;
             }
             Some(held)
         }
@@ -493,7 +521,7 @@ async fn until_stopped(
     listener: tokio::net::TcpListener,
     cancel: CancellationToken,
     stop: impl std::future::Future<Output = ()> + Send + 'static,
-) -> Result<(), String> {
+) -> Result<(), ServeError> {
     let in_flight = server.in_flight.clone();
     let left = server.in_flight.clone();
     let app = router(server);
@@ -513,7 +541,7 @@ async fn until_stopped(
             let _ = stopping.wait_for(|s| *s).await;
         })
         .await
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ServeError::Io(e.to_string()))?;
     match left.load(Ordering::SeqCst) {
         0 => eprintln!("vitals-mcp: stopped; every call under way was answered."),
         n => eprintln!("vitals-mcp: stopped after {} s with {n} call(s) still unanswered.", DRAIN.as_secs()),

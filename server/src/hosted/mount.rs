@@ -7,6 +7,22 @@ use std::path::Path;
 /// The file, in the config folder, that keeps the generated path.
 pub const PATH_FILE: &str = "http-path.json";
 
+/// Why no MCP path could be served: the one sent is not a secret (bad input), or the one to keep
+/// has nowhere to be kept (local I/O).
+#[derive(Debug, thiserror::Error)]
+pub enum MountError {
+    #[error(
+        "`--path` {0:?} is not a secret path: send /<secret>/mcp where the secret is at least 22 characters of A-Z a-z 0-9 - _ \
+         (about 128 bits), or leave --path out and a random one is made and kept"
+    )]
+    NotSecret(String),
+    #[error("this machine has no configuration folder to keep the MCP path in; set VITALS_CONFIG_DIR, or send --path /<secret>/mcp")]
+    NoFolder,
+    /// The file that keeps the path could not be read or written.
+    #[error(transparent)]
+    Store(#[from] crate::accounts::StoreError),
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mount {
     /// `/<secret>/mcp`.
@@ -22,19 +38,19 @@ struct Kept {
 
 impl Mount {
     /// `--path` when given (checked), else the kept one, else a new one, kept.
-    pub fn resolve(given: Option<&str>, config: Option<&Path>) -> Result<Mount, String> {
+    pub fn resolve(given: Option<&str>, config: Option<&Path>) -> Result<Mount, MountError> {
         if let Some(p) = given {
             check(p)?;
             return Ok(Mount { path: p.to_string(), from: "--path".into() });
         }
-        let dir = config.ok_or("this machine has no configuration folder to keep the MCP path in; set VITALS_CONFIG_DIR, or send --path /<secret>/mcp")?;
+        let dir = config.ok_or(MountError::NoFolder)?;
         let file = dir.join(PATH_FILE);
-        let kept: Kept = read_json(&file).map_err(|e| e.to_string())?;
+        let kept: Kept = read_json(&file)?;
         if let Some(p) = kept.path.filter(|p| check(p).is_ok()) {
             return Ok(Mount { path: p, from: file.display().to_string() });
         }
         let path = format!("/{}/mcp", random_token());
-        write_json_private(dir, &file, &Kept { path: Some(path.clone()) }).map_err(|e| e.to_string())?;
+        write_json_private(dir, &file, &Kept { path: Some(path.clone()) })?;
         Ok(Mount { path, from: format!("{} (new)", file.display()) })
     }
 
@@ -50,14 +66,11 @@ pub fn random_token() -> String {
 }
 
 /// A path a client can be given: `/<at least 22 URL-safe characters>/mcp`.
-fn check(p: &str) -> Result<(), String> {
+fn check(p: &str) -> Result<(), MountError> {
     let secret = p.strip_prefix('/').and_then(|r| r.strip_suffix("/mcp")).unwrap_or("");
     let safe = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     if secret.len() < 22 || !secret.chars().all(safe) {
-        return Err(format!(
-            "`--path` {p:?} is not a secret path: send /<secret>/mcp where the secret is at least 22 characters of A-Z a-z 0-9 - _ \
-             (about 128 bits), or leave --path out and a random one is made and kept"
-        ));
+        return Err(MountError::NotSecret(p.to_string()));
     }
     Ok(())
 }
@@ -88,6 +101,8 @@ mod tests {
     fn a_short_or_strange_path_is_refused_with_what_to_send() {
         for p in ["/mcp", "/short/mcp", "/aaaaaaaaaaaaaaaaaaaaaaaaaaaa/other", "/aaaaaaaaaaaaaaaaaaaaaa aaaa/mcp", "aaaaaaaaaaaaaaaaaaaaaaaaa/mcp"] {
             let e = Mount::resolve(Some(p), None).unwrap_err();
+            assert!(matches!(e, MountError::NotSecret(_)), "{e:?}");
+            let e = e.to_string();
             assert!(e.contains("`--path`") && e.contains("/<secret>/mcp"), "{e}");
         }
         assert!(Mount::resolve(Some("/abcdefghijklmnopqrstuvwxyz012345/mcp"), None).is_ok());

@@ -10,6 +10,32 @@ use crate::secret::Secret;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+/// Why something of the tenants folder could not be done, by what the operator does next. The
+/// words (none carries a secret) are printed as they are.
+#[derive(Debug, thiserror::Error)]
+pub enum FolderError {
+    /// A file or folder could not be read, made, written, renamed or removed (local I/O): the
+    /// words name it and the system's reason.
+    #[error("{0}")]
+    Io(String),
+    /// What was sent cannot be used (a tenant id, a folder that is not a vitals config folder,
+    /// `--days`, the key in use as the new key): nothing was changed.
+    #[error("{0}")]
+    Input(String),
+    /// Another process holds the folder (a rotation, a server): start again when it is done.
+    #[error("{0}")]
+    Busy(String),
+    /// A file this folder wrote cannot be trusted (a damaged journal).
+    #[error("{0}")]
+    Damaged(String),
+    /// The key and a sealed file do not go together, or no key was given.
+    #[error(transparent)]
+    Vault(#[from] crate::accounts::vault::VaultError),
+    /// A sealed file could not be read or written through the token store's functions.
+    #[error(transparent)]
+    Store(#[from] crate::accounts::StoreError),
+}
+
 /// The variable that names the tenants folder for `serve` and every `tenant` command.
 pub const TENANTS_ENV: &str = "VITALS_TENANTS_DIR";
 
@@ -87,11 +113,11 @@ impl Tenants {
     }
 
     /// Every tenant, by id.
-    pub fn list(&self) -> Result<Vec<TenantId>, String> {
+    pub fn list(&self) -> Result<Vec<TenantId>, FolderError> {
         let entries = match std::fs::read_dir(&self.dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(format!("the tenants folder {} cannot be read: {e}", self.dir.display())),
+            Err(e) => return Err(FolderError::Io(format!("the tenants folder {} cannot be read: {e}", self.dir.display()))),
         };
         let mut ids: Vec<TenantId> =
             entries.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())).filter_map(|e| e.file_name().to_str().and_then(TenantId::parse)).collect();
@@ -100,7 +126,7 @@ impl Tenants {
     }
 
     /// A new, empty tenant (its folder 0700).
-    pub fn add(&self) -> Result<TenantId, String> {
+    pub fn add(&self) -> Result<TenantId, FolderError> {
         private_dir(&self.dir)?;
         // A folder with no tenant yet is of this format from the start; one holding older tenants
         // is brought to it by the next `serve`.
@@ -109,7 +135,7 @@ impl Tenants {
         }
         let id = TenantId::random();
         let dir = self.dir.join(id.as_str());
-        std::fs::create_dir(&dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
+        std::fs::create_dir(&dir).map_err(|e| FolderError::Io(format!("{} could not be created: {e}", dir.display())))?;
         private_dir(&dir)?;
         Ok(id)
     }
@@ -117,25 +143,25 @@ impl Tenants {
     /// A new tenant holding a copy of `from`: a vitals config folder (its `tokens.json` and
     /// `settings.json`). The source is read, never changed; the copies are sealed under the key,
     /// 0600 in a 0700 folder.
-    pub fn import(&self, from: &Path) -> Result<(TenantId, Vec<&'static str>), String> {
-        let Some(vault) = self.vault.clone() else { return Err(crate::accounts::vault::VaultError::Missing.to_string()) };
-        let meta = std::fs::metadata(from).map_err(|e| format!("{} cannot be read: {e}", from.display()))?;
+    pub fn import(&self, from: &Path) -> Result<(TenantId, Vec<&'static str>), FolderError> {
+        let Some(vault) = self.vault.clone() else { return Err(crate::accounts::vault::VaultError::Missing.into()) };
+        let meta = std::fs::metadata(from).map_err(|e| FolderError::Io(format!("{} cannot be read: {e}", from.display())))?;
         if !meta.is_dir() {
-            return Err(format!("{} is not a folder; send a vitals config folder (the one holding tokens.json)", from.display()));
+            return Err(FolderError::Input(format!("{} is not a folder; send a vitals config folder (the one holding tokens.json)", from.display())));
         }
         let found: Vec<&'static str> = IMPORTED.iter().copied().filter(|f| from.join(f).is_file()).collect();
         if found.is_empty() {
-            return Err(format!(
+            return Err(FolderError::Input(format!(
                 "{} holds none of {}: it is not a vitals config folder (on this machine: {})",
                 from.display(),
                 IMPORTED.join(", "),
                 crate::accounts::default_dir(&self.config).map(|d| d.display().to_string()).unwrap_or_else(|| "none".into())
-            ));
+            )));
         }
         let id = self.add()?;
         let to = self.dir.join(id.as_str());
         for f in &found {
-            let body = std::fs::read(from.join(f)).map_err(|e| format!("{} cannot be read: {e}", from.join(f).display()));
+            let body = std::fs::read(from.join(f)).map_err(|e| FolderError::Io(format!("{} cannot be read: {e}", from.join(f).display())));
             let sealed = body.map(|b| vault.seal(&zeroize::Zeroizing::new(b), &crate::accounts::vault::aad_for(&to.join(f))));
             let written = sealed.and_then(|b| private_file(&to.join(f), &b));
             if let Err(e) = written {
@@ -147,31 +173,32 @@ impl Tenants {
     }
 
     /// Remove a tenant: its folder and everything in it. Its URL is 404 from the next request.
-    pub fn remove(&self, id: &str) -> Result<(), String> {
-        let id =
-            TenantId::parse(id).ok_or_else(|| format!("{id:?} is not a tenant id (32 to 128 characters of a-z 0-9 -); `vitals-mcp tenant list` shows them"))?;
+    pub fn remove(&self, id: &str) -> Result<(), FolderError> {
+        let id = TenantId::parse(id)
+            .ok_or_else(|| FolderError::Input(format!("{id:?} is not a tenant id (32 to 128 characters of a-z 0-9 -); `vitals-mcp tenant list` shows them")))?;
         let dir = self.dir.join(id.as_str());
         if self.home(&id).is_none() {
-            return Err(format!("there is no tenant {} in {}", id.as_str(), self.dir.display()));
+            return Err(FolderError::Input(format!("there is no tenant {} in {}", id.as_str(), self.dir.display())));
         }
-        std::fs::remove_dir_all(&dir).map_err(|e| format!("{} could not be removed: {e}", dir.display()))
+        std::fs::remove_dir_all(&dir).map_err(|e| FolderError::Io(format!("{} could not be removed: {e}", dir.display())))
     }
 }
 
 /// What `tenant import` copies from a vitals config folder: credentials and settings, nothing else.
 const IMPORTED: [&str; 2] = ["tokens.json", "settings.json"];
 
-pub(crate) fn private_dir(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| format!("{} could not be created: {e}", dir.display()))?;
+pub(crate) fn private_dir(dir: &Path) -> Result<(), FolderError> {
+    std::fs::create_dir_all(dir).map_err(|e| FolderError::Io(format!("{} could not be created: {e}", dir.display())))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| format!("{} could not be made 0700: {e}", dir.display()))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+            .map_err(|e| FolderError::Io(format!("{} could not be made 0700: {e}", dir.display())))?;
     }
     Ok(())
 }
 
-pub(crate) fn private_file(path: &Path, body: &[u8]) -> Result<(), String> {
+pub(crate) fn private_file(path: &Path, body: &[u8]) -> Result<(), FolderError> {
     use std::io::Write;
     let mut opts = std::fs::OpenOptions::new();
     opts.write(true).create_new(true);
@@ -180,8 +207,8 @@ pub(crate) fn private_file(path: &Path, body: &[u8]) -> Result<(), String> {
         use std::os::unix::fs::OpenOptionsExt;
         opts.mode(0o600);
     }
-    let mut f = opts.open(path).map_err(|e| format!("{} could not be created: {e}", path.display()))?;
-    f.write_all(body).and_then(|()| f.sync_all()).map_err(|e| format!("{} could not be written: {e}", path.display()))
+    let mut f = opts.open(path).map_err(|e| FolderError::Io(format!("{} could not be created: {e}", path.display())))?;
+    f.write_all(body).and_then(|()| f.sync_all()).map_err(|e| FolderError::Io(format!("{} could not be written: {e}", path.display())))
 }
 
 #[cfg(test)]
@@ -217,7 +244,8 @@ mod tests {
         assert_eq!(std::fs::read(src.join("tokens.json")).unwrap(), b"{\"oura\":{}}", "the source is left as it was");
         let copy = std::fs::read(t.dir.join(b.as_str()).join("tokens.json")).unwrap();
         assert!(crate::accounts::vault::is_sealed(&copy), "the copy is sealed");
-        assert!(Tenants::at(&t.dir).import(&src).unwrap_err().contains("no key was given"), "no import without the key");
+        assert!(matches!(Tenants::at(&t.dir).import(&src), Err(FolderError::Vault(_))), "no import without the key");
+        assert!(Tenants::at(&t.dir).import(&src).unwrap_err().to_string().contains("no key was given"));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -231,9 +259,9 @@ mod tests {
         t.remove(a.as_str()).unwrap();
         assert!(t.home(&a).is_none());
         assert_eq!(t.list().unwrap(), vec![b.clone()]);
-        assert!(t.remove(a.as_str()).unwrap_err().contains("there is no tenant"));
-        assert!(t.remove("../etc").unwrap_err().contains("is not a tenant id"));
-        let e = t.import(&folder("nothing-there")).unwrap_err();
+        assert!(t.remove(a.as_str()).unwrap_err().to_string().contains("there is no tenant"));
+        assert!(matches!(t.remove("../etc"), Err(FolderError::Input(e)) if e.contains("is not a tenant id")));
+        let e = t.import(&folder("nothing-there")).unwrap_err().to_string();
         assert!(e.contains("cannot be read"), "{e}");
         std::fs::remove_dir_all(&t.dir).unwrap();
         std::fs::remove_dir_all(&src).unwrap();

@@ -7,7 +7,7 @@
 //!
 //! The login itself (listener, exchange, store) is [`crate::accounts::link`]; it keeps running for
 //! its 10 minutes even when this call stops waiting, so a late sign-in still connects.
-use crate::accounts::link::{Connected, Link, LinkError, Links};
+use crate::accounts::link::{ConnectError, Connected, Link, LinkError, Links};
 use crate::catalog::ProviderSpec;
 use crate::connection::Connection as Way;
 use crate::engine::Deadline;
@@ -156,7 +156,7 @@ pub async fn connect(
     }
     match wait_with_progress(&link, ctx, deadline).await {
         Some(Ok(c)) => Connection::Done(c),
-        Some(Err(e)) => Connection::Failed(e),
+        Some(Err(e)) => Connection::Failed(e.to_string()),
         None => waiting(&link, &format!("{STILL_WAITING} A browser window was opened for it, but it has not come back yet.")),
     }
 }
@@ -177,7 +177,7 @@ async fn elicit(link: &Arc<Link>, ctx: &RequestContext<RoleServer>, deadline: De
             let _ = ctx.peer.send_notification(ServerNotification::CustomNotification(done)).await;
             Connection::Done(c)
         }
-        Some(Err(e)) => Connection::Failed(e),
+        Some(Err(e)) => Connection::Failed(e.to_string()),
         None => waiting(link, &format!("{STILL_WAITING} The login link was shown, but the browser has not come back yet.")),
     }
 }
@@ -195,7 +195,7 @@ async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &s
     }
     match wait_with_progress(&link, ctx, deadline).await {
         Some(Ok(c)) => Connection::Done(c),
-        Some(Err(e)) => Connection::Failed(e),
+        Some(Err(e)) => Connection::Failed(e.to_string()),
         None => waiting(&link, &format!("{STILL_WAITING} The login link was shown, but the browser has not come back yet.")),
     }
 }
@@ -203,7 +203,7 @@ async fn finish_retry(links: &Links, ctx: &RequestContext<RoleServer>, state: &s
 /// Wait for the login while the call's budget lasts, sending a progress notification every few
 /// seconds when the caller asked for them; each carries the login address, so someone whose
 /// browser never appeared is not left waiting without it.
-async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, deadline: Deadline) -> Option<Result<Connected, String>> {
+async fn wait_with_progress(link: &Link, ctx: &RequestContext<RoleServer>, deadline: Deadline) -> Option<Result<Connected, ConnectError>> {
     let token = ctx.meta.get_progress_token();
     let start = Instant::now();
     let limit = deadline.left();

@@ -11,4 +11,88 @@ pub enum LinkError {
     /// This connection has no page to open (an import, or nothing to connect): what to do instead.
     #[error("{0}")]
     NoPage(String),
+    /// A local port the login needs could not be opened (in use by another program, or another login).
+    #[error("{0}")]
+    Busy(String),
+}
+
+/// Why a credential could not be made and saved (a key pasted, a session login submitted, another
+/// tool's tokens imported, a browser login's code exchanged), by what can be done next. Each
+/// message is the sentence the person reads.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ConnectError {
+    /// What the person gave cannot be used (an empty key, no email): nothing was sent.
+    #[error("{0}")]
+    Input(String),
+    /// The provider has no such way in.
+    #[error("{0}")]
+    NotOffered(String),
+    /// The provider refused (the key, the password, the consents): the person acts first.
+    #[error("{0}")]
+    Refused(String),
+    /// The provider did not answer about it (unreachable, a 5xx, a 429): the same may work in a moment.
+    #[error("{0}")]
+    Unavailable(String),
+    /// This server cannot start it as it is set up (no app credentials, a redirect not on this
+    /// machine): the person or the operator changes the settings.
+    #[error("{0}")]
+    Setup(String),
+    /// Nobody came back in time (the browser, the login page): start the login again.
+    #[error("{0}")]
+    TimedOut(String),
+    /// This machine could not do its part: the token store could not be opened, read or written,
+    /// a local port could not be opened, the terminal could not be read.
+    #[error("{0}")]
+    Local(String),
+    /// Anything else (another tool's folder that could not be read, a reply not understood).
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl ConnectError {
+    /// A connection step's failure, its words prefixed as the caller says them, its kind kept.
+    pub fn step(e: crate::connection::StepError, said: impl FnOnce(String) -> String) -> ConnectError {
+        use crate::connection::StepError;
+        match e {
+            StepError::Unavailable(w) => ConnectError::Unavailable(said(w)),
+            StepError::Refused(w) => ConnectError::Refused(said(w)),
+            StepError::Failed(w) => ConnectError::Failed(said(w)),
+        }
+    }
+}
+
+impl From<LinkError> for ConnectError {
+    fn from(e: LinkError) -> Self {
+        match e {
+            LinkError::NoApp(w) | LinkError::Setup(w) => ConnectError::Setup(w),
+            LinkError::NoPage(w) => ConnectError::NotOffered(w),
+            LinkError::Busy(w) => ConnectError::Local(w),
+        }
+    }
+}
+
+impl From<super::oauth::AuthError> for ConnectError {
+    fn from(e: super::oauth::AuthError) -> Self {
+        use super::oauth::AuthError;
+        let said = e.to_string();
+        match e {
+            AuthError::Denied(_) | AuthError::Token(_) => ConnectError::Refused(said),
+            AuthError::StateMismatch | AuthError::NoCode => ConnectError::Input(said),
+            AuthError::Unavailable(_) => ConnectError::Unavailable(said),
+            AuthError::Config(_) => ConnectError::Setup(said),
+        }
+    }
+}
+
+impl From<super::StoreError> for ConnectError {
+    fn from(e: super::StoreError) -> Self {
+        ConnectError::Local(e.to_string())
+    }
+}
+
+/// At the edges (the settings app's commands, the CLI, a tool's answer) a failure is said as it reads.
+impl From<ConnectError> for String {
+    fn from(e: ConnectError) -> String {
+        e.to_string()
+    }
 }

@@ -5,6 +5,21 @@ use super::Home;
 use crate::catalog::ProviderSpec;
 use crate::connection::Revoke;
 
+/// Why a login could not be forgotten: this machine's store or its chosen files could not be
+/// read or changed (a failed revoke is not an error: it is said in [`Forgotten`]).
+#[derive(Debug, thiserror::Error)]
+pub enum ForgetError {
+    #[error(transparent)]
+    Store(#[from] super::StoreError),
+}
+
+/// At the edges (the settings app's commands, the CLI) a failure is said as it reads.
+impl From<ForgetError> for String {
+    fn from(e: ForgetError) -> String {
+        e.to_string()
+    }
+}
+
 /// What `forget` did for one provider, in words (no token).
 pub struct Forgotten {
     pub provider: &'static str,
@@ -15,12 +30,12 @@ pub struct Forgotten {
 }
 
 /// Forget `home`'s login of `p` (a hosted tenant's, from their page).
-pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, String> {
+pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, ForgetError> {
     if let Some(f) = p.connection.file() {
         return forget_file_of(p, f, home);
     }
     let store = home.store()?;
-    let Some(tokens) = store.load(p.name).map_err(|e| e.to_string())? else {
+    let Some(tokens) = store.load(p.name)? else {
         // A key given in the environment is never stored: only the environment can take it away.
         let from_env = p.connection.api_key().map(|k| k.env).filter(|var| home.env_credential(var).is_some());
         let complete = from_env.is_none();
@@ -53,13 +68,13 @@ pub async fn forget_in(p: &ProviderSpec, home: &Home) -> Result<Forgotten, Strin
             }
         },
     };
-    store.remove(p.name).map_err(|e| e.to_string())?;
+    store.remove(p.name)?;
     let message = format!("{}: {revoked}; the local {what} were deleted from the {}.", p.display, store.describe());
     Ok(Forgotten { provider: p.name, message, complete })
 }
 
 /// A file connection forgets the path it was given (the file itself is left where it is).
-fn forget_file_of(p: &ProviderSpec, f: &crate::connection::FileSpec, home: &Home) -> Result<Forgotten, String> {
+fn forget_file_of(p: &ProviderSpec, f: &crate::connection::FileSpec, home: &Home) -> Result<Forgotten, ForgetError> {
     let had = super::files::forget_file(home, p.name)?;
     let from_env = home.env_credential(f.env).is_some();
     let message = match (had, from_env) {

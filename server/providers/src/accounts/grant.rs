@@ -1,6 +1,7 @@
 //! A credential from any way in (a browser login, a pasted key, a session login, an import), saved
 //! the same way: a fresh login id, saved before anything uses it, then the provider's step after
 //! the exchange where it has one. And renewing a credential, whatever its kind.
+pub use super::error::ConnectError;
 use super::{TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::config::Config;
@@ -81,44 +82,45 @@ impl Connected {
 /// engine empties the provider's cache, since the account may have changed), then run the step
 /// after the exchange if one is pending. A failed step keeps the login: it runs again before the
 /// next read, and the words say what to do meanwhile.
-pub async fn save_new_in(p: &'static ProviderSpec, mut tokens: Tokens, home: &super::Home) -> Result<Connected, String> {
+pub async fn save_new_in(p: &'static ProviderSpec, mut tokens: Tokens, home: &super::Home) -> Result<Connected, ConnectError> {
     tokens.login = Some(oauth2::CsrfToken::new_random().secret().clone());
     let store = home.store()?;
-    store.save(p.name, &tokens).map_err(|e| e.to_string())?;
-    let pending = setup(p, &store, home.config()).await.err();
-    let saved = store.load(p.name).map_err(|e| e.to_string())?.unwrap_or(tokens);
+    store.save(p.name, &tokens)?;
+    let pending = setup(p, &store, home.config()).await.err().map(|e| e.to_string());
+    let saved = store.load(p.name)?.unwrap_or(tokens);
     Ok(Connected::of(p, &saved, store.describe(), pending))
 }
 
 /// Run the step after the exchange if the saved login still owes it, with the server's settings.
 /// Ok: nothing is owed (any more).
-pub async fn setup(p: &ProviderSpec, store: &TokenStore, config: &Arc<Config>) -> Result<(), String> {
+pub async fn setup(p: &ProviderSpec, store: &TokenStore, config: &Arc<Config>) -> Result<(), ConnectError> {
     let Some(step) = p.connection.oauth().and_then(|o| o.after_exchange) else {
         return Ok(());
     };
-    let Some(t) = store.load(p.name).map_err(|e| e.to_string())?.filter(|t| t.setup_pending.is_some()) else {
+    let Some(t) = store.load(p.name)?.filter(|t| t.setup_pending.is_some()) else {
         return Ok(());
     };
-    (step.run)(t.grant(), config.clone()).await.map_err(|e| format!("{} did not succeed: {e}", step.what))?;
+    (step.run)(t.grant(), config.clone()).await.map_err(|e| ConnectError::step(e, |w| format!("{} did not succeed: {w}", step.what)))?;
     let (store, name) = (store.clone(), p.name);
     tokio::task::spawn_blocking(move || store.refresh_with(name, &t, |t| Ok(Tokens { setup_pending: None, ..t.clone() })))
         .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| ConnectError::Failed(e.to_string()))??;
     Ok(())
 }
 
 /// A key the user pasted: exchanged once now (so a refused key is said at once, and never saved),
 /// then saved with its token into `home`'s store (a hosted tenant's own folder). `key_days`: the
 /// key's own lifetime, when the user gave it.
-pub async fn save_key_in(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str, home: &super::Home) -> Result<Connected, String> {
-    let spec = p.connection.api_key().ok_or_else(|| format!("{} does not connect with a key", p.display))?;
+pub async fn save_key_in(p: &'static ProviderSpec, key: Secret, key_days: Option<u32>, source: &str, home: &super::Home) -> Result<Connected, ConnectError> {
+    let spec = p.connection.api_key().ok_or_else(|| ConnectError::NotOffered(format!("{} does not connect with a key", p.display)))?;
     if key.is_empty() {
-        return Err(format!("The key is empty. {}", spec.create_help));
+        return Err(ConnectError::Input(format!("The key is empty. {}", spec.create_help)));
     }
     let grant = (spec.exchange)(key.clone(), home.config().clone()).await.map_err(|e| match e {
-        KeyError::Refused(w) => format!("{} refused the key ({w}); nothing was saved. {}", p.display, spec.create_help),
-        KeyError::Failed(w) => format!("The key could not be checked with {} ({w}); nothing was saved. Try again in a moment.", p.display),
+        KeyError::Refused(w) => ConnectError::Refused(format!("{} refused the key ({w}); nothing was saved. {}", p.display, spec.create_help)),
+        KeyError::Failed(w) => {
+            ConnectError::Unavailable(format!("The key could not be checked with {} ({w}); nothing was saved. Try again in a moment.", p.display))
+        }
     })?;
     let mut t = Tokens::from_grant(grant);
     t.key = Some(key);
@@ -137,12 +139,13 @@ pub enum Submitted {
 /// One submission of a session login, saved into `home`'s store. The form (the password) is never
 /// stored. A form with the one-time code needs no password: the login waiting for it holds
 /// Garmin's session, not the password.
-pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str, home: &super::Home) -> Result<Submitted, String> {
-    let login = p.connection.session().and_then(|s| s.login).ok_or_else(|| format!("{} has no login this server offers", p.display))?;
+pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str, home: &super::Home) -> Result<Submitted, ConnectError> {
+    let login =
+        p.connection.session().and_then(|s| s.login).ok_or_else(|| ConnectError::NotOffered(format!("{} has no login this server offers", p.display)))?;
     if form.email.trim().is_empty() || (form.password.is_empty() && form.code.is_none()) {
-        return Err("Both the email and the password are needed.".into());
+        return Err(ConnectError::Input("Both the email and the password are needed.".into()));
     }
-    match login(form, home.config().clone()).await? {
+    match login(form, home.config().clone()).await.map_err(|e| ConnectError::step(e, |w| w))? {
         SessionStep::NeedsCode(words) => Ok(Submitted::NeedsCode(words)),
         SessionStep::Done(grant) => {
             let mut t = Tokens::from_grant(grant);
@@ -153,10 +156,12 @@ pub async fn submit_in(p: &'static ProviderSpec, form: SessionForm, source: &str
 }
 
 /// Import the tokens another tool saved, from `dir` or the provider's default folder, into `home`.
-pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>, home: &super::Home) -> Result<Connected, String> {
-    let spec = p.connection.session().and_then(|s| s.import).ok_or_else(|| format!("{} has nothing to import", p.display))?;
+pub async fn import(p: &'static ProviderSpec, dir: Option<std::path::PathBuf>, home: &super::Home) -> Result<Connected, ConnectError> {
+    let spec = p.connection.session().and_then(|s| s.import).ok_or_else(|| ConnectError::NotOffered(format!("{} has nothing to import", p.display)))?;
     let dir = dir.unwrap_or_else(|| import_dir(&spec, home.config()));
-    let grant = (spec.read)(dir.clone(), home.config().clone()).await.map_err(|e| format!("Nothing was imported from {}: {e}", dir.display()))?;
+    let grant = (spec.read)(dir.clone(), home.config().clone())
+        .await
+        .map_err(|e| ConnectError::step(e, |w| format!("Nothing was imported from {}: {w}", dir.display())))?;
     let mut t = Tokens::from_grant(grant);
     t.source = Some(format!("imported from {}", dir.display()));
     save_new_in(p, t, home).await

@@ -44,7 +44,7 @@ impl Home {
     }
 
     /// The token store of this home, or why there is none.
-    pub fn store(&self) -> Result<TokenStore, String> {
+    pub fn store(&self) -> Result<TokenStore, super::StoreError> {
         match self {
             Home::Local { config } => super::token_store(config),
             Home::Tenant { dir, vault, .. } => Ok(TokenStore::tenant(dir, vault.clone())),

@@ -5,9 +5,9 @@
 //! registry so a retry or a second call finds the login already under way instead of starting a
 //! rival one.
 pub use super::app::{app_for_in, missing_app_help};
-use super::browser::outcome_page;
 pub use super::browser::CALLBACK_WAIT;
-pub use super::error::LinkError;
+use super::browser::{outcome_page, BrowserError};
+pub use super::error::{ConnectError, LinkError};
 pub use super::grant::Connected;
 use super::oauth::{begin, Pending};
 use super::{AppCredentials, Home};
@@ -27,9 +27,9 @@ pub async fn complete_in(
     pending: Pending,
     landed: &str,
     home: &Home,
-) -> Result<Connected, String> {
-    let code = pending.code_from(landed).map_err(|e| e.to_string())?;
-    let mut tokens = pending.finish(oauth, app, &code).await.map_err(|e| e.to_string())?;
+) -> Result<Connected, ConnectError> {
+    let code = pending.code_from(landed)?;
+    let mut tokens = pending.finish(oauth, app, &code).await?;
     tokens.setup_pending = oauth.after_exchange.map(|a| a.what.to_string());
     super::grant::save_new_in(p, tokens, home).await
 }
@@ -55,7 +55,7 @@ pub struct Hosted {
     pub people: bool,
 }
 
-type Outcome = Option<Result<Connected, String>>;
+type Outcome = Option<Result<Connected, ConnectError>>;
 
 /// A hosted server's callback for `provider` under `base` (the route `hosted` serves).
 fn callback_url(base: &str, provider: &str) -> String {
@@ -86,7 +86,7 @@ impl Doors {
     /// The browser came back to the callback route for `provider` at `landed`: the login its
     /// `state` names exchanges the code and saves into its own home. None: no login waits behind
     /// that state for that provider (an old, foreign or forged link), and nothing is said of whose.
-    pub async fn land(&self, provider: &str, landed: &str) -> Option<Result<Connected, String>> {
+    pub async fn land(&self, provider: &str, landed: &str) -> Option<Result<Connected, ConnectError>> {
         let query = landed.split_once('?').map(|(_, q)| q).unwrap_or("");
         let state = url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "state").map(|(_, v)| v.into_owned())?;
         let link = {
@@ -130,7 +130,7 @@ pub struct Link {
     pub hosted: bool,
     /// How opening a browser at `url` went, the first time a call asked: a second call joins the
     /// login and answers from it, never claiming a window that did not open.
-    opened: std::sync::OnceLock<Result<(), String>>,
+    opened: std::sync::OnceLock<Result<(), BrowserError>>,
     /// When the login started: what is left of its [`CALLBACK_WAIT`] is what a later call can say.
     started: Instant,
     /// A hosted OAuth login's `state`, the door its browser comes back through.
@@ -178,7 +178,7 @@ impl Link {
             // A login nobody comes back to ends, as a local one does.
             tokio::spawn(async move {
                 tokio::time::sleep(CALLBACK_WAIT).await;
-                let late = format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60);
+                let late = ConnectError::TimedOut(format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60));
                 tx.send_if_modified(|o| o.is_none() && o.replace(Err(late)).is_none());
             });
             return Ok(Link {
@@ -195,9 +195,7 @@ impl Link {
         }
         let url = match p.connection {
             Connection::OAuth(_) => Self::oauth(p, &place.home, tx)?,
-            Connection::ApiKey(_) | Connection::Session(crate::connection::SessionSpec { login: Some(_), .. }) => {
-                super::page::serve(p, &id, &place.home, tx).map_err(LinkError::Setup)?
-            }
+            Connection::ApiKey(_) | Connection::Session(crate::connection::SessionSpec { login: Some(_), .. }) => super::page::serve(p, &id, &place.home, tx)?,
             Connection::Session(s) => return Err(LinkError::NoPage(super::grant::import_help(p, s.import))),
             Connection::None => return Err(LinkError::NoPage(format!("{} serves sample data only: there is no account to connect.", p.display))),
             Connection::File(f) => return Err(LinkError::NoPage(super::grant::file_help(p, &f))),
@@ -208,7 +206,7 @@ impl Link {
     fn oauth(p: &'static ProviderSpec, home: &Home, tx: watch::Sender<Outcome>) -> Result<String, LinkError> {
         let (oauth, app) = app_for_in(p, home)?;
         let pending = begin(&oauth, &app, home.config()).map_err(|e| LinkError::Setup(e.to_string()))?;
-        let listener = Listener::bind(pending.redirect()).map_err(LinkError::Setup)?;
+        let listener = Listener::bind(pending.redirect())?;
         let url = pending.url.clone();
         let (handle, home) = (tokio::runtime::Handle::current(), home.clone());
         tokio::task::spawn_blocking(move || {
@@ -230,7 +228,7 @@ impl Link {
 
     /// Open a browser at `url` once per login (`open` is how), and say how that went to every
     /// call that asks, the first and the ones that join it.
-    pub fn open_browser(&self, open: impl FnOnce(&str) -> Result<(), String>) -> Result<(), String> {
+    pub fn open_browser(&self, open: impl FnOnce(&str) -> Result<(), BrowserError>) -> Result<(), BrowserError> {
         self.opened.get_or_init(|| open(&self.url)).clone()
     }
 
@@ -240,12 +238,12 @@ impl Link {
     }
 
     /// The outcome if the login has finished, one way or the other.
-    pub fn outcome(&self) -> Option<Result<Connected, String>> {
+    pub fn outcome(&self) -> Option<Result<Connected, ConnectError>> {
         self.done.borrow().clone()
     }
 
     /// Wait up to `limit` for the outcome. None: still waiting for the browser.
-    pub async fn wait(&self, limit: Duration) -> Option<Result<Connected, String>> {
+    pub async fn wait(&self, limit: Duration) -> Option<Result<Connected, ConnectError>> {
         let mut rx = self.done.clone();
         let _ = tokio::time::timeout(limit, rx.wait_for(Option::is_some)).await;
         self.outcome()
@@ -323,20 +321,21 @@ pub struct Arrival {
 }
 
 impl Listener {
-    pub fn bind(redirect: &str) -> Result<Listener, String> {
-        let r = url::Url::parse(redirect).map_err(|e| format!("the redirect {redirect} is not a URL ({e})"))?;
+    pub fn bind(redirect: &str) -> Result<Listener, LinkError> {
+        let r = url::Url::parse(redirect).map_err(|e| LinkError::Setup(format!("the redirect {redirect} is not a URL ({e})")))?;
         let host = r.host_str().unwrap_or_default();
         if host != "localhost" && host != "127.0.0.1" {
-            return Err(format!("the redirect {redirect} is not on this machine, so no listener can catch it; use `--manual`"));
+            return Err(LinkError::Setup(format!("the redirect {redirect} is not on this machine, so no listener can catch it; use `--manual`")));
         }
         let port = r.port().unwrap_or(80);
-        let server = tiny_http::Server::http(("127.0.0.1", port))
-            .map_err(|e| format!("port {port} of the redirect {redirect} is busy ({e}); close what uses it (another login?) or use `--manual`"))?;
+        let server = tiny_http::Server::http(("127.0.0.1", port)).map_err(|e| {
+            LinkError::Busy(format!("port {port} of the redirect {redirect} is busy ({e}); close what uses it (another login?) or use `--manual`"))
+        })?;
         Ok(Listener { server, path: r.path().to_string(), redirect: redirect.to_string() })
     }
 
     /// Wait for the callback until `deadline`; anything else on the port gets a 404.
-    pub fn wait(self, deadline: Instant) -> Result<Arrival, String> {
+    pub fn wait(self, deadline: Instant) -> Result<Arrival, ConnectError> {
         while Instant::now() < deadline {
             let Ok(Some(req)) = self.server.recv_timeout(Duration::from_millis(250)) else {
                 continue;
@@ -349,13 +348,13 @@ impl Listener {
             let query = path.split_once('?').map(|(_, q)| format!("?{q}")).unwrap_or_default();
             return Ok(Arrival { request: req, landed: format!("{}{query}", self.redirect) });
         }
-        Err(format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60))
+        Err(ConnectError::TimedOut(format!("no browser came back within {} minutes; start the login again", CALLBACK_WAIT.as_secs() / 60)))
     }
 }
 
 impl Arrival {
     /// Tell the browser how it went, in a small page. The listener closes when this returns.
-    pub fn answer(self, outcome: &Result<Connected, String>) {
+    pub fn answer(self, outcome: &Result<Connected, ConnectError>) {
         let _ = self.request.respond(outcome_page(outcome));
     }
 }

@@ -2,7 +2,7 @@
 //! the browser (OAuth) or prompts for a key or for email, password and one-time code (typed without
 //! echo, never stored but the tokens they yield); `--manual` prints the OAuth address and reads the
 //! pasted redirect (SSH, headless machines); `--import [FOLDER]` reads tokens another tool saved.
-use super::grant::{import, save_key_in, submit_in, Submitted};
+use super::grant::{import, save_key_in, submit_in, ConnectError, Submitted};
 use super::link::{app_for_in, complete_in, Connected, Link, CALLBACK_WAIT};
 use super::oauth::begin;
 use super::Home;
@@ -27,13 +27,13 @@ const SOURCE: &str = "the terminal (vitals-mcp auth)";
 
 /// Run the whole login and save the credential in `home` (this machine's user, with the settings
 /// the binary was started with).
-pub async fn login(p: &'static ProviderSpec, how: How, home: &Home) -> Result<Connected, String> {
+pub async fn login(p: &'static ProviderSpec, how: How, home: &Home) -> Result<Connected, ConnectError> {
     let config = home.config();
     match (p.connection, how) {
         (_, How::Import(dir)) => import(p, dir, home).await,
         (Connection::OAuth(_), How::Manual) => {
-            let (oauth, app) = app_for_in(p, home).map_err(|e| e.to_string())?;
-            let pending = begin(&oauth, &app, config).map_err(|e| e.to_string())?;
+            let (oauth, app) = app_for_in(p, home)?;
+            let pending = begin(&oauth, &app, config)?;
             println!("{}", pending.url);
             eprintln!(
                 "Open the address above in a browser, sign in to {}, and paste here the whole address the browser is sent to (it starts with {}):",
@@ -51,7 +51,10 @@ pub async fn login(p: &'static ProviderSpec, how: How, home: &Home) -> Result<Co
             let days = read_line()?;
             let days = match days.trim() {
                 "" => None,
-                d => Some(d.parse::<u32>().map_err(|_| format!("{d:?} is not a whole number of days; run the command again and send e.g. 90, or nothing"))?),
+                d => Some(
+                    d.parse::<u32>()
+                        .map_err(|_| ConnectError::Input(format!("{d:?} is not a whole number of days; run the command again and send e.g. 90, or nothing")))?,
+                ),
             };
             save_key_in(p, key, days, SOURCE, home).await
         }
@@ -80,14 +83,14 @@ pub async fn login(p: &'static ProviderSpec, how: How, home: &Home) -> Result<Co
                 }
             }
         }
-        (Connection::Session(s), _) => Err(super::grant::import_help(p, s.import)),
-        (Connection::None, _) => Err(format!("{} serves sample data only: there is no account to connect.", p.display)),
-        (Connection::File(f), _) => Err(super::grant::file_help(p, &f)),
+        (Connection::Session(s), _) => Err(ConnectError::NotOffered(super::grant::import_help(p, s.import))),
+        (Connection::None, _) => Err(ConnectError::NotOffered(format!("{} serves sample data only: there is no account to connect.", p.display))),
+        (Connection::File(f), _) => Err(ConnectError::NotOffered(super::grant::file_help(p, &f))),
     }
 }
 
-async fn browser(p: &'static ProviderSpec, home: &Home) -> Result<Connected, String> {
-    let link = Link::start(p, home).map_err(|e| e.to_string())?;
+async fn browser(p: &'static ProviderSpec, home: &Home) -> Result<Connected, ConnectError> {
+    let link = Link::start(p, home)?;
     if super::browser::open(&link.url, home.config()).is_err() {
         eprintln!("No browser could be opened here. Open this address yourself (or run again with --manual):");
     } else {
@@ -96,21 +99,21 @@ async fn browser(p: &'static ProviderSpec, home: &Home) -> Result<Connected, Str
     println!("{}", link.url);
     match link.wait(CALLBACK_WAIT + std::time::Duration::from_secs(5)).await {
         Some(r) => r,
-        None => Err("no browser came back in time; run the login again".into()),
+        None => Err(ConnectError::TimedOut("no browser came back in time; run the login again".into())),
     }
 }
 
-fn read_line() -> Result<String, String> {
+fn read_line() -> Result<String, ConnectError> {
     let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line).map_err(|e| format!("reading standard input failed: {e}"))?;
+    std::io::stdin().lock().read_line(&mut line).map_err(|e| ConnectError::Local(format!("reading standard input failed: {e}")))?;
     Ok(line)
 }
 
 /// A secret typed without echo at a terminal; from a pipe, one line.
-pub fn secret(prompt: &str) -> Result<Secret, String> {
+pub fn secret(prompt: &str) -> Result<Secret, ConnectError> {
     use std::io::IsTerminal;
     let text = if std::io::stdin().is_terminal() {
-        rpassword::prompt_password(prompt).map_err(|e| format!("reading the secret failed: {e}"))?
+        rpassword::prompt_password(prompt).map_err(|e| ConnectError::Local(format!("reading the secret failed: {e}")))?
     } else {
         eprint!("{prompt}");
         read_line()?

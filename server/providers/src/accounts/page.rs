@@ -5,6 +5,7 @@
 //! provider's login may take the password again with the code; Garmin's completes its own session
 //! with the code alone, which is what the hosted people's page relies on).
 use super::browser::{escape, html, outcome_page, CALLBACK_WAIT};
+use super::error::{ConnectError, LinkError};
 use super::grant::Connected;
 use super::grant::{save_key_in, submit_in, Submitted};
 use super::Home;
@@ -24,9 +25,9 @@ const MAX_BODY: u64 = 16 * 1024;
 
 /// Start serving the page for `p` at `/connect/<id>`; returns its address. The outcome (a
 /// connection, or the time running out) goes to `tx`.
-pub fn serve(p: &'static ProviderSpec, id: &str, home: &Home, tx: watch::Sender<Option<Result<Connected, String>>>) -> Result<String, String> {
-    let server = tiny_http::Server::http(("127.0.0.1", 0)).map_err(|e| format!("no local port could be opened for the login page ({e})"))?;
-    let port = server.server_addr().to_ip().map(|a| a.port()).ok_or("the login page has no TCP port")?;
+pub fn serve(p: &'static ProviderSpec, id: &str, home: &Home, tx: watch::Sender<Option<Result<Connected, ConnectError>>>) -> Result<String, LinkError> {
+    let server = tiny_http::Server::http(("127.0.0.1", 0)).map_err(|e| LinkError::Busy(format!("no local port could be opened for the login page ({e})")))?;
+    let port = server.server_addr().to_ip().map(|a| a.port()).ok_or_else(|| LinkError::Setup("the login page has no TCP port".into()))?;
     let path = format!("/connect/{id}");
     let url = format!("http://127.0.0.1:{port}{path}");
     let (handle, home) = (tokio::runtime::Handle::current(), home.clone());
@@ -35,7 +36,7 @@ pub fn serve(p: &'static ProviderSpec, id: &str, home: &Home, tx: watch::Sender<
         let mut held: Option<SessionForm> = None;
         let outcome = loop {
             if Instant::now() >= deadline {
-                break Err(format!("the login page was not used within {} minutes; start again", CALLBACK_WAIT.as_secs() / 60));
+                break Err(ConnectError::TimedOut(format!("the login page was not used within {} minutes; start again", CALLBACK_WAIT.as_secs() / 60)));
             }
             let Ok(Some(mut req)) = server.recv_timeout(Duration::from_millis(250)) else {
                 continue;
@@ -62,7 +63,7 @@ pub fn serve(p: &'static ProviderSpec, id: &str, home: &Home, tx: watch::Sender<
                     let _ = req.respond(html(200, &form(p, Some(Note::Said(&words)), true)));
                 }
                 Err(e) => {
-                    let _ = req.respond(html(400, &form(p, Some(Note::Refused(&e)), held.is_some())));
+                    let _ = req.respond(html(400, &form(p, Some(Note::Refused(&e.to_string())), held.is_some())));
                 }
             }
         };
@@ -87,13 +88,13 @@ enum Note<'a> {
     Refused(&'a str),
 }
 
-async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>, home: &Home) -> Result<Posted, String> {
+async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut Option<SessionForm>, home: &Home) -> Result<Posted, ConnectError> {
     let get = |k: &str| f.get(k).map(|v| v.trim().to_string()).unwrap_or_default();
     match p.connection {
         Connection::ApiKey(_) => {
             let days = match get("days").as_str() {
                 "" => None,
-                d => Some(d.parse::<u32>().map_err(|_| format!("`days` must be a whole number of days; got {d:?}"))?),
+                d => Some(d.parse::<u32>().map_err(|_| ConnectError::Input(format!("`days` must be a whole number of days; got {d:?}")))?),
             };
             save_key_in(p, Secret::new(get("key")), days, SOURCE, home).await.map(Posted::Done)
         }
@@ -114,7 +115,7 @@ async fn post(p: &'static ProviderSpec, f: &HashMap<String, String>, held: &mut 
                 Err(e) => Err(e),
             }
         }
-        _ => Err(format!("{} is not connected with this page", p.display)),
+        _ => Err(ConnectError::NotOffered(format!("{} is not connected with this page", p.display))),
     }
 }
 

@@ -138,6 +138,9 @@ pub enum StoreError {
     Keyring(String),
     #[error("{0}")]
     Config(String),
+    /// No folder to keep the token file in (no home folder, no `VITALS_CONFIG_DIR`).
+    #[error("this machine has no configuration folder; set VITALS_CONFIG_DIR")]
+    NoFolder,
     /// The login was renewed but could not be saved: `fresh` is the renewed pair, which this
     /// process may keep using in memory (the provider may have retired the saved one).
     #[error("{why}")]
@@ -191,9 +194,9 @@ pub fn default_dir(config: &Config) -> Option<PathBuf> {
 }
 
 /// This machine's token store (keyring or file), in the default folder of `config`.
-pub fn token_store(config: &Config) -> Result<TokenStore, String> {
-    let dir = default_dir(config).ok_or("this machine has no configuration folder; set VITALS_CONFIG_DIR")?;
-    TokenStore::open(dir, config).map_err(|e| e.to_string())
+pub fn token_store(config: &Config) -> Result<TokenStore, StoreError> {
+    let dir = default_dir(config).ok_or(StoreError::NoFolder)?;
+    TokenStore::open(dir, config)
 }
 
 /// Read a JSON map file; a missing file is an empty map.

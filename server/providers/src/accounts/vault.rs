@@ -46,6 +46,11 @@ pub enum VaultError {
     Inside(PathBuf),
     #[error("{what} is encrypted under key {needs}, and the key given is {given}: start with the key that sealed it (after `tenant rotate-key`, the new one)")]
     WrongKey { what: String, needs: String, given: String },
+    /// A new key file could not be made (it exists already, or its folder cannot be written).
+    #[error("{0} could not be created ({1}); it must not exist yet")]
+    NotCreated(PathBuf, std::io::ErrorKind),
+    #[error("{0} could not be written ({1})")]
+    NotWritten(PathBuf, std::io::ErrorKind),
     #[error("{0} is encrypted, and no key was given to open it: send the tenants key (--key-file, {KEY_FILE_ENV} or {KEY_ENV})")]
     Locked(String),
     #[error("{0} is damaged or was changed by hand: it does not open under its key (nothing in it can be trusted); the person must connect again")]
@@ -222,10 +227,10 @@ pub fn aad_for(path: &Path) -> String {
 }
 
 /// Write a new key file (0600, never over an existing file): the key's id.
-pub fn write_new_key(path: &Path, tenants_dir: Option<&Path>) -> Result<Vault, String> {
+pub fn write_new_key(path: &Path, tenants_dir: Option<&Path>) -> Result<Vault, VaultError> {
     if let (Some(parent), Some(d)) = (path.parent().and_then(|p| p.canonicalize().ok()), tenants_dir.and_then(|d| d.canonicalize().ok())) {
         if parent.starts_with(&d) {
-            return Err(VaultError::Inside(path.to_path_buf()).to_string());
+            return Err(VaultError::Inside(path.to_path_buf()));
         }
     }
     let (vault, text) = Vault::generate();
@@ -237,10 +242,8 @@ pub fn write_new_key(path: &Path, tenants_dir: Option<&Path>) -> Result<Vault, S
         opts.mode(0o600);
     }
     use std::io::Write as _;
-    let mut f = opts.open(path).map_err(|e| format!("{} could not be created ({}); it must not exist yet", path.display(), e.kind()))?;
-    f.write_all(format!("{}\n", text.expose()).as_bytes())
-        .and_then(|()| f.sync_all())
-        .map_err(|e| format!("{} could not be written ({})", path.display(), e.kind()))?;
+    let mut f = opts.open(path).map_err(|e| VaultError::NotCreated(path.to_path_buf(), e.kind()))?;
+    f.write_all(format!("{}\n", text.expose()).as_bytes()).and_then(|()| f.sync_all()).map_err(|e| VaultError::NotWritten(path.to_path_buf(), e.kind()))?;
     Ok(vault)
 }
 
@@ -291,7 +294,8 @@ mod tests {
         std::fs::create_dir_all(&tenants).unwrap();
         let inside = tenants.join("k");
         write_new_key(&d.join("k"), Some(&tenants)).unwrap();
-        assert!(write_new_key(&d.join("k"), Some(&tenants)).unwrap_err().contains("must not exist"));
+        let e = write_new_key(&d.join("k"), Some(&tenants)).unwrap_err();
+        assert!(matches!(e, VaultError::NotCreated(_, std::io::ErrorKind::AlreadyExists)) && e.to_string().contains("must not exist"), "{e}");
         assert!(Vault::from_file(&d.join("k"), &tenants).is_ok());
         std::fs::copy(d.join("k"), &inside).unwrap();
         assert!(matches!(Vault::from_file(&inside, &tenants), Err(VaultError::Inside(_))));

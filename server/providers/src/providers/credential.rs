@@ -5,7 +5,7 @@
 //! every query, so a login shows up without a restart; else sample data where the provider has
 //! some, and nothing where it has none. Provider-neutral: each provider builds one from its spec.
 use super::{Credential, CredentialKind, CredentialSource, Due, EXPIRY_MARGIN_S};
-use crate::accounts::{Home, TokenStore, Tokens};
+use crate::accounts::{Home, StoreError, TokenStore, Tokens};
 use crate::catalog::ProviderSpec;
 use crate::config::Config;
 use crate::connection::Connection;
@@ -23,7 +23,7 @@ pub struct StoredCredential {
     exchanging: tokio::sync::Mutex<()>,
     sandbox_forced: bool,
     /// The token store, or why there is none (no config folder, a bad VITALS_TOKEN_STORE).
-    store: Result<TokenStore, String>,
+    store: Result<TokenStore, StoreError>,
     /// What the sample data is, in words (`Oura's sandbox`, `built-in sample data`); None: there is none.
     sandbox_is: Option<&'static str>,
     /// A renewal this process could not save (engine answers say so).
@@ -75,9 +75,9 @@ impl StoredCredential {
     }
 
     /// The saved login, or why it cannot be read. No store at all (no config folder) is no login.
-    fn load(&self) -> Result<Option<Tokens>, String> {
+    fn load(&self) -> Result<Option<Tokens>, StoreError> {
         match &self.store {
-            Ok(s) => s.load(self.spec.name).map_err(|e| e.to_string()),
+            Ok(s) => s.load(self.spec.name),
             Err(_) => Ok(None),
         }
     }
@@ -127,8 +127,10 @@ impl StoredCredential {
             }
             return Ok(());
         }
-        let store = self.store.clone()?;
-        crate::accounts::grant::setup(self.spec, &store, self.home.config()).await?;
+        let store = self.store.as_ref().map_err(|e| e.to_string())?.clone();
+        // A step still owed that failed fails the read as before, whatever its kind: its words
+        // say what to do (a step whose provider did not answer could be cut instead; not yet).
+        crate::accounts::grant::setup(self.spec, &store, self.home.config()).await.map_err(|e| super::RenewError::Failed(e.to_string()))?;
         let seen = self.stored().ok_or("no login is stored")?;
         let in_memory = self.in_memory(&seen);
         let current = in_memory.clone().unwrap_or_else(|| seen.clone());

@@ -2,7 +2,7 @@
 //! make their own tenant. A link holds a random token; the tenants folder keeps only its SHA-256
 //! (`.invitations/<hash>`, 0600, holding the expiry), so the folder's contents open nothing. Claimed
 //! by renaming the file away before the tenant is made: two browsers racing get one tenant.
-use super::super::tenants::{private_dir, private_file, Tenants};
+use super::super::tenants::{private_dir, private_file, FolderError, Tenants};
 use crate::secret::Secret;
 use jiff::Timestamp;
 use std::path::PathBuf;
@@ -34,14 +34,14 @@ impl Invitations {
     }
 
     /// A new invitation valid for `days`: its token (for the link) and when it expires.
-    pub fn make(&self, days: u32) -> Result<(Secret, Timestamp), String> {
+    pub fn make(&self, days: u32) -> Result<(Secret, Timestamp), FolderError> {
         if !(1..=MAX_DAYS).contains(&days) {
-            return Err(format!("`--days` {days}: an invitation is valid from 1 to {MAX_DAYS} days; send e.g. --days 7"));
+            return Err(FolderError::Input(format!("`--days` {days}: an invitation is valid from 1 to {MAX_DAYS} days; send e.g. --days 7")));
         }
         private_dir(&self.dir)?;
         let token = Secret::new(super::super::mount::random_token());
         // Whole seconds: what the file keeps is what is said.
-        let expires = Timestamp::from_second(Timestamp::now().as_second() + 24 * 3600 * i64::from(days)).map_err(|e| e.to_string())?;
+        let expires = Timestamp::from_second(Timestamp::now().as_second() + 24 * 3600 * i64::from(days)).map_err(|e| FolderError::Input(e.to_string()))?;
         private_file(&self.dir.join(digest(token.expose())), expires.as_second().to_string().as_bytes())?;
         Ok((token, expires))
     }

@@ -171,7 +171,7 @@ impl Ctx {
 
     /// A new connector URL for tenant `id` (with `--auth url`): its secret kept as a hash, the URL
     /// shown this once; the one it had stops working.
-    fn new_connector(&self, id: &TenantId) -> Result<Option<String>, String> {
+    fn new_connector(&self, id: &TenantId) -> Result<Option<String>, super::tenants::FolderError> {
         if !self.server.opts.auth.urls() {
             return Ok(None);
         }
@@ -379,7 +379,7 @@ impl Ctx {
                 self.server.drop_tenant(&t);
                 self.me(Some(&format!("{} is connected.", spec.display)))
             }
-            Err(e) => self.key_page(name, Some(&e)),
+            Err(e) => self.key_page(name, Some(&e.to_string())),
         }
     }
 
@@ -430,7 +430,7 @@ impl Ctx {
             }
             Err(e) => {
                 self.sessions().failed(self.peer);
-                self.login_page(name, None, Some(&e))
+                self.login_page(name, None, Some(&e.to_string()))
             }
         }
     }

@@ -3,11 +3,11 @@
 //! folder keeps only the key's SHA-256: `.keys/<hash>` names the tenant it opens, and the tenant's
 //! own `signin.key` names the hash, so deleting the tenant deletes its key.
 use super::super::hashed::{SIGN_IN, URL};
-use super::super::tenants::{TenantId, Tenants};
+use super::super::tenants::{FolderError, TenantId, Tenants};
 use crate::secret::Secret;
 
 /// A new key for tenant `id` (replacing any it had): the key itself, to be shown once.
-pub fn new_key(t: &Tenants, id: &TenantId) -> Result<Secret, String> {
+pub fn new_key(t: &Tenants, id: &TenantId) -> Result<Secret, FolderError> {
     let key = Secret::new(format!("vk-{}", super::super::mount::random_token()));
     SIGN_IN.set(t, id, key.expose())?;
     Ok(key)
@@ -21,7 +21,7 @@ pub fn tenant_of(t: &Tenants, key: &str) -> Option<TenantId> {
 
 /// Remove a tenant (`vitals-mcp tenant delete`, or the person from their page): its sign-in key
 /// and connector URL first, so they open nothing, then its folder.
-pub fn remove_tenant(t: &Tenants, id: &str) -> Result<(), String> {
+pub fn remove_tenant(t: &Tenants, id: &str) -> Result<(), FolderError> {
     if let Some(tid) = TenantId::parse(id) {
         forget_key(t, &tid);
         URL.forget(t, &tid);

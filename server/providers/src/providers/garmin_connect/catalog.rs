@@ -41,14 +41,15 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     rate_budget: RateBudget { requests: 120, per: Duration::from_secs(60) },
     late_sync: "a Garmin watch syncs through Garmin Connect, sometimes hours later",
     connection: Connection::Session(SessionSpec {
-        login: Some(super::sso::submit),
+        // The hooks' errors are `StepError`s; sso.rs and tokens.rs still say theirs in words.
+        login: Some(|f, c| Box::pin(async move { super::sso::submit(f, c).await.map_err(Into::into) })),
         refresh: Some(super::tokens::refresh),
         import: Some(ImportSpec {
             default_dir: "~/.garminconnect",
             dir_env: &["GARMINTOKENS", "GARTH_HOME"],
             from: "garminconnect (garmin_tokens.json) or garth (oauth1_token.json and oauth2_token.json)",
             offer: "Use tokens from another Garmin tool",
-            read: super::tokens::import,
+            read: |d, c| Box::pin(async move { super::tokens::import(d, c).await.map_err(Into::into) }),
         }),
         portal: Some("https://connect.garmin.com"),
         caution: "Garmin Connect (unofficial) signs in to Garmin's private mobile API, as the Garmin Connect app does, for what \
