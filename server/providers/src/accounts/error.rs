@@ -71,19 +71,6 @@ impl From<LinkError> for ConnectError {
     }
 }
 
-impl From<super::oauth::AuthError> for ConnectError {
-    fn from(e: super::oauth::AuthError) -> Self {
-        use super::oauth::AuthError;
-        let said = e.to_string();
-        match e {
-            AuthError::Denied(_) | AuthError::Token(_) => ConnectError::Refused(said),
-            AuthError::StateMismatch | AuthError::NoCode => ConnectError::Input(said),
-            AuthError::Unavailable(_) => ConnectError::Unavailable(said),
-            AuthError::Config(_) => ConnectError::Setup(said),
-        }
-    }
-}
-
 impl From<super::StoreError> for ConnectError {
     fn from(e: super::StoreError) -> Self {
         ConnectError::Local(e.to_string())

@@ -34,6 +34,22 @@ pub async fn complete_in(
     super::grant::save_new_in(p, tokens, home).await
 }
 
+/// A browser login's failure at the callback or the token endpoint, its kind kept. (Here, not in
+/// `error.rs`: `oauth.rs` reads the app credentials, whose errors are `error.rs`'s, so `error.rs`
+/// naming `oauth.rs` would close a circle.)
+impl From<super::oauth::AuthError> for ConnectError {
+    fn from(e: super::oauth::AuthError) -> Self {
+        use super::oauth::AuthError;
+        let said = e.to_string();
+        match e {
+            AuthError::Denied(_) | AuthError::Token(_) => ConnectError::Refused(said),
+            AuthError::StateMismatch | AuthError::NoCode => ConnectError::Input(said),
+            AuthError::Unavailable(_) => ConnectError::Unavailable(said),
+            AuthError::Config(_) => ConnectError::Setup(said),
+        }
+    }
+}
+
 /// Where logins are saved, and where the browser comes back to.
 #[derive(Clone, Debug)]
 pub struct Place {
