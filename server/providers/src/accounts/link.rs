@@ -44,7 +44,7 @@ impl From<super::oauth::AuthError> for ConnectError {
         match e {
             AuthError::Denied(_) | AuthError::Token(_) => ConnectError::Refused(said),
             AuthError::StateMismatch | AuthError::NoCode => ConnectError::Input(said),
-            AuthError::Unavailable(_) => ConnectError::Unavailable(said),
+            AuthError::Unavailable(_) | AuthError::Limited { .. } => ConnectError::Unavailable(said),
             AuthError::Config(_) => ConnectError::Setup(said),
         }
     }
