@@ -24,7 +24,7 @@ use vitals_providers::providers::google_health::sample::{error, Api, Person};
 pub const PREFIX: &str = "/google-health";
 pub const CLIENT_ID: &str = "google-health-twin-client.apps.googleusercontent.com";
 pub const CLIENT_SECRET: &str = "google-health-twin-secret-SECRET";
-/// The redirect the twin's client has registered (the server's default).
+/// The redirect the twin's client has registered unless a test says another (the server's default).
 pub const REDIRECT: &str = "http://localhost:9879/callback";
 /// How long a Testing app's refresh token lives.
 pub const TESTING_LIFE_S: i64 = 7 * 86_400;
@@ -34,6 +34,9 @@ pub struct GoogleFaults {
     /// 429 `RESOURCE_EXHAUSTED` for the next data requests.
     pub rate_limit_next: u32,
     pub server_error_next: u32,
+    /// Refuse every filtered sleep listing with 400 `INVALID_ARGUMENT` (as one live client saw
+    /// in 2026-08, reference §2.3).
+    pub reject_sleep_filter: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -43,6 +46,9 @@ pub struct GoogleConfig {
     pub now: Option<Timestamp>,
     /// The app is in Testing status: refresh tokens die 7 days after the consent.
     pub testing: bool,
+    /// The one redirect the client has registered (the server's default, or a hosted server's
+    /// own callback).
+    pub redirect: String,
     /// The scopes the person ticks on the consent screen (None: every one asked).
     pub grant_only: Option<Vec<String>>,
     pub expires_in: i64,
@@ -60,6 +66,7 @@ impl Default for GoogleConfig {
             person: Person::new("Europe/Berlin"),
             now: None,
             testing: false,
+            redirect: REDIRECT.into(),
             grant_only: None,
             expires_in: 3599,
             per_minute: 300,
@@ -211,7 +218,7 @@ impl GoogleHealth {
             return Err("Error 401: invalid_client. The OAuth client was not found.".into());
         }
         let redirect = q.get("redirect_uri").cloned().unwrap_or_default();
-        if redirect != REDIRECT {
+        if redirect != self.cfg.redirect {
             return Err("Error 400: redirect_uri_mismatch".into());
         }
         let state = q.get("state").cloned().unwrap_or_default();
@@ -337,6 +344,10 @@ impl GoogleHealth {
         if self.cfg.faults.server_error_next > 0 {
             self.cfg.faults.server_error_next -= 1;
             return Answer { status: 503, body: error(503, "UNAVAILABLE", "BACKEND_UNAVAILABLE", "The service is currently unavailable.").body };
+        }
+        if self.cfg.faults.reject_sleep_filter && t == "sleep" && q.contains_key("filter") {
+            let why = "Invalid data point filter: sleep.interval.civil_end_time is not a supported member.";
+            return Answer { status: 400, body: error(400, "INVALID_ARGUMENT", "INVALID_DATA_POINT_FILTER_DATA_TYPE_MEMBER", why).body };
         }
         let a = Api { person: &self.cfg.person, now, page_cap: self.cfg.page_cap }.answer(path, q);
         Answer { status: a.status, body: a.body }

@@ -323,3 +323,45 @@ pub fn every_file(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// Google Health from the person's page (issue 52): Google's login with PKCE and offline access,
+/// back through the server's own callback, saved in the tenant's folder with its refresh token,
+/// and read by their assistant from their account, not from the sample person.
+#[tokio::test]
+async fn google_health_is_connected_from_the_page_and_read() {
+    let twin = twin().await;
+    let tenants = folder("people-google");
+    let cfg = folder("people-google-cfg");
+    let env = google_health_env(&twin);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let (public, log, _child) = serve_tenants(&twin, &cfg, &tenants, &env, &["--open-signup"]).await;
+    twin.google_health(|g| g.cfg.redirect = format!("{public}/callback/google-health"));
+    let mut me = Person::new(&public);
+    let join = me.get("/join").await;
+    let connector = me.post("/join", &[("csrf", &join.csrf())]).await.inside("data-connector=\"url\"");
+    let id = tenants_in(&tenants)[0].clone();
+    let page = me.get("/me").await;
+    assert!(page.body.contains("data-provider=\"google-health\" data-connected=\"false\""), "{}", page.body);
+    let go = me.post("/me/connect/google-health", &[("csrf", &page.csrf())]).await;
+    assert_eq!(go.status, 303, "{}", go.body);
+    let to = go.location();
+    assert!(to.contains("code_challenge_method=S256") && to.contains("access_type=offline"), "{to}");
+    let (status, landed) = login::open_in_browser(&to).await;
+    assert_eq!(status, 200, "{landed}");
+    assert!(landed.contains("is connected"), "{landed}");
+    let saved = super::http::tenant_store(&tenants, &id).load("google-health").unwrap().expect("saved in the tenant's folder");
+    assert!(saved.refresh.is_some(), "offline access was asked, so Google issued a refresh token");
+    assert_eq!(twin.google_health(|g| g.token_requests.clone()), [("authorization_code".to_string(), 200)]);
+    assert!(me.get("/me").await.body.contains("data-provider=\"google-health\" data-connected=\"true\""));
+
+    // Their assistant reads their account through their connector URL.
+    let s = client(&connector, None).await;
+    let day = ds(ago(1));
+    let a = s.ok("vitals_query", serde_json::json!({"collection": "google_health.steps", "day": day, "format": "records"})).await;
+    assert_eq!(a["synthetic"], false, "their account, not the sample person: {a}");
+    assert!(a["data"].as_array().is_some_and(|d| d.len() == 1 && d[0]["steps"].as_f64().is_some_and(|n| n > 0.0)), "{a}");
+    let said = std::fs::read_to_string(&log).unwrap();
+    for secret in twin.google_health(|g| g.secrets()).iter().map(String::as_str).chain([vitals_twin::google_health::CLIENT_SECRET]) {
+        assert!(!said.contains(secret), "the log carries a secret");
+    }
+}

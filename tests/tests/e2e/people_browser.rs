@@ -1,7 +1,7 @@
 //! A person onboards in a real browser (issue 40): headless Chromium (Debian's) at a phone's size,
 //! web security on, so the pages' CSP (no script; forms only to this server and, for Connect, the
 //! provider's login page) is the browser's to enforce. From an invitation it makes the tenant,
-//! connects Oura through the twin's OAuth and the server's callback, pastes a Garmin key, and signs
+//! connects Oura and Google Health through the twins' OAuth and the server's callback, pastes a Garmin key, and signs
 //! in to Garmin Connect with a one-time code; each page is screenshotted for README. The password
 //! and the code are then searched for in the server's log, every page seen and every file written.
 use super::common::*;
@@ -44,6 +44,7 @@ async fn a_person_onboards_in_a_real_browser_on_a_phone() {
     let mut env: Vec<(String, String)> = fx.env().into_iter().filter(|(k, _)| k != "VITALS_OURA_REDIRECT_URI" && k != "VITALS_CONFIG_DIR").collect();
     env.extend(GarminConnect::env(&base).into_iter().map(|(k, v)| (k.to_string(), v)));
     env.push(("VITALS_GARMIN_BASE_URL".into(), fx.twin.mounted("garmin")));
+    env.extend(google_health_env(&fx.twin));
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
     let (public, log, _child) = serve_tenants(&fx.twin, &fx.dir, &tenants, &env, &[]).await;
     let link = tenant(&fx.twin, &tenants, &["invite", "--public-url", &public]).await.unwrap();
@@ -75,6 +76,16 @@ async fn a_person_onboards_in_a_real_browser_on_a_phone() {
     b.click("a[href='/me']").await;
     seen.push(landed(&b, |u| u.ends_with("/me")).await);
     assert!(seen.last().unwrap().contains("data-provider=\"oura\" data-connected=\"true\""));
+
+    // Google Health the same way: Google's consent page (PKCE, offline access) and back.
+    fx.twin.google_health(|g| g.cfg.redirect = format!("{public}/callback/google-health"));
+    b.click("[data-provider=google-health] button[type=submit]").await;
+    let back = landed(&b, |u| u.contains("/callback/google-health")).await;
+    assert!(back.contains("is connected"), "{back}");
+    seen.push(back);
+    b.click("a[href='/me']").await;
+    seen.push(landed(&b, |u| u.ends_with("/me")).await);
+    assert!(seen.last().unwrap().contains("data-provider=\"google-health\" data-connected=\"true\""));
 
     // Garmin's key, pasted.
     b.click("a[href='/me/key/garmin']").await;
