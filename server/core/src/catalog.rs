@@ -242,7 +242,8 @@ impl Retention {
 /// type), which the provider checks against its data and which is absent unless given.
 #[derive(Debug, Clone, Copy)]
 pub struct OptionSpec {
-    /// A text the provider reads (`default` means nothing then), not a boolean.
+    /// A text the provider reads, not a boolean; its `default` then says whether it must be sent
+    /// (a raw collection's type: a listing names one).
     pub text: bool,
     pub name: &'static str,
     pub default: bool,

@@ -139,6 +139,9 @@ pub enum PageError {
     RateLimited { wait: Option<std::time::Duration>, detail: String },
     /// The provider refused the query as asked: an error naming what it said.
     Refused(String),
+    /// The provider refused the request as asked, and its adapter asks another way from now on
+    /// ([`Provider::refusal`]): the page is asked once more, rebuilt; refused if that fails too.
+    AskAgain(String),
 }
 
 /// What a page was asked with, for a provider whose body does not say it all.
@@ -155,6 +158,20 @@ pub struct PageAt {
     /// The id a by-id read asked for (`CollectionSpec.by_id`), for a reply that does not repeat
     /// it (Withings' ECG signal).
     pub record: Option<String>,
+    /// The window the listing was asked for (padded), for a listing read wider than asked that
+    /// ends once it has passed the window (Google's sleeps listed without their filter).
+    pub window: Window,
+}
+
+/// What an adapter makes of a refusal ([`Provider::refusal`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The engine's words: the provider refused the request, with what it said.
+    AsUsual,
+    /// The adapter asks another way from now on: the page is asked once more, built anew.
+    AskAgain,
+    /// Refused, in the adapter's words (which parameter, and what to send).
+    Said(String),
 }
 
 /// Collection-specific options of a query (`include_manual`), validated against the catalog.
@@ -215,6 +232,13 @@ pub trait Provider: Send + Sync {
     /// `notices.excluded` (None: the reason's name and the count are all that is said).
     fn no_reading(&self, _c: &CollectionSpec, _reason: &str) -> Option<String> {
         None
+    }
+    /// How the adapter reads a refusal of `req` (`status` 400, 404 or 422, and its `body`) before
+    /// the engine words it: asked again another way (a filter some accounts reject: the adapter
+    /// builds the request anew from now on and says so in [`Provider::finish`]'s notes), or said
+    /// in words that name the parameter at fault.
+    fn refusal(&self, _c: &CollectionSpec, _req: &Request, _status: u16, _body: &str) -> Refusal {
+        Refusal::AsUsual
     }
     /// What to tell the user when the credential is missing or refused (401/403).
     fn auth_help(&self, status: u16, cred: &Credential) -> String;

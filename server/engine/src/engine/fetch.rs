@@ -325,7 +325,13 @@ fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Resul
     for kept in hit.bodies.iter().filter(|p| !p.body.is_empty()) {
         // These bodies decoded once already, each with the token it was asked with; one that
         // no longer does is a bug, not data.
-        let at = crate::providers::PageAt { zone: plan.zone.clone(), token: kept.token.clone(), options: plan.options.clone(), record: plan.id.clone() };
+        let at = crate::providers::PageAt {
+            zone: plan.zone.clone(),
+            token: kept.token.clone(),
+            options: plan.options.clone(),
+            record: plan.id.clone(),
+            window: piece.upstream.clone(),
+        };
         let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
         take_records(plan, piece, page.records, keeper, &mut out);
     }
@@ -419,6 +425,7 @@ async fn decode(
 async fn judge(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     plan: &Plan,
+    window: &crate::providers::Window,
     reply: crate::http::Reply,
     token: Option<&str>,
 ) -> Result<(crate::providers::Page, String), PageError> {
@@ -430,7 +437,13 @@ async fn judge(
             Ok(body) => match decode(
                 p,
                 plan.collection,
-                crate::providers::PageAt { zone: plan.zone.clone(), token: token.map(str::to_string), options: plan.options.clone(), record: plan.id.clone() },
+                crate::providers::PageAt {
+                    zone: plan.zone.clone(),
+                    token: token.map(str::to_string),
+                    options: plan.options.clone(),
+                    record: plan.id.clone(),
+                    window: window.clone(),
+                },
                 body,
             )
             .await
@@ -490,6 +503,29 @@ struct PageReader<'a> {
     page_cap: u32,
     req: crate::http::Request,
     token: Option<&'a str>,
+    /// The window the page is of, for a request built anew.
+    window: &'a crate::providers::Window,
+}
+
+impl PageReader<'_> {
+    /// A refusal as the adapter reads it ([`Provider::refusal`]): asked again another way (the
+    /// request built anew), said in its words, or None for the engine's.
+    ///
+    /// [`Provider::refusal`]: crate::providers::Provider::refusal
+    fn adapter_refusal(&mut self, reply: &crate::http::Reply) -> Option<PageError> {
+        let (p, plan) = (&self.plan.provider, self.plan);
+        let body = reply.body.as_deref().ok().filter(|_| matches!(reply.status, 400 | 404 | 422))?;
+        match p.refusal(plan.collection, &self.req, reply.status, body) {
+            crate::providers::Refusal::AsUsual => None,
+            crate::providers::Refusal::Said(why) => Some(PageError::Refused(why)),
+            crate::providers::Refusal::AskAgain => {
+                self.req = p.read_request(plan.collection, self.window, plan.upstream_fields.as_deref(), self.token, &plan.cred, &plan.options);
+                let said: String = body.chars().take(300).collect();
+                let display = p.spec().display;
+                Some(PageError::AskAgain(format!("{display} refused the request with HTTP {}, and again when asked another way: {said}", reply.status)))
+            }
+        }
+    }
 }
 
 impl Reader for PageReader<'_> {
@@ -539,7 +575,10 @@ impl Reader for PageReader<'_> {
     }
 
     async fn judge(&mut self, reply: Self::Reply) -> Result<Self::Answer, PageError> {
-        judge(&self.plan.provider, self.plan, reply, self.token).await
+        if let Some(e) = self.adapter_refusal(&reply) {
+            return Err(e);
+        }
+        judge(&self.plan.provider, self.plan, self.window, reply, self.token).await
     }
 
     fn slots(&self, n: usize) {
@@ -565,7 +604,7 @@ async fn fetch_page(w: &Window<'_>, token: Option<&str>, out: &mut WindowOut) ->
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
     let offline = p.local(&plan.cred).is_some();
     let call = Call { provider: p, source, cred: &plan.cred, limits: &engine.limits, deadline: plan.deadline, offline };
-    let mut reader = PageReader { plan, source, shared, index, page_cap: engine.limits.page_cap, req, token };
+    let mut reader = PageReader { plan, source, shared, index, page_cap: engine.limits.page_cap, req, token, window: &piece.upstream };
     Ok(match call.send(&mut reader, &mut out.stats).await? {
         Ended::Answer((page, body)) => Outcome::Page(page, body),
         Ended::Stop(why) => Outcome::Stop(why),

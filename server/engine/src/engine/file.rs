@@ -155,6 +155,6 @@ fn file_error(p: &dyn Provider, e: PageError) -> QueryError {
             QueryError::Upstream(format!("{display} answered 429 (too many requests); nothing was written. Ask again in a minute."))
         }
         PageError::Transient(e) => QueryError::Upstream(format!("{display} kept failing ({e}); nothing was written. Try again in a little while.")),
-        PageError::Refused(why) => QueryError::Upstream(format!("{why}; nothing was written.")),
+        PageError::Refused(why) | PageError::AskAgain(why) => QueryError::Upstream(format!("{why}; nothing was written.")),
     }
 }

@@ -585,5 +585,9 @@ fn plan_options(c: &CollectionSpec, qualified: &str, asked: Option<&serde_json::
         let b = v.as_bool().ok_or_else(|| bad(format!("`options.{}` must be true or false; got {v}.", o.name)))?;
         out.insert(o.name.to_string(), serde_json::Value::Bool(b));
     }
+    // A text option marked `default: true` must be sent (catalog.rs, `OptionSpec`).
+    if let Some(o) = c.options.iter().find(|o| o.text && o.default && !out.contains_key(o.name)) {
+        return Err(bad(format!("`options.{}`: {qualified} needs it: {}. Send e.g. options: {{\"{}\": \"…\"}}.", o.name, o.doc, o.name)));
+    }
     Ok(out)
 }

@@ -155,7 +155,7 @@ impl Call<'_> {
         let p = self.provider;
         let refused = || QueryError::Auth(p.auth_help(401, self.cred));
         let mut bearer = self.cred.bearer.clone().ok_or_else(refused)?;
-        let (mut transient, mut attempt, mut replied, mut renewed) = (0u32, 0u32, false, false);
+        let (mut transient, mut attempt, mut replied, mut renewed, mut asked_again) = (0u32, 0u32, false, false, false);
         loop {
             if self.deadline.passed() {
                 return Ok(self.out_of_time());
@@ -191,6 +191,13 @@ impl Call<'_> {
                         Next::End(end) => return Ok(end),
                     },
                     Err(PageError::Transient(e)) => e,
+                    // Asked another way (the reader rebuilt its request): once, then refused.
+                    Err(PageError::AskAgain(why)) if !asked_again => {
+                        tracing::info!(%why, "asking {} another way", p.spec().display);
+                        asked_again = true;
+                        continue;
+                    }
+                    Err(PageError::AskAgain(why)) => return Ok(Ended::Refused(PageError::Refused(why))),
                     Err(e) => return Ok(Ended::Refused(e)),
                 },
                 // A request refused before it was built (not a read) is refused for good.

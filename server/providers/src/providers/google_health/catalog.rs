@@ -5,7 +5,7 @@
 //! are not used: the reconciled minutes summed per civil day give the same totals by GET, so
 //! the catalog declares no request other than a GET (`non_get` is empty).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Lead, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split, TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -347,19 +347,23 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "data_points",
         path: "",
-        brief: "any data type, raw, by its name",
-        summary: "Every data point of one data type as Google sends it, named by `id` (the type's id, such as `blood-glucose`, \
-                  `height` or `heart-rate-variability`): nothing the API serves is out of reach. Read to the last page, without \
-                  a range.",
-        range: RangeKind::None,
-        day_keys: &[],
-        dating: Dating::Undated,
-        always: &[],
-        key: None,
-        fields: &["name", "data_source", "value"],
-        split: Split::Whole,
-        by_id: true,
-        volume: "as many as the type holds",
+        brief: "any data type, raw (options.type)",
+        summary: "Every data point of one data type over the asked days, as Google sends it: the type's id in `options.type` \
+                  (such as `blood-glucose`, `height` or `heart-rate-variability`), so nothing the API serves is out of reach. \
+                  Each row: the civil `day` its record kind dates it by, `name`, `data_source` and `value`.",
+        always: &["day", "name"],
+        key: Some("name"),
+        fields: &["day", "name", "data_source", "value"],
+        options: &[OptionSpec {
+            text: true,
+            name: "type",
+            // Required: a listing names its type.
+            default: true,
+            doc: "the data type's id (blood-glucose, height, heart-rate-variability), required",
+        }],
+        dating: Dating::RecordedDay,
+        split: Split::Days(7),
+        volume: "as the type holds: a few a month to thousands a day, pages of 1,000",
         daily: None,
         ..DAY_TYPE
     },

@@ -369,11 +369,30 @@ pub fn exercise(point: &Value) -> Option<Value> {
 
 /// A point of any type as Google sent it, for the raw collection.
 pub fn raw(data_type: &str, point: &Value) -> Value {
+    let v = point.get(json_key(data_type));
     json!({
+        "day": v.and_then(|v| raw_day(data_type, v)).map(|d| d.to_string()),
         "name": point.get("name").cloned().unwrap_or(Value::Null),
         "data_source": point.get("dataSource").cloned().unwrap_or(Value::Null),
-        "value": point.get(json_key(data_type)).cloned().unwrap_or(Value::Null),
+        "value": v.cloned().unwrap_or(Value::Null),
     })
+}
+
+/// The civil day of a point of any type, as its record kind dates it (reference §2.3): a daily
+/// type's `date`, a sample's time, a sleep's end and any other interval's start, in the offset
+/// they were recorded in when Google sends no `civil*` field. None: a shape without a time.
+fn raw_day(data_type: &str, v: &Value) -> Option<Date> {
+    if let Some(d) = date(v.get("date")) {
+        return Some(d);
+    }
+    if let Some(st) = v.get("sampleTime") {
+        return civil_day(st, "civilTime").or_else(|| Moment::read(st, "physicalTime", "utcOffset").map(|m| m.day()));
+    }
+    let iv = v.get("interval")?;
+    match data_type {
+        "sleep" => civil_day(iv, "civilEndTime").or_else(|| Moment::read(iv, "endTime", "endUtcOffset").map(|m| m.day())),
+        _ => civil_day(iv, "civilStartTime").or_else(|| Moment::read(iv, "startTime", "startUtcOffset").map(|m| m.day())),
+    }
 }
 
 /// What a `google.rpc.Status` error body says: `(status, reason, message)`.

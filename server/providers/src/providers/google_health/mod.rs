@@ -15,7 +15,7 @@ pub mod decode;
 pub mod sample;
 
 use super::credential::StoredCredential;
-use super::{Credential, CredentialKind, CredentialSource, Finished, Options, Page, PageAt, PageError, Provider, ReadMethod, Request, SampleApi, Window};
+use super::{Credential, CredentialKind, CredentialSource, Finished, Options, Page, PageAt, PageError, Provider, ReadMethod, Refusal, Request, SampleApi, Window};
 use crate::catalog::{CollectionSpec, ProviderSpec};
 use serde_json::Value;
 
@@ -111,6 +111,9 @@ pub struct GoogleHealth {
     base: String,
     cred: GoogleCredential,
     sample: Sample,
+    /// Google refused the sleep filter (reference §2.3: documented, yet one live client saw every
+    /// sleep filter rejected): sleeps are listed without it from then on, cut to the window here.
+    sleep_unfiltered: std::sync::atomic::AtomicBool,
 }
 
 impl GoogleHealth {
@@ -118,7 +121,12 @@ impl GoogleHealth {
         let base = config.url("VITALS_GOOGLE_HEALTH_BASE_URL", DEFAULT_BASE);
         let stored = StoredCredential::in_home(&catalog::GOOGLE_HEALTH, None, Some("built-in sample data"), home, config);
         let testing = config.var(APP_STATUS_ENV).is_some_and(|s| s.trim().eq_ignore_ascii_case("testing"));
-        GoogleHealth { base, cred: GoogleCredential { stored, testing }, sample: Sample { person: sample::Person { tz: config.zone().tz } } }
+        GoogleHealth {
+            base,
+            cred: GoogleCredential { stored, testing },
+            sample: Sample { person: sample::Person { tz: config.zone().tz } },
+            sleep_unfiltered: Default::default(),
+        }
     }
 }
 
@@ -147,17 +155,32 @@ fn kind(c: &CollectionSpec) -> Kind {
     }
 }
 
+/// What an answer read without Google's sleep filter says.
+pub const UNFILTERED_SLEEP: &str = "Google refused the sleep filter (`sleep.interval.civil_end_time`, HTTP 400 INVALID_ARGUMENT), \
+     so the sleeps were listed without it, newest first, until the listing passed the asked days, and cut to those days here.";
+
+/// Whether a sleep listing read without its filter has passed `w`: Google lists newest first
+/// (reference §2.3), so a page in that order whose last sleep ended before the window's first day
+/// is the last one needed. A page in any other order never ends the listing early.
+fn passed(records: &[Value], w: &Window) -> bool {
+    let Window::Dates { start, .. } = w else { return false };
+    let at = |r: &Value| r.get("start").and_then(Value::as_str).and_then(|s| s.parse::<jiff::Timestamp>().ok());
+    let (Some(first), Some(last)) = (records.first().and_then(at), records.last().and_then(at)) else { return false };
+    let ended = records.last().and_then(|r| r.get("day")).and_then(Value::as_str).and_then(|d| d.parse::<jiff::civil::Date>().ok());
+    first >= last && ended.is_some_and(|d| d < *start)
+}
+
 /// The filter of one window (reference §2.3): `>=` and `<` only, the type's name in snake_case,
 /// civil days in quotes.
-fn filter(c: &CollectionSpec, w: &Window) -> Option<String> {
-    let t = c.path.replace('-', "_");
+fn filter(c: &CollectionSpec, data_type: &str, w: &Window) -> Option<String> {
+    let t = data_type.replace('-', "_");
     let field = match kind(c) {
         Kind::Total | Kind::Exercise => format!("{t}.interval.civil_start_time"),
         Kind::Daily => format!("{t}.date"),
         Kind::Sample if c.name == "heart_rate" => format!("{t}.sample_time.physical_time"),
         Kind::Sample => format!("{t}.sample_time.civil_time"),
         Kind::Sleep => format!("{t}.interval.civil_end_time"),
-        Kind::Raw => return None,
+        Kind::Raw => format!("{t}.{}", raw_member(data_type)),
     };
     let (from, to) = match w {
         Window::Dates { start, end } => (start.to_string(), end.tomorrow().unwrap_or(*end).to_string()),
@@ -165,6 +188,22 @@ fn filter(c: &CollectionSpec, w: &Window) -> Option<String> {
         _ => return None,
     };
     Some(format!("{field} >= \"{from}\" AND {field} < \"{to}\""))
+}
+
+/// The member a listing of any type is filtered on in civil time, by its record kind (reference
+/// §2.3): a daily type's date, a sample's time, a sleep's end, any other interval's start.
+fn raw_member(data_type: &str) -> &'static str {
+    match data_type {
+        "sleep" => "interval.civil_end_time",
+        t if t.starts_with("daily-") => "date",
+        t if sample::SAMPLE_TYPES.contains(&t) => "sample_time.civil_time",
+        _ => "interval.civil_start_time",
+    }
+}
+
+/// The data type a raw read names (`options.type`), as Google spells ids.
+fn raw_type(options: &Options) -> String {
+    options.get("type").and_then(Value::as_str).map(|t| t.trim().to_string()).unwrap_or_default()
 }
 
 /// An instant as Google's filter wants it (RFC 3339 in UTC); one that does not parse is passed as given.
@@ -179,16 +218,15 @@ impl Provider for GoogleHealth {
     fn credential(&self) -> &dyn CredentialSource {
         &self.cred
     }
-    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential, _options: &Options) -> Request {
-        let data_type = match (kind(c), w) {
-            (Kind::Raw, Window::Record(id)) => id.trim().to_string(),
-            _ => c.path.to_string(),
-        };
+    fn read_request(&self, c: &CollectionSpec, w: &Window, _fields: Option<&[String]>, next: Option<&str>, _cred: &Credential, options: &Options) -> Request {
+        let data_type = if kind(c) == Kind::Raw { raw_type(options) } else { c.path.to_string() };
         // The minutes a day is summed from are read reconciled: a watch and a phone counted once.
         let route = if kind(c) == Kind::Total { "dataPoints:reconcile" } else { "dataPoints" };
-        let size = if matches!(kind(c), Kind::Sleep | Kind::Exercise) { SESSION_PAGE } else { PAGE };
+        let session = matches!(kind(c), Kind::Sleep | Kind::Exercise) || ["sleep", "exercise"].contains(&data_type.as_str());
+        let size = if session { SESSION_PAGE } else { PAGE };
         let mut p: Vec<(String, String)> = vec![("pageSize".into(), size.to_string())];
-        if let Some(f) = filter(c, w) {
+        let unfiltered = kind(c) == Kind::Sleep && self.sleep_unfiltered.load(std::sync::atomic::Ordering::Relaxed);
+        if let Some(f) = filter(c, &data_type, w).filter(|_| !unfiltered) {
             p.push(("filter".into(), f));
         }
         if let Some(t) = next.filter(|t| !t.is_empty()) {
@@ -198,11 +236,9 @@ impl Provider for GoogleHealth {
     }
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError> {
         let (points, next_token) = decode::envelope(body).map_err(PageError::Transient)?;
-        let t = match (kind(c), at.record.as_deref()) {
-            (Kind::Raw, Some(id)) => id.trim(),
-            _ => c.path,
-        };
-        let records = match kind(c) {
+        let raw = raw_type(&at.options);
+        let t = if kind(c) == Kind::Raw { raw.as_str() } else { c.path };
+        let records: Vec<Value> = match kind(c) {
             Kind::Total => points.iter().filter_map(|p| decode::minute(c.name, t, p)).collect(),
             Kind::Daily => points.iter().filter_map(|p| decode::daily(c.name, t, p)).collect(),
             Kind::Sample => points.iter().filter_map(|p| decode::sample(c.name, t, p)).collect(),
@@ -210,13 +246,35 @@ impl Provider for GoogleHealth {
             Kind::Exercise => points.iter().filter_map(decode::exercise).collect(),
             Kind::Raw => points.iter().map(|p| decode::raw(t, p)).collect(),
         };
+        // A filtered listing never reaches past its window, so this ends only an unfiltered one.
+        let next_token = next_token.filter(|_| kind(c) != Kind::Sleep || !passed(&records, &at.window));
         Ok(Page { records, next_token })
     }
     fn finish(&self, c: &CollectionSpec, records: Vec<Value>, _options: &Options) -> Finished {
         if kind(c) == Kind::Total {
             return Finished { records: decode::day_totals(c.name, records), notes: vec![] };
         }
-        Finished { records, notes: vec![] }
+        let unfiltered = kind(c) == Kind::Sleep && self.sleep_unfiltered.load(std::sync::atomic::Ordering::Relaxed);
+        Finished { records, notes: if unfiltered { vec![UNFILTERED_SLEEP.into()] } else { vec![] } }
+    }
+    fn refusal(&self, c: &CollectionSpec, req: &Request, status: u16, body: &str) -> Refusal {
+        let filtered = req.params.iter().any(|(k, _)| k == "filter");
+        match kind(c) {
+            Kind::Sleep if status == 400 && filtered && body.contains("INVALID_ARGUMENT") => {
+                tracing::warn!("Google Health refused the sleep filter; sleeps are listed without it from now on");
+                self.sleep_unfiltered.store(true, std::sync::atomic::Ordering::Relaxed);
+                Refusal::AskAgain
+            }
+            Kind::Raw if status == 400 && body.contains("INVALID_PARENT_DATA_TYPE_COLLECTION") => {
+                let t = req.url.rsplit('/').nth(1).unwrap_or_default();
+                Refusal::Said(format!(
+                    "`options.type`: Google Health serves no data type {t:?} (Google: {}). Send a type id in kebab-case, such as {}.",
+                    decode::status(body).map(|s| s.2).unwrap_or_default(),
+                    sample::TYPES.iter().chain(sample::OTHER_TYPES).take(24).copied().collect::<Vec<_>>().join(", ")
+                ))
+            }
+            _ => Refusal::AsUsual,
+        }
     }
     fn auth_help(&self, status: u16, cred: &Credential) -> String {
         let again = "connect again: vitals_connect with provider=google-health and again=true, or `vitals-mcp auth google-health`";
@@ -339,9 +397,14 @@ mod tests {
     fn filters_use_the_types_own_field_and_civil_days() {
         let c = |n: &str| catalog::COLLECTIONS.iter().find(|c| c.name == n).unwrap();
         let w = Window::Dates { start: jiff::civil::date(2026, 6, 1), end: jiff::civil::date(2026, 6, 7) };
-        assert_eq!(filter(c("sleep"), &w).unwrap(), r#"sleep.interval.civil_end_time >= "2026-06-01" AND sleep.interval.civil_end_time < "2026-06-08""#);
-        assert!(filter(c("resting_heart_rate"), &w).unwrap().starts_with(r#"daily_resting_heart_rate.date >= "2026-06-01""#));
-        assert!(filter(c("steps"), &w).unwrap().starts_with("steps.interval.civil_start_time >="));
+        assert_eq!(filter(c("sleep"), "sleep", &w).unwrap(), r#"sleep.interval.civil_end_time >= "2026-06-01" AND sleep.interval.civil_end_time < "2026-06-08""#);
+        assert!(filter(c("resting_heart_rate"), "daily-resting-heart-rate", &w).unwrap().starts_with(r#"daily_resting_heart_rate.date >= "2026-06-01""#));
+        assert!(filter(c("steps"), "steps", &w).unwrap().starts_with("steps.interval.civil_start_time >="));
+        // The raw collection filters any type on the member its record kind has.
+        let raw = c("data_points");
+        assert!(filter(raw, "blood-glucose", &w).unwrap().starts_with(r#"blood_glucose.sample_time.civil_time >= "2026-06-01""#));
+        assert!(filter(raw, "daily-vo2-max", &w).unwrap().starts_with("daily_vo2_max.date >="));
+        assert!(filter(raw, "altitude", &w).unwrap().starts_with("altitude.interval.civil_start_time >="));
     }
 
     #[test]

@@ -366,7 +366,7 @@ pub const TYPES: &[&str] = &[
 ];
 
 /// Types the API knows that the sample person has none of (they list empty).
-const OTHER_TYPES: &[&str] = &[
+pub const OTHER_TYPES: &[&str] = &[
     "altitude",
     "basal-energy-burned",
     "active-minutes",
@@ -387,13 +387,29 @@ const OTHER_TYPES: &[&str] = &[
     "nutrition-log",
 ];
 
+/// The types whose points are samples at an instant (reference §2.3); every other type but the
+/// daily ones and the sessions is an interval.
+pub const SAMPLE_TYPES: &[&str] = &[
+    "heart-rate",
+    "weight",
+    "body-fat",
+    "height",
+    "oxygen-saturation",
+    "heart-rate-variability",
+    "vo2-max",
+    "run-vo2-max",
+    "blood-glucose",
+    "core-body-temperature",
+    "respiratory-rate-sleep-summary",
+];
+
 /// The fields a type may be filtered on (reference §2.3), after its snake_case name.
 fn filter_fields(t: &str) -> &'static [&'static str] {
     match t {
         "sleep" => &["interval.end_time", "interval.civil_end_time"],
         "exercise" => &["interval.civil_start_time"],
         t if t.starts_with("daily-") => &["date"],
-        "heart-rate" | "weight" | "body-fat" => &["sample_time.physical_time", "sample_time.civil_time"],
+        t if SAMPLE_TYPES.contains(&t) => &["sample_time.physical_time", "sample_time.civil_time"],
         _ => &["interval.start_time", "interval.civil_start_time"],
     }
 }
@@ -473,7 +489,34 @@ impl Api<'_> {
             out.extend(self.person.day_of(d, self.now, Some(t)).by_type.remove(t).unwrap_or_default());
             d = d.tomorrow().unwrap_or(Date::MAX);
         }
-        out.sort_by_key(|p| p.at);
+        // Newest first, as Google lists (reference §2.3).
+        out.sort_by_key(|p| std::cmp::Reverse(p.at));
+        out
+    }
+
+    /// The points of type `t` on the days `[first, last]` within `bounds`, newest first, as far
+    /// back as `need` of them reach (and a week more, for a point of an older day that sorts
+    /// after a newer day's): the days are made a week at a time from the newest, so a listing
+    /// without a filter does not make every day since the first for each page.
+    fn newest(&self, t: &str, (first, last): (Date, Date), bounds: &[Bound], need: usize) -> Vec<Point> {
+        let today = self.now.to_zoned(self.person.tz.clone()).date();
+        let first = first.max(FIRST_DAY);
+        let (mut out, mut hi, mut enough) = (vec![], last.min(today), false);
+        while hi >= first {
+            let lo = hi.checked_sub(jiff::Span::new().days(6)).unwrap_or(first).max(first);
+            let mut week = self.points(t, lo, hi);
+            week.retain(|p| bounds.iter().all(|b| within(p, b)));
+            out.extend(week);
+            if enough {
+                break;
+            }
+            enough = out.len() >= need;
+            hi = match lo.yesterday() {
+                Ok(d) => d,
+                Err(_) => break,
+            };
+        }
+        out.sort_by_key(|p| std::cmp::Reverse(p.at));
         out
     }
 
@@ -520,13 +563,11 @@ impl Api<'_> {
                 None => return error(400, "INVALID_ARGUMENT", "INVALID_PAGE_TOKEN", "The page token is not valid."),
             },
         };
-        let (first, last) = self.days(&bounds);
-        let mut points = self.points(t, first, last);
-        points.retain(|p| bounds.iter().all(|b| within(p, b)));
-        let total = points.len();
+        let points = self.newest(t, self.days(&bounds), &bounds, from + size + 1);
+        let more = points.len() > from + size;
         let page: Vec<Value> = points.into_iter().skip(from).take(size).map(|p| p.body).collect();
         let mut body = json!({ "dataPoints": page });
-        if from + size < total {
+        if more {
             body["nextPageToken"] = json!(format!("pt-{}", from + size));
         }
         Answer { status: 200, body: body.to_string() }
