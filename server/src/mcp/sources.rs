@@ -16,22 +16,26 @@ pub struct Listing {
     pub more: String,
 }
 
+/// A provider in the listing. How it connects (`oauth`, `api_key`, …) is in its entry and in
+/// `vitals_check`, not here: it does not help pick a collection.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct Listed {
     pub provider: String,
     /// `connected` (the user's own data), `sandbox` (sample data, not the user's) or `needs_credentials`.
     pub state: String,
-    /// `oauth`, `api_key`, `session`, `import` or `none` (sample data only).
-    pub connection: String,
-    /// How to connect it, when it is not.
+    /// What stands before its data, when more than [`MORE`] says of a `sandbox` state: a problem,
+    /// an opt-in, nothing to connect.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub connect: Option<String>,
     /// Qualified collection name → what it holds.
     pub collections: Map<String, Value>,
 }
 
-const MORE: &str = "vitals_sources {\"provider\": name} or {\"collection\": name} gives fields, options, range kind, volume and \
-retention; vitals_today answers \"how did I sleep / am I ready / how much did I move\" in one call.";
+/// Said once for every provider: what `sandbox` means and how to connect, where each provider
+/// said it before (the listing is read at the start of every conversation; that vitals_today is
+/// the cheaper read of a day is in vitals_query's and vitals_today's descriptions).
+const MORE: &str = "sandbox: sample data until connected (vitals_connect {\"provider\": name}). vitals_sources {\"provider\" or \
+\"collection\": name} gives fields, options, range kind, volume, retention.";
 
 pub fn listing(engine: &Engine) -> Listing {
     let providers = engine
@@ -40,15 +44,16 @@ pub fn listing(engine: &Engine) -> Listing {
             let cred = p.credential().current();
             let spec = p.spec();
             let call = format!("vitals_connect {{\"provider\": \"{}\"}}", spec.name);
+            let explicit = spec.connection.session().is_some_and(|s| s.explicit);
             let connect = match (cred.mode(), &cred.problem) {
                 _ if !spec.connection.connects() => Some("sample data only: there is no account to connect".into()),
                 (_, Some(problem)) => Some(format!("{problem} ({call})")),
+                // An opt-in connection says what it is in every state (Garmin Connect: unofficial).
+                (Mode::Connected, None) if explicit => Some(format!("{}, opt-in: connected by the user's choice", spec.display)),
                 (Mode::Connected, None) => None,
-                (Mode::Sandbox, None) => Some(format!("sample data until connected: {call}")),
-                (Mode::NeedsCredentials, None) => Some(match spec.connection.session().filter(|s| s.explicit) {
-                    Some(_) => format!("opt-in, only when the user asks for it by name: {call}"),
-                    None => format!("not connected: {call}"),
-                }),
+                (Mode::Sandbox, None) => None,
+                (Mode::NeedsCredentials, None) if explicit => Some(format!("{}, opt-in: only if the user names it", spec.display)),
+                (Mode::NeedsCredentials, None) => Some(format!("not connected: {call}")),
             };
             let usable = cred.mode() != Mode::NeedsCredentials;
             let collections = spec
@@ -56,11 +61,11 @@ pub fn listing(engine: &Engine) -> Listing {
                 .iter()
                 .map(|c| {
                     let off = usable && p.unavailable(c, &cred).is_some();
-                    let brief = if off { format!("{} (not available now: see its entry)", c.brief) } else { c.brief.to_string() };
+                    let brief = if off { format!("{} (unavailable now: see entry)", c.brief) } else { c.brief.to_string() };
                     (spec.qualified(c.name), Value::from(brief))
                 })
                 .collect();
-            Listed { provider: spec.name.into(), state: cred.mode().as_str().into(), connection: spec.connection.kind().as_str().into(), connect, collections }
+            Listed { provider: spec.name.into(), state: cred.mode().as_str().into(), connect, collections }
         })
         .collect();
     Listing { providers, more: MORE.into() }

@@ -174,7 +174,13 @@ fn damaged(text: &str, rng: &mut Rng) -> Vec<String> {
 }
 
 fn at(token: Option<&str>) -> PageAt {
-    PageAt { zone: vitals::time::Zone::parse("-06:00").unwrap(), token: token.map(str::to_string), options: Map::new(), record: None, window: vitals::providers::Window::Unbounded }
+    PageAt {
+        zone: vitals::time::Zone::parse("-06:00").unwrap(),
+        token: token.map(str::to_string),
+        options: Map::new(),
+        record: None,
+        window: vitals::providers::Window::Unbounded,
+    }
 }
 
 /// One body through one collection's decoder and the provider's rules: panics caught and

@@ -268,7 +268,13 @@ fn decoded(provider: &str, collection: &str, file: &str) -> (Vec<Value>, Vec<Str
     let c = p.spec().collection(collection).unwrap();
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("samples").join(provider).join(file)).unwrap()).unwrap();
-    let at = vitals::providers::PageAt { zone: vitals::time::Zone::parse("-06:00").unwrap(), token: None, options: Default::default(), record: None, window: vitals::providers::Window::Unbounded };
+    let at = vitals::providers::PageAt {
+        zone: vitals::time::Zone::parse("-06:00").unwrap(),
+        token: None,
+        options: Default::default(),
+        record: None,
+        window: vitals::providers::Window::Unbounded,
+    };
     let page = p.parse_page(c, &v["response"].to_string(), &at).unwrap_or_else(|e| panic!("{file}: {e:?}"));
     let f = p.finish(c, page.records, &Default::default());
     (f.records, f.notes)

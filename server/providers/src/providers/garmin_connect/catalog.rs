@@ -31,7 +31,7 @@ static READINESS_LEAD: &[Lead] = &[
 pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     name: "garmin-connect",
     namespace: "garmin",
-    display: "Garmin Connect (unofficial)",
+    display: "Garmin Connect",
     collections: COLLECTIONS,
     probe: "training_readiness",
     today: &[TodaySpec::days("readiness", "training_readiness", READINESS_LEAD)],
@@ -84,7 +84,7 @@ static LEGEND: &[(&str, &str, &str)] =
 static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "training_readiness",
-        brief: "training readiness (unofficial)",
+        brief: "training readiness",
         path: "metrics-service/metrics/trainingreadiness",
         summary: unofficial!(
             "Training readiness snapshots (several a day; `morning` marks the report after waking): score 0–100, level, \
@@ -118,7 +118,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "training_status",
-        brief: "training status and load (unofficial)",
+        brief: "training status and load",
         path: "metrics-service/metrics/trainingstatus/aggregated",
         summary: unofficial!(
             "Training status per day Garmin computed one (of the primary training device): status phrase, acute and chronic \
@@ -149,7 +149,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "vo2max",
-        brief: "VO2max history (unofficial)",
+        brief: "VO2max history",
         path: "metrics-service/metrics/maxmet/daily",
         summary: unofficial!(
             "VO2max history, one row per day Garmin updated it: running (precise and rounded), cycling, fitness age. The \
@@ -160,7 +160,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "race_predictions",
-        brief: "race time predictions (unofficial)",
+        brief: "race time predictions",
         path: "metrics-service/metrics/racepredictions/daily",
         summary: unofficial!(
             "Garmin's predicted race times per day for 5 km, 10 km, half marathon and marathon: seconds, `h:mm:ss` and pace \
@@ -185,7 +185,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "lactate_threshold",
-        brief: "lactate threshold (unofficial)",
+        brief: "lactate threshold",
         path: "biometric-service/stats",
         summary: unofficial!(
             "Running lactate threshold history, a row per day it changed: heart rate (bpm), speed (m/s) and pace per km. Garmin \
@@ -197,7 +197,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "personal_records",
-        brief: "personal records (unofficial)",
+        brief: "personal records",
         path: "personalrecord-service/personalrecord/prs",
         summary: unofficial!(
             "Personal records, typed (1 km, 1 mile, 5 km, 10 km, half marathon, marathon as times; longest run as distance; \
@@ -216,7 +216,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "activity_splits",
-        brief: "laps of one activity (unofficial)",
+        brief: "laps of one activity",
         path: "activity-service/activity",
         summary: unofficial!(
             "One activity's laps and typed splits by its `id` (from garmin.activities), as Garmin sends them (distances m, \
@@ -243,7 +243,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "endurance_score",
-        brief: "endurance score (unofficial)",
+        brief: "endurance score",
         path: "metrics-service/metrics/endurancescore",
         summary: unofficial!(
             "Endurance score per day, one request a day: the score, its level (recreational, intermediate, trained, well trained, \
@@ -257,7 +257,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "hill_score",
-        brief: "hill score (unofficial)",
+        brief: "hill score",
         path: "metrics-service/metrics/hillscore/stats",
         summary: unofficial!(
             "Hill score per day Garmin scored it (of the primary training device): overall score (0–100), its strength and \
@@ -270,7 +270,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "respiration",
-        brief: "breathing rate by day (unofficial)",
+        brief: "breathing rate by day",
         path: "wellness-service/wellness/daily/respiration",
         summary: unofficial!(
             "Breathing rate per day in breaths per minute, one request a day: lowest, highest, waking and sleep averages, the \
@@ -285,7 +285,7 @@ static COLLECTIONS: &[CollectionSpec] = &[
     },
     CollectionSpec {
         name: "sleep_scores",
-        brief: "nightly sleep scores (unofficial)",
+        brief: "nightly sleep scores",
         path: "wellness-service/stats/daily/sleep/score",
         summary: unofficial!(
             "Garmin's sleep score per night (0–100), labelled with the day the night ends, 28 nights a request: a long history \

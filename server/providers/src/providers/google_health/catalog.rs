@@ -5,7 +5,8 @@
 //! are not used: the reconciled minutes summed per civil day give the same totals by GET, so
 //! the catalog declares no request other than a GET (`non_get` is empty).
 use crate::catalog::{
-    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split, TodaySpec,
+    CollectionSpec, DailyRule, DailySource, Dating, DayPick, Lead, OptionSpec, PageOrder, ProviderSpec, RangeKind, RateBudget, SeriesSpec, Settles, Split,
+    TodaySpec,
 };
 use crate::connection::{AppEnv, ClientAuth, Connection, OAuthSpec, Revoke};
 use std::time::Duration;
@@ -180,7 +181,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "floors",
         path: "floors",
-        brief: "floors climbed a day",
+        brief: "floors a day",
         summary: "Floors climbed a civil day, summed from reconciled intervals.",
         fields: &["day", "floors", "minutes", "offset"],
         ..DAY_TOTAL
@@ -188,7 +189,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "active_zone_minutes",
         path: "active-zone-minutes",
-        brief: "active zone minutes a day",
+        brief: "active zone minutes",
         summary: "Active zone minutes a civil day: one a minute in the fat-burn zone, two in cardio or peak; the total and each zone's.",
         fields: &["day", "azm", "fat_burn", "cardio", "peak", "minutes", "offset"],
         ..DAY_TOTAL
@@ -213,7 +214,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "resting_heart_rate",
         path: "daily-resting-heart-rate",
-        brief: "resting heart rate a day",
+        brief: "resting heart rate",
         summary: "Google's resting heart rate of a day (bpm), and whether it was computed with sleep (`WITH_SLEEP`) or awake data only.",
         fields: &["day", "bpm", "calculation_method"],
         ..DAY_TYPE
@@ -237,7 +238,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "respiratory_rate",
         path: "daily-respiratory-rate",
-        brief: "breathing rate of the night",
+        brief: "night breathing rate",
         summary: "Breaths a minute during the main sleep.",
         fields: &["day", "breaths_per_min"],
         ..DAY_TYPE
@@ -254,7 +255,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "cardio_fitness",
         path: "daily-vo2-max",
-        brief: "cardio fitness (VO2max)",
+        brief: "VO2max",
         summary: "Cardio fitness: VO2max (ml/kg/min), Google's level (POOR to EXCELLENT) and whether it is estimated.",
         fields: &["day", "vo2_max", "level", "estimated"],
         ..DAY_TYPE
@@ -270,7 +271,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "body_fat",
         path: "body-fat",
-        brief: "body fat measurements",
+        brief: "body fat %",
         summary: "Body fat (%) measurements, with the local time and offset they were recorded in.",
         fields: &["day", "time", "time_local", "offset", "percentage"],
         ..SAMPLES
@@ -278,7 +279,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "sleep",
         path: "sleep",
-        brief: "nights and naps with stages",
+        brief: "nights and naps: stages",
         summary: "Sleeps with their stages, each under the civil day it ended (the wake-up day, as Fitbit did), in the offset it \
                   ended in: minutes asleep, awake, in the sleep period, deep, light, REM (STAGES sleeps) or restless (CLASSIC), \
                   `main_sleep`, `nap`, and `stages_status` (why a night has no stages). Google sends no efficiency and no score.",
@@ -315,7 +316,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "exercise",
         path: "exercise",
-        brief: "exercises with their statistics",
+        brief: "exercises: type, kcal, HR, zones",
         summary: "Exercise sessions under the civil day they started: type, name, start and end in their own offset, active \
                   minutes, energy (kcal), distance, steps, average heart rate, elevation gain, active zone minutes and time in \
                   each heart-rate zone.",
@@ -347,7 +348,7 @@ pub static COLLECTIONS: &[CollectionSpec] = &[
     CollectionSpec {
         name: "data_points",
         path: "",
-        brief: "any data type, raw (options.type)",
+        brief: "any data type, raw",
         summary: "Every data point of one data type over the asked days, as Google sends it: the type's id in `options.type` \
                   (such as `blood-glucose`, `height` or `heart-rate-variability`), so nothing the API serves is out of reach. \
                   Each row: the civil `day` its record kind dates it by, `name`, `data_source` and `value`.",

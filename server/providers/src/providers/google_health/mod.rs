@@ -15,7 +15,9 @@ pub mod decode;
 pub mod sample;
 
 use super::credential::StoredCredential;
-use super::{Credential, CredentialKind, CredentialSource, Finished, Options, Page, PageAt, PageError, Provider, ReadMethod, Refusal, Request, SampleApi, Window};
+use super::{
+    Credential, CredentialKind, CredentialSource, Finished, Options, Page, PageAt, PageError, Provider, ReadMethod, Refusal, Request, SampleApi, Window,
+};
 use crate::catalog::{CollectionSpec, ProviderSpec};
 use serde_json::Value;
 
@@ -397,7 +399,10 @@ mod tests {
     fn filters_use_the_types_own_field_and_civil_days() {
         let c = |n: &str| catalog::COLLECTIONS.iter().find(|c| c.name == n).unwrap();
         let w = Window::Dates { start: jiff::civil::date(2026, 6, 1), end: jiff::civil::date(2026, 6, 7) };
-        assert_eq!(filter(c("sleep"), "sleep", &w).unwrap(), r#"sleep.interval.civil_end_time >= "2026-06-01" AND sleep.interval.civil_end_time < "2026-06-08""#);
+        assert_eq!(
+            filter(c("sleep"), "sleep", &w).unwrap(),
+            r#"sleep.interval.civil_end_time >= "2026-06-01" AND sleep.interval.civil_end_time < "2026-06-08""#
+        );
         assert!(filter(c("resting_heart_rate"), "daily-resting-heart-rate", &w).unwrap().starts_with(r#"daily_resting_heart_rate.date >= "2026-06-01""#));
         assert!(filter(c("steps"), "steps", &w).unwrap().starts_with("steps.interval.civil_start_time >="));
         // The raw collection filters any type on the member its record kind has.
