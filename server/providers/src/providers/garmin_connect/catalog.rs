@@ -31,7 +31,7 @@ static READINESS_LEAD: &[Lead] = &[
 pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     name: "garmin-connect",
     namespace: "garmin",
-    display: "Garmin Connect",
+    display: "Garmin Connect (unofficial)",
     collections: COLLECTIONS,
     probe: "training_readiness",
     today: &[TodaySpec::days("readiness", "training_readiness", READINESS_LEAD)],
