@@ -456,6 +456,24 @@ fn classify(e: &reqwest::Error) -> HttpError {
     }
 }
 
+impl crate::retry::Answered for Reply {
+    fn status(&self) -> u16 {
+        self.status
+    }
+    fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+}
+
+impl crate::retry::Answered for LoginReply {
+    fn status(&self) -> u16 {
+        self.status
+    }
+    fn retry_after(&self) -> Option<Duration> {
+        self.retry_after
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

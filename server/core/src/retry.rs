@@ -123,6 +123,28 @@ impl Policy {
     pub const LOGIN: Policy = Policy { retries: 1, base: RETRY_PAUSE, afford: LOGIN_WAIT };
 }
 
+/// A reply whose status and `Retry-After` say what its attempt came to.
+pub trait Answered {
+    fn status(&self) -> u16;
+    fn retry_after(&self) -> Option<Duration>;
+}
+
+/// What a request sent once came to, by the one rule: failed on the way or a 5xx is asked again,
+/// a 429 keeps the wait it said, anything else is the answer.
+pub fn attempt<R: Answered, E>(sent: Result<R, E>) -> Attempt<Result<R, E>> {
+    match sent {
+        Err(e) => Attempt::Failing(Err(e)),
+        Ok(r) => match classify(r.status()) {
+            Kind::RateLimited => {
+                let after = r.retry_after();
+                Attempt::Limited(Ok(r), after)
+            }
+            Kind::Failing => Attempt::Failing(Ok(r)),
+            _ => Attempt::Done(Ok(r)),
+        },
+    }
+}
+
 /// What one attempt came to, as [`paced`] reads it; each carries the attempt's outcome.
 pub enum Attempt<T> {
     /// An answer to hand back: a success, or a refusal that asking again cannot change.

@@ -8,7 +8,7 @@ use crate::config::Config;
 use crate::connection::Grant;
 use crate::connection::RenewError;
 use crate::http::{garmin_oauth1_exchange, garmin_oauth1_get, HttpError};
-use crate::retry::{Attempt, Kind, Policy, Stop};
+use crate::retry::{Policy, Stop};
 use crate::secret::Secret;
 use serde_json::Value;
 use std::time::Duration;
@@ -126,17 +126,7 @@ pub async fn exchange(t: OAuth1, login: bool, cfg: &Config) -> Result<Grant, OAu
     let url = format!("{base}{}", super::config::OAUTH1_EXCHANGE);
     let sent = crate::retry::paced(Policy::LOGIN, || async {
         let auth = sign("POST", &url, &form, &c, Some(&t));
-        match garmin_oauth1_exchange(&url, super::config::NON_GET, &auth, config::OAUTH1_USER_AGENT, &form).await {
-            Err(e) => Attempt::Failing(Err(e)),
-            Ok(r) => match crate::retry::classify(r.status) {
-                Kind::RateLimited => {
-                    let after = r.retry_after;
-                    Attempt::Limited(Ok(r), after)
-                }
-                Kind::Failing => Attempt::Failing(Ok(r)),
-                _ => Attempt::Done(Ok(r)),
-            },
-        }
+        crate::retry::attempt(garmin_oauth1_exchange(&url, super::config::NON_GET, &auth, config::OAUTH1_USER_AGENT, &form).await)
     });
     let r = match sent.await {
         Ok(r) | Err(Stop::Failing(r)) => r,

@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::connection::{BoxFuture, Grant};
 use crate::http::{Http, HttpError, ReadMethod, Request};
 use crate::provider::RenewError;
-use crate::retry::{Attempt, Kind, Policy, Stop};
+use crate::retry::{Policy, Stop};
 use crate::secret::Secret;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -173,19 +173,7 @@ pub async fn verified(mut g: Grant, c: &Config) -> Result<Grant, CheckError> {
         headers: config::DATA_HEADERS,
     };
     let http = Http::declaring(&[], c);
-    let sent = crate::retry::paced(Policy::LOGIN, || async {
-        match http.read(&req, &g.access).await {
-            Err(e) => Attempt::Failing(Err(e)),
-            Ok(r) => match crate::retry::classify(r.status) {
-                Kind::RateLimited => {
-                    let after = r.retry_after;
-                    Attempt::Limited(Ok(r), after)
-                }
-                Kind::Failing => Attempt::Failing(Ok(r)),
-                _ => Attempt::Done(Ok(r)),
-            },
-        }
-    });
+    let sent = crate::retry::paced(Policy::LOGIN, || async { crate::retry::attempt(http.read(&req, &g.access).await) });
     let reply = sent.await.unwrap_or_else(Stop::last).map_err(CheckError::Unreachable)?;
     match reply.status {
         200 => {}
@@ -243,17 +231,7 @@ async fn renew_di(g: &Grant, c: &Config) -> Result<Grant, RenewError> {
     let form = [("grant_type", "refresh_token"), ("client_id", client.as_str()), ("refresh_token", refresh.expose())];
     let url = config::di_token_url(c);
     let sent = crate::retry::paced(Policy::LOGIN, || async {
-        match crate::http::garmin_di_token(&url, super::config::NON_GET, &client, &form).await {
-            Err(e) => Attempt::Failing(Err(e)),
-            Ok(r) => match crate::retry::classify(r.status) {
-                Kind::RateLimited => {
-                    let after = r.retry_after;
-                    Attempt::Limited(Ok(r), after)
-                }
-                Kind::Failing => Attempt::Failing(Ok(r)),
-                _ => Attempt::Done(Ok(r)),
-            },
-        }
+        crate::retry::attempt(crate::http::garmin_di_token(&url, super::config::NON_GET, &client, &form).await)
     });
     let r = match sent.await {
         Ok(r) | Err(Stop::Failing(r)) => r,
