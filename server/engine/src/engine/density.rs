@@ -100,11 +100,18 @@ pub fn thrifty(split: Split, density: Option<PerHour>, step: StepSeconds, b: Bud
 
 /// What this process has measured, per account and collection.
 #[derive(Default)]
-pub struct Densities(Mutex<HashMap<String, PerHour>>);
+pub struct Densities(Mutex<HashMap<String, Learnt>>);
+
+#[derive(Clone, Copy)]
+struct Learnt {
+    per_hour: PerHour,
+    /// Pages a window of this length took on average, when a first round measured it.
+    pages: Option<(StepSeconds, f64)>,
+}
 
 impl Densities {
     pub fn get(&self, key: &str) -> Option<PerHour> {
-        self.0.lock().expect("density lock").get(key).copied()
+        self.0.lock().expect("density lock").get(key).map(|l| l.per_hour)
     }
 
     /// Remember `samples` over `seconds` of closed, complete windows (nothing when there is too
@@ -113,8 +120,26 @@ impl Densities {
         if samples == 0 || seconds < 3600 {
             return;
         }
-        let d = PerHour(samples as f64 * 3600.0 / seconds as f64);
-        self.0.lock().expect("density lock").insert(key, d);
+        let per_hour = PerHour(samples as f64 * 3600.0 / seconds as f64);
+        let mut m = self.0.lock().expect("density lock");
+        let pages = m.get(&key).and_then(|l| l.pages);
+        m.insert(key, Learnt { per_hour, pages });
+    }
+
+    /// Remember that `windows` windows of `step` took `pages` pages (a first round's, all fetched),
+    /// so a later query of the same account knows whether its windows spill before it starts.
+    pub fn learn_pages(&self, key: &str, step: StepSeconds, pages: u32, windows: usize) {
+        if pages == 0 || windows == 0 {
+            return;
+        }
+        if let Some(l) = self.0.lock().expect("density lock").get_mut(key) {
+            l.pages = Some((step, f64::from(pages) / windows as f64));
+        }
+    }
+
+    /// Pages a window of `step` took on average, as measured.
+    pub fn pages_per_window(&self, key: &str, step: StepSeconds) -> Option<f64> {
+        self.0.lock().expect("density lock").get(key).and_then(|l| l.pages).filter(|(s, _)| *s == step).map(|(_, p)| p)
     }
 }
 

@@ -81,7 +81,8 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     let split_kind = plan.collection.split;
     let key = density_key(plan);
     let known = source.densities.get(&key);
-    let pieces = split(plan, density::step(split_kind, known));
+    let cap = engine.limits.page_cap.max(1);
+    let pieces = split(plan, known_step(plan, &source.densities, &key, cap));
     // The provider's own limit as it stands now (halved by its "slow down"s), under the global cap.
     let in_flight = source.in_flight.limit();
     let tally = plan.progress.clone().map(|p| Arc::new(super::progress::Tally::new(p, plan.qualified.clone(), pieces.len())));
@@ -91,7 +92,6 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         let shared = Shared { gate, gap_at: AtomicUsize::new(usize::MAX), tally: tally.clone(), base, floor: floor.clone() };
         fetch_run(engine, source, plan, pieces, shared)
     };
-    let cap = engine.limits.page_cap.max(1);
     let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight;
     let (f, facts) = if sized_later {
         // Nothing known of this account's density yet: the first round of windows (at the
@@ -103,6 +103,9 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         let (n, from) = (first.len(), first.last().and_then(Piece::instants).map(|(_, end)| end));
         let (mut f, facts) = run(first, 0, cap).await?;
         source.densities.learn(key.clone(), facts.samples, facts.seconds);
+        if let Some(first_step) = density::step(split_kind, None) {
+            source.densities.learn_pages(&key, first_step, f.stats.pages, n);
+        }
         let density = source.densities.get(&key);
         let step = density::step(split_kind, density);
         match (from, step) {
@@ -124,6 +127,27 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
     };
     source.densities.learn(key, facts.samples, facts.seconds);
     Ok(f)
+}
+
+/// The windows' step for a query of an account whose density is known: sized by it, or windows
+/// of whole days when the cap cannot hold the range at that size (as an earlier first round
+/// measured its windows' pages, or else one page a window). None: not a series sized by density.
+fn known_step(plan: &Plan, densities: &density::Densities, key: &str, cap: u32) -> Option<density::StepSeconds> {
+    let known = densities.get(key);
+    let step = density::step(plan.collection.split, known)?;
+    let (Some(_), Some((s, e))) = (known, plan.range) else {
+        return Some(step);
+    };
+    let (a, b) = (plan.zone.day_start(s).timestamp(), plan.zone.day_start(e.tomorrow().unwrap_or(e)).timestamp());
+    let measured = densities.pages_per_window(key, step);
+    let budget = density::Budget {
+        pages_left: cap,
+        pages_per_window: measured.unwrap_or(1.0),
+        // No measure at this step: thrifty estimates the pages of a window from the density.
+        first_step: if measured.is_some() { step } else { density::StepSeconds(0) },
+        rest: density::StepSeconds((b.as_second() - a.as_second()).max(0)),
+    };
+    Some(density::thrifty(plan.collection.split, known, step, budget))
 }
 
 /// What the first round of `n` windows, ending at `from`, says of the cap against the rest.
