@@ -42,7 +42,7 @@ pub static GARMIN_CONNECT: ProviderSpec = ProviderSpec {
     late_sync: "a Garmin watch syncs through Garmin Connect, sometimes hours later",
     connection: Connection::Session(SessionSpec {
         // The hooks' errors are `StepError`s; sso.rs and tokens.rs still say theirs in words.
-        login: Some(|f, c| Box::pin(async move { super::sso::submit(f, c).await.map_err(Into::into) })),
+        login: Some(|f, c| super::sso::submit(f, c)),
         refresh: Some(super::tokens::refresh),
         import: Some(ImportSpec {
             default_dir: "~/.garminconnect",

@@ -10,7 +10,7 @@
 //! cookies in this process's memory for [`CODE_WAIT`], never on disk.
 use super::{backoff, config, tokens};
 use crate::config::Config;
-use crate::connection::{BoxFuture, Grant, SessionForm, SessionStep};
+use crate::connection::{BoxFuture, Grant, SessionForm, SessionStep, StepError};
 use crate::http::{LoginReply, SsoSession};
 use crate::secret::Secret;
 use serde_json::{json, Value};
@@ -229,25 +229,31 @@ fn key(form: &SessionForm) -> String {
 }
 
 /// One submission of the login (`SessionSpec.login`).
-pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, String>> {
+///
+/// Its failures keep their kind: Garmin holding logins back (its 429s) is `Unavailable`, a password
+/// or code refused or a login no longer waiting is `Refused`, a login no way in could finish `Failed`.
+pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<SessionStep, StepError>> {
     Box::pin(async move {
         let (flows, c) = (flows(), &*c);
         let said = |f: Failure| match f {
-            Failure::Refused(w) | Failure::Broken(w) => w,
-            Failure::Blocked { why, wait } => backoff::refuse(&why, wait, c),
+            Failure::Refused(w) => StepError::Refused(w),
+            Failure::Broken(w) => StepError::Failed(w),
+            Failure::Blocked { why, wait } => StepError::Unavailable(backoff::refuse(&why, wait, c)),
         };
         if let Some(code) = &form.code {
             let waiting = WAITING.lock().expect("waiting lock").get_or_insert_with(HashMap::new).remove(&key(&form));
             let Some((pending, i, _)) = waiting.filter(|(_, _, at)| at.elapsed() < CODE_WAIT) else {
-                return Err("No Garmin login is waiting for a code (it took longer than 10 minutes, or this is another process). Start the login again.".into());
+                return Err(StepError::Refused(
+                    "No Garmin login is waiting for a code (it took longer than 10 minutes, or this is another process). Start the login again.".into(),
+                ));
             };
             let flow = &flows[i];
             return match flow.verify_code(pending, code, c).await.map_err(said)? {
                 SignedIn::Ticket { ticket, service } => finish(flow.as_ref(), &ticket, service, c).await.map_err(said),
-                SignedIn::NeedsCode(..) => Err("Garmin asked for another code; start the login again.".into()),
+                SignedIn::NeedsCode(..) => Err(StepError::Refused("Garmin asked for another code; start the login again.".into())),
             };
         }
-        backoff::check(c).map_err(|e| e.to_string())?;
+        backoff::check(c).map_err(|e| StepError::Unavailable(e.to_string()))?;
         let mut broken = vec![];
         for (i, flow) in flows.iter().enumerate() {
             match flow.sign_in(&form.email, &form.password, c).await {
@@ -274,10 +280,10 @@ pub fn submit(form: SessionForm, c: Arc<Config>) -> BoxFuture<'static, Result<Se
                 Err(other) => return Err(said(other)),
             }
         }
-        Err(format!(
+        Err(StepError::Failed(format!(
             "The Garmin login did not work through any of its ways in ({}). Garmin may have changed its login; import tokens from another tool instead.",
             broken.join("; ")
-        ))
+        )))
     })
 }
 
