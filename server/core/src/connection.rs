@@ -173,6 +173,9 @@ pub struct OAuthSpec {
     pub app_env: AppEnv,
     pub authorize_url: &'static str,
     pub authorize_env: &'static str,
+    /// Query parameters every authorize URL carries besides RFC 6749's (Google's
+    /// `access_type=offline`), added to an overriding URL too unless it names them itself.
+    pub authorize_params: &'static [(&'static str, &'static str)],
     /// Token endpoints in the order to try them, each with the variable that overrides it.
     pub token_urls: &'static [(&'static str, &'static str)],
     /// The redirect registered at the provider's developer portal (exactly, trailing slash included).

@@ -117,7 +117,13 @@ pub fn begin_at(spec: &OAuthSpec, app: &AppCredentials, redirect: String, config
     let first = spec.token_urls.first().map(|(u, v)| env_or(config, v, u)).unwrap_or_default();
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let c = client(spec, app, &first, &redirect, config)?;
-    let auth = c.authorize_url(CsrfToken::new_random);
+    let mut auth = c.authorize_url(CsrfToken::new_random);
+    // The provider's own parameters, unless an overriding URL already names them.
+    let named = env_or(config, spec.authorize_env, spec.authorize_url);
+    let named: Vec<String> = url::Url::parse(&named).map(|u| u.query_pairs().map(|(k, _)| k.into_owned()).collect()).unwrap_or_default();
+    for (k, v) in spec.authorize_params.iter().filter(|(k, _)| !named.iter().any(|n| n == k)) {
+        auth = auth.add_extra_param(*k, *v);
+    }
     // One scope string joined as the provider wants: the crate would join them with spaces.
     let auth = auth.add_scope(Scope::new(spec.scopes.join(spec.scope_separator)));
     let (url, state) = if spec.pkce { auth.set_pkce_challenge(challenge).url() } else { auth.url() };
@@ -321,4 +327,30 @@ fn standard(reply: crate::connection::TokenReply) -> oauth2::HttpResponse {
     *r.status_mut() = oauth2::http::StatusCode::from_u16(code).expect("a valid status");
     r.headers_mut().insert(oauth2::http::header::CONTENT_TYPE, oauth2::http::HeaderValue::from_static("application/json"));
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url_for(config: Config) -> String {
+        let spec = crate::providers::google_health::catalog::GOOGLE_HEALTH.connection.oauth().expect("OAuth");
+        let app = AppCredentials { client_id: "id".into(), client_secret: crate::secret::Secret::new("s"), source: super::super::app::AppSource::Environment };
+        begin(spec, &app, &Arc::new(config)).expect("a login").url
+    }
+
+    #[test]
+    fn the_providers_authorize_parameters_ride_on_the_default_url_and_an_overriding_one_once() {
+        let count = |u: &str, p: &str| u.matches(p).count();
+        let default = url_for(Config::default());
+        assert!(default.starts_with("https://accounts.google.com/o/oauth2/v2/auth?"), "{default}");
+        for p in ["access_type=offline", "prompt=consent", "include_granted_scopes=false"] {
+            assert_eq!(count(&default, p), 1, "{p} in {default}");
+        }
+        // An override without them gets them; one that names one keeps its own and gets the rest.
+        let bare = url_for(Config::default().with("VITALS_GOOGLE_HEALTH_AUTHORIZE_URL", "http://127.0.0.1:1/auth"));
+        assert!(bare.starts_with("http://127.0.0.1:1/auth?") && count(&bare, "access_type=offline") == 1, "{bare}");
+        let own = url_for(Config::default().with("VITALS_GOOGLE_HEALTH_AUTHORIZE_URL", "http://127.0.0.1:1/auth?prompt=select_account"));
+        assert!(count(&own, "prompt=") == 1 && own.contains("prompt=select_account") && own.contains("access_type=offline"), "{own}");
+    }
 }

@@ -384,7 +384,7 @@ pub fn google_health_env(twin: &Twin) -> Vec<(String, String)> {
         ("VITALS_GOOGLE_HEALTH_BASE_URL".into(), format!("{g}/v4")),
         ("VITALS_GOOGLE_HEALTH_TOKEN_URL".into(), format!("{g}/token")),
         ("VITALS_GOOGLE_HEALTH_REVOKE_URL".into(), format!("{g}/revoke")),
-        ("VITALS_GOOGLE_HEALTH_AUTHORIZE_URL".into(), format!("{g}/o/oauth2/v2/auth?access_type=offline&prompt=consent&include_granted_scopes=false")),
+        ("VITALS_GOOGLE_HEALTH_AUTHORIZE_URL".into(), format!("{g}/o/oauth2/v2/auth")),
         ("VITALS_GOOGLE_HEALTH_CLIENT_ID".into(), vitals_twin::google_health::CLIENT_ID.into()),
         ("VITALS_GOOGLE_HEALTH_CLIENT_SECRET".into(), vitals_twin::google_health::CLIENT_SECRET.into()),
     ]

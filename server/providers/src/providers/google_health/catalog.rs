@@ -17,11 +17,12 @@ pub const ACTIVITY: &str = "https://www.googleapis.com/auth/googlehealth.activit
 pub const METRICS: &str = "https://www.googleapis.com/auth/googlehealth.health_metrics_and_measurements.readonly";
 pub const SLEEP: &str = "https://www.googleapis.com/auth/googlehealth.sleep.readonly";
 
-/// Google's authorize endpoint with what a login of vitals always asks: a refresh token
-/// (`access_type=offline`), the consent screen every time so the refresh token comes back
-/// (`prompt=consent`), and no scopes of older grants unioned in (reference §1.2). The `oauth2`
-/// crate appends the standard parameters to these.
-pub const AUTHORIZE: &str = "https://accounts.google.com/o/oauth2/v2/auth?access_type=offline&prompt=consent&include_granted_scopes=false";
+/// Google's authorize endpoint.
+pub const AUTHORIZE: &str = "https://accounts.google.com/o/oauth2/v2/auth";
+/// What a login of vitals always asks Google, on the default URL and an overriding one alike: a
+/// refresh token (`access_type=offline`), the consent screen every time so the refresh token comes
+/// back (`prompt=consent`), and no scopes of older grants unioned in (reference §1.2).
+pub const AUTHORIZE_PARAMS: &[(&str, &str)] = &[("access_type", "offline"), ("prompt", "consent"), ("include_granted_scopes", "false")];
 
 static SLEEP_LEAD: &[Lead] = &[
     Lead::same("main", "main_sleep"),
@@ -69,6 +70,7 @@ pub static GOOGLE_HEALTH: ProviderSpec = ProviderSpec {
         app_env: AppEnv { client_id: "VITALS_GOOGLE_HEALTH_CLIENT_ID", client_secret: "VITALS_GOOGLE_HEALTH_CLIENT_SECRET" },
         authorize_url: AUTHORIZE,
         authorize_env: "VITALS_GOOGLE_HEALTH_AUTHORIZE_URL",
+        authorize_params: AUTHORIZE_PARAMS,
         token_urls: &[("https://oauth2.googleapis.com/token", "VITALS_GOOGLE_HEALTH_TOKEN_URL")],
         // A loopback redirect, registered on a "Web application" client (reference §1.2).
         redirect: "http://localhost:9879/callback",
@@ -392,6 +394,6 @@ mod tests {
             let s = scope_of(c.name).expect("a scope");
             assert!(o.scopes.contains(&s), "{}: {s} is not asked", c.name);
         }
-        assert!(o.pkce && AUTHORIZE.contains("access_type=offline") && AUTHORIZE.contains("prompt=consent"));
+        assert!(o.pkce && o.authorize_params.contains(&("access_type", "offline")) && o.authorize_params.contains(&("prompt", "consent")));
     }
 }

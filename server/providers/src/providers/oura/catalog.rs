@@ -158,6 +158,7 @@ pub static OURA: ProviderSpec = ProviderSpec {
         app_env: AppEnv { client_id: "VITALS_OURA_CLIENT_ID", client_secret: "VITALS_OURA_CLIENT_SECRET" },
         authorize_url: "https://cloud.ouraring.com/oauth/authorize",
         authorize_env: "VITALS_OURA_AUTHORIZE_URL",
+        authorize_params: &[],
         // The new identity provider first: the legacy endpoint refuses new-portal apps and a refused
         // exchange burns the single-use code (reference §8.2).
         token_urls: &[

@@ -87,6 +87,7 @@ pub static POLAR: ProviderSpec = ProviderSpec {
         app_env: AppEnv { client_id: "VITALS_POLAR_CLIENT_ID", client_secret: "VITALS_POLAR_CLIENT_SECRET" },
         authorize_url: "https://flow.polar.com/oauth2/authorization",
         authorize_env: "VITALS_POLAR_AUTHORIZE_URL",
+        authorize_params: &[],
         // One endpoint, tried once: a code is single-use, and a failed exchange is never retried
         // with it (reference §6.1).
         token_urls: &[("https://polarremote.com/v2/oauth2/token", "VITALS_POLAR_TOKEN_URL")],

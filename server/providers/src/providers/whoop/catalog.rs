@@ -78,6 +78,7 @@ pub static WHOOP: ProviderSpec = ProviderSpec {
         app_env: AppEnv { client_id: "VITALS_WHOOP_CLIENT_ID", client_secret: "VITALS_WHOOP_CLIENT_SECRET" },
         authorize_url: "https://api.prod.whoop.com/oauth/oauth2/auth",
         authorize_env: "VITALS_WHOOP_AUTHORIZE_URL",
+        authorize_params: &[],
         token_urls: &[("https://api.prod.whoop.com/oauth/oauth2/token", "VITALS_WHOOP_TOKEN_URL")],
         // Whether WHOOP's dashboard still takes a loopback http redirect for a new app is contested
         // (reference §2.2): the default is one, and VITALS_WHOOP_REDIRECT_URI names what the app has.

@@ -171,6 +171,7 @@ pub static WITHINGS: ProviderSpec = ProviderSpec {
         app_env: AppEnv { client_id: "VITALS_WITHINGS_CLIENT_ID", client_secret: "VITALS_WITHINGS_CLIENT_SECRET" },
         authorize_url: "https://account.withings.com/oauth2_user/authorize2",
         authorize_env: "VITALS_WITHINGS_AUTHORIZE_URL",
+        authorize_params: &[],
         token_urls: &[("https://wbsapi.withings.net/v2/oauth2", "VITALS_WITHINGS_TOKEN_URL")],
         redirect: "http://localhost:8765/callback",
         redirect_env: "VITALS_WITHINGS_REDIRECT_URI",
