@@ -41,12 +41,38 @@ pub fn server_bin() -> PathBuf {
     .clone()
 }
 
-/// Whether `bin` is at least as new as every file cargo's dep-info beside it (`vitals-mcp.d`)
-/// says it was built from, and as the lock file and the manifests: cargo's own rule for a
-/// binary that needs no building. Anything missing or unreadable says no.
+/// Cargo's dep-info of `bin`: beside it (`vitals-mcp.d`, written by `cargo build`), or, for the
+/// binary `cargo test` built for a test target (which writes none beside it), the one of the file
+/// in `deps/` that `bin` is a hard link of.
+fn dep_info(bin: &std::path::Path) -> Option<String> {
+    if let Ok(info) = std::fs::read_to_string(bin.with_file_name("vitals-mcp.d")) {
+        return Some(info);
+    }
+    linked_in_deps(bin).and_then(|d| std::fs::read_to_string(d.with_extension("d")).ok())
+}
+
+#[cfg(unix)]
+fn linked_in_deps(bin: &std::path::Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::metadata(bin).ok()?;
+    let deps = std::fs::read_dir(bin.parent()?.join("deps")).ok()?;
+    deps.filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("vitals_mcp-") && !n.contains('.')))
+        .find(|p| std::fs::metadata(p).is_ok_and(|d| d.dev() == m.dev() && d.ino() == m.ino()))
+}
+
+#[cfg(not(unix))]
+fn linked_in_deps(_: &std::path::Path) -> Option<PathBuf> {
+    None
+}
+
+/// Whether `bin` is at least as new as every file cargo's dep-info says it was built from, and
+/// as the lock file and the manifests: cargo's own rule for a binary that needs no building.
+/// Anything missing or unreadable says no.
 fn built_from_these_sources(bin: &std::path::Path, root: &std::path::Path) -> bool {
     let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let (Some(built), Ok(info)) = (modified(bin), std::fs::read_to_string(bin.with_file_name("vitals-mcp.d"))) else {
+    let (Some(built), Some(info)) = (modified(bin), dep_info(bin)) else {
         return false;
     };
     let Some((_, deps)) = info.lines().next().and_then(|l| l.split_once(": ")) else {
@@ -85,6 +111,20 @@ fn a_server_binary_older_than_a_file_it_was_built_from_is_built_again() {
     at(&root.join("Cargo.lock"), t0 + std::time::Duration::from_secs(120));
     assert!(!built_from_these_sources(&bin, &root), "the lock file changed since: built");
     at(&root.join("Cargo.lock"), t0);
+    // As `cargo test` leaves it: no dep-info beside the binary, which is a hard link of the file
+    // in deps/ whose dep-info is beside that one.
+    #[cfg(unix)]
+    {
+        std::fs::remove_file(root.join("target/vitals-mcp.d")).unwrap();
+        assert!(!built_from_these_sources(&bin, &root), "no dep-info anywhere: built");
+        std::fs::create_dir_all(root.join("target/deps")).unwrap();
+        at(&root.join("target/deps/vitals_mcp-0123"), t0);
+        std::fs::hard_link(&bin, root.join("target/deps/vitals_mcp-4567")).unwrap();
+        let line = format!("{}: {}\n", bin.display(), source.display().to_string().replace(' ', "\\ "));
+        std::fs::write(root.join("target/deps/vitals_mcp-0123.d"), "x: /nowhere\n").unwrap();
+        std::fs::write(root.join("target/deps/vitals_mcp-4567.d"), line).unwrap();
+        assert!(built_from_these_sources(&bin, &root), "the dep-info of the file it is a link of: taken");
+    }
     std::fs::remove_file(&source).unwrap();
     assert!(!built_from_these_sources(&bin, &root), "a source gone: built");
     let _ = std::fs::remove_dir_all(&root);
