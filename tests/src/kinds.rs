@@ -380,6 +380,7 @@ pub static OAUTH: ProviderSpec = spec!(
         app_env: AppEnv { client_id: "VITALS_KINDS_OAUTH_CLIENT_ID", client_secret: "VITALS_KINDS_OAUTH_CLIENT_SECRET" },
         authorize_url: "https://kinds.invalid/authorize",
         authorize_env: "VITALS_KINDS_OAUTH_AUTHORIZE_URL",
+        authorize_params: &[],
         token_urls: &[("https://kinds.invalid/token", "VITALS_KINDS_OAUTH_TOKEN_URL")],
         redirect: "http://localhost:1/callback",
         redirect_env: "VITALS_KINDS_OAUTH_REDIRECT_URI",
