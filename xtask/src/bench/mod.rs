@@ -37,6 +37,36 @@ struct Measure {
     requests: Option<usize>,
     round_trips: Option<usize>,
     bytes: Option<u64>,
+    /// Where the time went (vitals' rows): see [`Split`].
+    split: Option<Split>,
+}
+
+/// Where a question's time went, from what the twin saw: before its first request arrived (the
+/// call reaching the server, planning, connecting), from then to the last answer (of which some
+/// with no request in flight: the server deciding, decoding or waiting for a slot it had), and after
+/// the last answer (decoding the last pages, reducing, rendering, the reply reaching the client).
+#[derive(Default, Clone, Copy)]
+struct Split {
+    before: Duration,
+    wire: Duration,
+    idle: Duration,
+    after: Duration,
+}
+
+impl Split {
+    fn of(t0: Instant, end: Instant, xs: &[vitals_twin::traffic::Exchange]) -> Option<Split> {
+        let first = xs.iter().map(|x| x.arrived).min()?;
+        let last = xs.iter().map(|x| x.answered).max()?;
+        let mut spans: Vec<_> = xs.iter().map(|x| (x.arrived, x.answered)).collect();
+        spans.sort();
+        // Gaps in the union of the requests' spans.
+        let (mut idle, mut reach) = (Duration::ZERO, first);
+        for (a, b) in spans {
+            idle += a.saturating_duration_since(reach);
+            reach = reach.max(b);
+        }
+        Some(Split { before: first - t0, wire: last - first, idle, after: end.saturating_duration_since(last) })
+    }
 }
 
 fn median<T: Ord + Copy>(mut v: Vec<T>) -> Option<T> {
@@ -205,14 +235,17 @@ async fn question(s: &dyn Server, twin: &vitals_twin::Twin, runs: usize, collect
     let base = twin.base_url();
     let mut m = Measure::default();
     let (mut times, mut peaks, mut sizes, mut requests, mut trips, mut bytes) = (vec![], vec![], vec![], vec![], vec![], vec![]);
+    let mut splits = vec![];
     for _ in 0..runs {
         let (client, pid) = start(s, &base).await;
         let (tool, args) = s.query(collection, start_day, end_day);
         twin.take_traffic();
         let t0 = Instant::now();
         let r = client.call_tool(CallToolRequestParams::new(tool).with_arguments(args.as_object().cloned().unwrap_or_default())).await.expect("tools/call");
-        times.push(t0.elapsed());
+        let end = Instant::now();
+        times.push(end - t0);
         let served = twin.take_traffic();
+        splits.extend(Split::of(t0, end, &served));
         requests.push(served.len());
         trips.push(vitals_twin::traffic::round_trips(&served));
         bytes.push(served.iter().map(|x| x.bytes).sum::<u64>());
@@ -225,6 +258,11 @@ async fn question(s: &dyn Server, twin: &vitals_twin::Twin, runs: usize, collect
     m.peak_rss_kb = median(peaks);
     m.chars = median(sizes);
     (m.requests, m.round_trips, m.bytes) = (median(requests), median(trips), median(bytes));
+    // Each part's median on its own (they need not sum to the median time).
+    let part = |f: fn(&Split) -> Duration| median(splits.iter().map(f).collect()).unwrap_or_default();
+    if !splits.is_empty() {
+        m.split = Some(Split { before: part(|s| s.before), wire: part(|s| s.wire), idle: part(|s| s.idle), after: part(|s| s.after) });
+    }
     m
 }
 
@@ -421,6 +459,17 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
             ratio(v.time.map(|t| t.as_secs_f64()), p.time.map(|t| t.as_secs_f64())),
             ratio(v.chars.map(|c| c as f64), p.chars.map(|c| c as f64)),
         );
+        if let Some(t) = v.split {
+            let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+            println!(
+                "{:<40}   where it went: {} before the first request, {} from it to the last answer ({} of them with none in flight), {} after",
+                "",
+                ms(t.before),
+                ms(t.wire),
+                ms(t.idle),
+                ms(t.after)
+            );
+        }
     };
 
     let want = |label: &str| o.only.as_deref().is_none_or(|f| label.contains(f));
