@@ -271,7 +271,7 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// Whether the export holds record type `ty`; if not, the error naming the parameter and the
 /// export's types closest to it (an identifier mistyped, or its short name: `StepCount`).
-pub fn check_type(ix: &Index, ty: &str) -> Result<(), String> {
+pub fn check_type(ix: &Index, ty: &str) -> Result<(), UnknownType> {
     if ix.types.get(ty).is_some() {
         return Ok(());
     }
@@ -301,7 +301,15 @@ pub fn check_type(ix: &Index, ty: &str) -> Result<(), String> {
     } else {
         format!("close: {}", close.join(", "))
     };
-    Err(format!("`options.type`: {ty:?} is not a record type this export holds ({hint})."))
+    Err(UnknownType { ty: ty.to_string(), hint })
+}
+
+/// A record type the export does not hold, and the types closest to it.
+#[derive(Debug, thiserror::Error)]
+#[error("`options.type`: {ty:?} is not a record type this export holds ({hint}).")]
+pub struct UnknownType {
+    ty: String,
+    hint: String,
 }
 
 /// One day's total of a cumulative quantity, sources merged by priority.

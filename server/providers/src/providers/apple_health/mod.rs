@@ -226,18 +226,36 @@ impl Api {
     fn cred(&self) -> FileCredential {
         FileCredential { env_path: self.env_path.clone(), home: self.home.clone(), sandbox_forced: self.sandbox_forced, stretch: self.stretch }
     }
-    /// The index this request reads, or why there is none.
-    fn index(&self) -> Result<(Arc<Ready>, Option<PathBuf>), String> {
+    /// The index this request reads (a person's file, or the sample's when none is chosen), or
+    /// why the chosen file cannot answer.
+    fn index(&self) -> Result<Indexed, Unread> {
         let c = self.cred();
         match (c.current().kind, c.path()) {
             (CredentialKind::File, Some((path, _))) => match load(&path, self.stretch).ready() {
-                Some(Ok(r)) => Ok((r, Some(path))),
-                Some(Err(e)) => Err(e.to_string()),
-                None => Err(format!("the export {} is still being read", path.display())),
+                Some(Ok(r)) => Ok(Indexed::File(r, path)),
+                Some(Err(e)) => Err(Unread::Failed(e)),
+                None => Err(Unread::Reading(path)),
             },
-            _ => Err(String::new()),
+            _ => Ok(Indexed::Sample),
         }
     }
+}
+
+/// What a request to the file's API reads.
+enum Indexed {
+    /// The person's export, indexed, and where it is.
+    File(Arc<Ready>, PathBuf),
+    /// No file chosen: the sample person's export.
+    Sample,
+}
+
+/// Why the chosen export cannot answer (said in the reply's `error`).
+#[derive(Debug, thiserror::Error)]
+enum Unread {
+    #[error("{0}")]
+    Failed(ReadError),
+    #[error("the export {} is still being read", .0.display())]
+    Reading(PathBuf),
 }
 
 fn reply(status: u16, body: String) -> crate::http::Reply {
@@ -255,7 +273,7 @@ impl SampleApi for Api {
         let only = params.get("type").cloned();
         let run = |ix: &Index| -> Value {
             if let Some(Err(e)) = only.as_deref().map(|t| answer::check_type(ix, t)) {
-                return json!({"error": e});
+                return json!({"error": e.to_string()});
             }
             let offset: usize = params.get("offset").and_then(|o| o.parse().ok()).unwrap_or(0);
             let rows = if collection == "heart_rate" {
@@ -277,17 +295,17 @@ impl SampleApi for Api {
             json!({"data": page, "next": next})
         };
         match self.index() {
-            Ok((r, _)) => reply(200, run(&r.index).to_string()),
-            Err(e) if e.is_empty() => reply(200, run(&sample(&self.zone).index).to_string()),
-            Err(e) => reply(200, json!({"error": e}).to_string()),
+            Ok(Indexed::File(r, _)) => reply(200, run(&r.index).to_string()),
+            Ok(Indexed::Sample) => reply(200, run(&sample(&self.zone).index).to_string()),
+            Err(e) => reply(200, json!({"error": e.to_string()}).to_string()),
         }
     }
     fn file(&self, req: &Request) -> (u16, Vec<u8>) {
         let (_, params) = req.route();
         let id = params.get("id").cloned().unwrap_or_default();
         let (ready, path) = match self.index() {
-            Ok((r, p)) => (Some(r), p),
-            Err(e) if e.is_empty() => (None, None),
+            Ok(Indexed::File(r, p)) => (Some(r), Some(p)),
+            Ok(Indexed::Sample) => (None, None),
             Err(_) => return (404, vec![]),
         };
         let ready = ready.unwrap_or_else(|| sample(&self.zone));
@@ -397,8 +415,8 @@ impl Provider for AppleHealth {
                 "{what} was still being read ({percent} % so far) when this answer was given: once it is read, the same question is answered from it."
             ));
         }
-        if let Ok((r, path)) = self.api.index() {
-            if let Some(p) = path.filter(|p| load(p, self.cred.stretch).again) {
+        if let Ok(Indexed::File(r, p)) = self.api.index() {
+            if load(&p, self.cred.stretch).again {
                 notes.push(format!(
                     "The export {} changed (its size or modification time) since this server first read it, and was read again at {}.",
                     p.display(),

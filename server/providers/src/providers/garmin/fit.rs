@@ -4,7 +4,7 @@
 //! where a person lives. The sample person's FIT is written by `activity_file::fit` from the
 //! same records its summaries are computed from, so the sandbox and the twin serve a real file
 //! that agrees with them.
-use crate::activity_file::fit::{decode, EPOCH as FIT_EPOCH, SEMI};
+use crate::activity_file::fit::{decode, FitError, EPOCH as FIT_EPOCH, SEMI};
 use crate::time::rfc3339;
 use jiff::tz::TimeZone;
 use jiff::Timestamp;
@@ -54,8 +54,8 @@ fn readings(r: &mesgdef::Record) -> [Option<f64>; CHANNELS] {
 
 /// Laps, time per heart-rate zone and the per-second records of a FIT, summarised; the GPS track
 /// and the records as series only when `want` asks.
-pub fn summarise(bytes: &[u8], want: Want) -> Result<Value, String> {
-    let fit = decode(bytes).map_err(|e| e.to_string())?;
+pub fn summarise(bytes: &[u8], want: Want) -> Result<Value, FitError> {
+    let fit = decode(bytes)?;
     let (mut laps, mut zones, mut track) = (vec![], Value::Null, vec![]);
     let mut values: [Vec<f64>; CHANNELS] = Default::default();
     let mut seconds: Vec<(i64, [Option<f64>; CHANNELS])> = vec![];

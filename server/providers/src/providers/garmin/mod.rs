@@ -64,8 +64,8 @@ impl Garmin {
 fn activity_file(body: &str, want: fit::Want) -> Result<Value, PageError> {
     let refused = |why: String| PageError::Refused(format!("Garmin's file of this activity could not be read: {why}"));
     let zip = crate::http::binary(body).ok_or_else(|| refused("it is not a file".into()))?;
-    let (_, fit) = crate::archive::unzip_one(&zip, "fit").map_err(refused)?;
-    fit::summarise(&fit, want).map_err(refused)
+    let (_, fit) = crate::archive::unzip_one(&zip, "fit").map_err(|e| refused(e.to_string()))?;
+    fit::summarise(&fit, want).map_err(|e| refused(e.to_string()))
 }
 
 /// The local days a window asks for (Garmin's dates are the user's own days, inclusive).

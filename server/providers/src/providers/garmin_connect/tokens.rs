@@ -152,14 +152,35 @@ pub fn read_dir(dir: &Path) -> Result<Grant, TokenError> {
 
 /// Import: read the folder, renew tokens that have ended, and check them with Garmin (which also
 /// gives the display name). The folder is only read. In words: the connection's hook (`ImportSpec.read`).
-pub fn import(dir: PathBuf, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, String>> {
+pub fn import(dir: PathBuf, c: Arc<Config>) -> BoxFuture<'static, Result<Grant, ImportError>> {
     Box::pin(async move {
-        let mut g = read_dir(&dir).map_err(|e| e.to_string())?;
+        let mut g = read_dir(&dir)?;
         if g.expires_at.is_some_and(|at| at - jiff::Timestamp::now().as_second() <= config::RENEW_BEFORE_S) {
-            g = renew(g, &c).await.map_err(|e| format!("the tokens there have expired, and {e}"))?;
+            g = renew(g, &c).await.map_err(ImportError::Renew)?;
         }
-        verified(g, &c).await.map_err(|e| e.to_string())
+        Ok(verified(g, &c).await?)
     })
+}
+
+/// Why another tool's token folder did not become a login.
+#[derive(Debug, thiserror::Error)]
+pub enum ImportError {
+    /// The folder holds no tokens vitals can read.
+    #[error("{0}")]
+    Read(#[from] TokenError),
+    /// Its tokens had ended, and renewing them failed.
+    #[error("the tokens there have expired, and {0}")]
+    Renew(RenewError),
+    /// Garmin's profile did not confirm them.
+    #[error("{0}")]
+    Check(#[from] CheckError),
+}
+
+impl From<ImportError> for crate::connection::StepError {
+    /// Said as the import's hook always said it: a step that failed, in the import's words.
+    fn from(e: ImportError) -> Self {
+        crate::connection::StepError::Failed(e.to_string())
+    }
 }
 
 /// The login with the display name Garmin's profile gives it, or why Garmin refused it. Sent as

@@ -6,6 +6,7 @@
 //! a minute or a sample under the day it happened, a sleep under the day it ended, an exercise
 //! under the day it started. The `civil*` fields are used when Google sends them, else computed
 //! as the instant plus its offset (live bodies lacked them, reference §3.2).
+use crate::providers::PageError;
 use jiff::civil::{Date, DateTime};
 use jiff::tz::Offset;
 use jiff::Timestamp;
@@ -79,12 +80,12 @@ fn put_offset(m: &mut Map<String, Value>, o: Option<Offset>) {
 }
 
 /// A listing's points and its continuation (`nextPageToken`, absent or empty on the last page).
-pub fn envelope(body: &str) -> Result<(Vec<Value>, Option<String>), String> {
-    let v: Value = serde_json::from_str(body).map_err(|e| format!("Google Health sent a body that is not complete JSON ({e})"))?;
-    let points = match v.get("dataPoints") {
+pub fn envelope(body: &str) -> Result<(Vec<Value>, Option<String>), PageError> {
+    let mut v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("Google Health sent a body that is not complete JSON ({e})")))?;
+    let points = match v.get_mut("dataPoints").map(Value::take) {
         None | Some(Value::Null) => vec![],
-        Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err("Google Health sent `dataPoints` that is not a list".into()),
+        Some(Value::Array(a)) => a,
+        Some(_) => return Err(PageError::Transient("Google Health sent `dataPoints` that is not a list".into())),
     };
     let next = v.get("nextPageToken").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
     Ok((points, next))

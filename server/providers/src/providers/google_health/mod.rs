@@ -237,7 +237,7 @@ impl Provider for GoogleHealth {
         Request { method: ReadMethod::Get, url: format!("{}/users/me/dataTypes/{data_type}/{route}", self.base), params: p, headers: &[] }
     }
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError> {
-        let (points, next_token) = decode::envelope(body).map_err(PageError::Transient)?;
+        let (points, next_token) = decode::envelope(body)?;
         let raw = raw_type(&at.options);
         let t = if kind(c) == Kind::Raw { raw.as_str() } else { c.path };
         let records: Vec<Value> = match kind(c) {

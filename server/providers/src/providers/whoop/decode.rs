@@ -4,6 +4,7 @@
 //! morning it ended, a cycle to the waking day after the sleep that began it, a workout to the
 //! day it started. A record WHOOP has not scored keeps `score_state` and no score values: never
 //! zeros.
+use crate::providers::PageError;
 use jiff::civil::Date;
 use jiff::tz::Offset;
 use jiff::{Timestamp, ToSpan};
@@ -184,11 +185,11 @@ pub fn profile(v: &Value, personal: bool) -> Value {
 }
 
 /// One page's `records` and `next_token` (absent, null or empty: the last page).
-pub fn envelope(body: &str) -> Result<(Vec<Value>, Option<String>), String> {
-    let mut v: Value = serde_json::from_str(body).map_err(|e| format!("WHOOP sent a body that is not complete JSON ({e})"))?;
+pub fn envelope(body: &str) -> Result<(Vec<Value>, Option<String>), PageError> {
+    let mut v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("WHOOP sent a body that is not complete JSON ({e})")))?;
     let records = match v.get_mut("records").map(Value::take) {
         Some(Value::Array(a)) => a,
-        _ => return Err("WHOOP's answer has no `records` array".into()),
+        _ => return Err(PageError::Transient("WHOOP's answer has no `records` array".into())),
     };
     let next = v.get("next_token").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
     Ok((records, next))

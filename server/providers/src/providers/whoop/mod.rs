@@ -123,7 +123,7 @@ impl Provider for Whoop {
             let v: Value = serde_json::from_str(body).map_err(|e| PageError::Transient(format!("WHOOP sent a body that is not complete JSON ({e})")))?;
             return Ok(Page { records: vec![v], next_token: None });
         }
-        let (records, next) = decode::envelope(body).map_err(PageError::Transient)?;
+        let (records, next) = decode::envelope(body)?;
         let sleeps_phase = dated_by_sleeps(c) && at.token.as_deref().is_none_or(|t| t.starts_with(SLEEPS));
         if sleeps_phase {
             self.remember(&records);
