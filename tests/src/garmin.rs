@@ -58,6 +58,8 @@ pub struct Garmin {
     pub exchanges: Vec<u16>,
     pub data_requests: usize,
     pub rate_limited: usize,
+    /// The next exchanges answer 429 with these `Retry-After`s (seconds), one each.
+    pub exchange_429: std::collections::VecDeque<u64>,
 }
 
 /// What a Garmin route answers.
@@ -82,7 +84,9 @@ impl Garmin {
     /// `POST …/personal-api-key/token` with `Authorization: ApiKey <key>`.
     pub fn exchange(&mut self, authorization: Option<&str>) -> Answer {
         let key = authorization.and_then(|a| a.strip_prefix("ApiKey ")).unwrap_or_default();
-        let a = if key == CHINA_KEY {
+        let a = if let Some(after) = self.exchange_429.pop_front() {
+            Answer { status: 429, content_type: "application/json", retry_after: Some(after), body: br#"{"message":"Too Many Requests"}"#.to_vec() }
+        } else if key == CHINA_KEY {
             Answer::json(526, json!({"error": "TOKEN_EXCHANGE_FAILED"}))
         } else if key != KEY || self.deleted.iter().any(|d| d == key) {
             Answer::json(401, json!({"message": "Invalid API key"}))

@@ -289,6 +289,10 @@ pub enum KeyError {
     /// The exchange did not happen (network, provider down): the key may be fine.
     #[error("{0}")]
     Failed(String),
+    /// The exchange answered 429 (too many requests) with a longer wait than a login takes
+    /// (`retry::LOGIN_WAIT`): the key may be fine; `wait` is what it asked.
+    #[error("{why}")]
+    Limited { why: String, wait: std::time::Duration },
 }
 
 /// A login with email, password and maybe a one-time code, and/or an import of saved tokens.

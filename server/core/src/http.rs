@@ -265,21 +265,31 @@ pub async fn revoke(url: &str, declared: &str, param: &str, token: &Secret) -> R
 
 /// A client's metadata document (MCP authorization's Client ID Metadata Document): a GET, no
 /// redirect followed, at most `max` bytes, within `timeout`. The status and the body.
-pub async fn client_document(url: &str, max: usize, timeout: Duration, pinned: Option<std::net::SocketAddr>) -> Result<(u16, Vec<u8>), String> {
+pub async fn client_document(url: &str, max: usize, timeout: Duration, pinned: Option<std::net::SocketAddr>) -> Result<(u16, Vec<u8>), DocumentError> {
     let mut b = reqwest::Client::builder().timeout(timeout).redirect(reqwest::redirect::Policy::none());
     // The address the caller checked, and no other: a name that resolves again elsewhere (DNS
     // rebinding) is still connected to the address that was checked.
     if let (Some(addr), Some(host)) = (pinned, url::Url::parse(url).ok().and_then(|u| u.host_str().map(str::to_string))) {
         b = b.resolve(&host, addr);
     }
-    let c = b.build().map_err(|e| e.to_string())?;
-    let resp = c.get(url).send().await.map_err(|e| e.to_string())?;
+    let c = b.build()?;
+    let resp = c.get(url).send().await?;
     let status = resp.status().as_u16();
-    let body = resp.bytes().await.map_err(|e| e.to_string())?;
+    let body = resp.bytes().await?;
     if body.len() > max {
-        return Err(format!("it is over {max} bytes"));
+        return Err(DocumentError::TooLarge(max));
     }
     Ok((status, body.to_vec()))
+}
+
+/// Why a client's metadata document could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    /// No client could be made, the address did not answer, or the body broke off.
+    #[error("{0}")]
+    Fetch(#[from] reqwest::Error),
+    #[error("it is over {0} bytes")]
+    TooLarge(usize),
 }
 
 /// Register a Polar user with this app: `POST url {"member-id": …}`, to a route Polar's catalog
@@ -294,8 +304,8 @@ pub async fn register_polar_user(url: &str, declared: &[NonGet], bearer: &Secret
 
 /// Exchange a Garmin Personal API key for a bearer token: `POST url` with `Authorization: ApiKey
 /// <key>` and no body, to the route Garmin's catalog declares: the exchange is how Garmin lets a
-/// key read at all, and it writes nothing. Returns status and body.
-pub async fn exchange_garmin_key(url: &str, declared: &[NonGet], key: &Secret) -> Result<(u16, Vec<u8>), HttpError> {
+/// key read at all, and it writes nothing. Returns its reply (status, `Retry-After`, body).
+pub async fn exchange_garmin_key(url: &str, declared: &[NonGet], key: &Secret) -> Result<LoginReply, HttpError> {
     allowed(posts(declared), url)?;
     let resp = token_client()
         .post(url)
@@ -304,8 +314,7 @@ pub async fn exchange_garmin_key(url: &str, declared: &[NonGet], key: &Secret) -
         .send()
         .await
         .map_err(|e| classify(&e))?;
-    let status = resp.status().as_u16();
-    Ok((status, resp.bytes().await.map_err(|e| classify(&e))?.to_vec()))
+    login_reply(resp).await
 }
 
 /// What Garmin's SSO or token endpoint answered. The body is the caller's to read and never goes

@@ -246,6 +246,23 @@ async fn a_pasted_key_is_checked_saved_with_its_expiry_and_never_shown() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_key_exchange_answered_429_waits_a_short_wait_and_says_a_long_one() {
+    let twin = twin().await;
+    let (dir, _) = base_env(&twin, "exchange-429");
+    // A wait longer than a login takes: said with it, nothing saved, never called a bad key.
+    twin.garmin(|g| g.exchange_429 = [600].into());
+    let (ok, out) = paste(&twin, &dir, KEY, &[]);
+    assert!(!ok && out.contains("429") && out.contains("try again in 600 s") && !out.contains("refused the key"), "{out}");
+    assert!(vitals::accounts::TokenStore::file(&dir).load("garmin").unwrap().is_none(), "nothing is saved");
+    // A short one: waited, then the key is exchanged and saved.
+    twin.garmin(|g| g.exchange_429 = [1].into());
+    let (ok, out) = paste(&twin, &dir, KEY, &[]);
+    assert!(ok, "{out}");
+    assert_eq!(twin.state.garmin.lock().unwrap().exchanges, [429, 429, 200]);
+    assert!(vitals::accounts::TokenStore::file(&dir).load("garmin").unwrap().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn export_takes_the_fit_out_of_garmins_zip() {
     let twin = twin().await;
     let s = with_env_key(&twin, "export").await;

@@ -121,6 +121,7 @@ pub async fn save_key_in(p: &'static ProviderSpec, key: Secret, key_days: Option
         KeyError::Failed(w) => {
             ConnectError::Unavailable(format!("The key could not be checked with {} ({w}); nothing was saved. Try again in a moment.", p.display))
         }
+        KeyError::Limited { why, .. } => ConnectError::Unavailable(format!("The key could not be checked with {} ({why}); nothing was saved.", p.display)),
     })?;
     let mut t = Tokens::from_grant(grant);
     t.key = Some(key);
@@ -224,6 +225,7 @@ pub async fn renew_in(p: &ProviderSpec, t: &Tokens, home: &super::Home) -> Resul
             let grant = grant.map_err(|e| match e {
                 KeyError::Refused(w) => RenewError::Failed(format!("{} refused the key ({w}). {}", p.display, k.create_help)),
                 KeyError::Failed(w) => RenewError::Unavailable(w),
+                KeyError::Limited { why, wait } => RenewError::Limited { why, wait },
             })?;
             Ok(t.renewed(grant))
         }

@@ -186,8 +186,9 @@ impl Clients {
             true => None,
             false => Some(public_address(&u).await.map_err(|why| Unknown::Host { url: url.into(), why })?),
         };
-        let (status, body) =
-            crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT, pinned).await.map_err(|why| Unknown::Unread { url: url.into(), why })?;
+        let (status, body) = crate::http::client_document(u.as_str(), MAX_DOCUMENT, FETCH_TIMEOUT, pinned)
+            .await
+            .map_err(|why| Unknown::Unread { url: url.into(), why: why.to_string() })?;
         if !(200..300).contains(&status) {
             return Err(Unknown::Status { url: url.into(), status });
         }

@@ -11,6 +11,7 @@ pub static NON_GET: &[NonGet] =
     &[NonGet::post(KEY_EXCHANGE, "a Personal API key reads nothing until it is exchanged for a bearer token (reference §2); it writes nothing")];
 
 use crate::connection::{BoxFuture, Grant, KeyError};
+use crate::retry::{ahead, attempt, paced, Policy, Stop};
 use crate::secret::Secret;
 use base64::Engine as _;
 use serde_json::Value;
@@ -27,12 +28,21 @@ const BASE_ENV: &str = "VITALS_GARMIN_BASE_URL";
 /// What Garmin's clients report a token lives when the reply does not say.
 const DEFAULT_LIFETIME_S: i64 = 24 * 3600;
 
+/// The exchange, sent as a login's requests are (`Policy::LOGIN`): a failure on the way or a 5xx
+/// asked once more, a short 429 waited; a longer 429 is said with its wait, never as a bad key.
 pub fn exchange(key: Secret, config: std::sync::Arc<crate::config::Config>) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
-        let (status, body) = crate::http::exchange_garmin_key(&format!("{}{KEY_EXCHANGE}", base_in(&config)), NON_GET, &key)
-            .await
-            .map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
-        reply(status, &body, jiff::Timestamp::now().as_second())
+        let url = format!("{}{KEY_EXCHANGE}", base_in(&config));
+        let sent = paced(Policy::LOGIN, || async { attempt(crate::http::exchange_garmin_key(&url, NON_GET, &key).await) }).await;
+        let sent = match sent {
+            Ok(r) | Err(Stop::Failing(r)) => r,
+            Err(Stop::Limited { wait, .. }) => {
+                let why = format!("Garmin's key exchange answered 429 (too many requests); the key may be fine, try again in {} s", ahead(wait));
+                return Err(KeyError::Limited { why, wait });
+            }
+        };
+        let r = sent.map_err(|e| KeyError::Failed(format!("Garmin could not be reached ({e})")))?;
+        reply(r.status, r.body.as_bytes(), jiff::Timestamp::now().as_second())
     })
 }
 
