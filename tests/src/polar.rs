@@ -32,6 +32,8 @@ pub struct PolarFaults {
     pub not_found_next: u32,
     /// Added to every data request (the benchmark's network).
     pub latency_ms: u64,
+    /// The next N registrations (`POST /v3/users`) get 503.
+    pub registration_503_next: u32,
 }
 
 #[derive(Clone, Debug)]
@@ -284,7 +286,12 @@ impl Polar {
 
     fn register(&mut self, user: u64, body: &str) -> Answer {
         let member = serde_json::from_str::<Value>(body).ok().and_then(|v| v.get("member-id").and_then(Value::as_str).map(str::to_string));
+        let down = self.cfg.faults.registration_503_next > 0;
+        if down {
+            self.cfg.faults.registration_503_next -= 1;
+        }
         let a = match member {
+            _ if down => Answer::error(503, "SERVICE_UNAVAILABLE", "Service Unavailable"),
             None => Answer::error(400, "BAD_REQUEST", "member-id is required"),
             Some(_) if !self.cfg.consents => Answer::error(403, "FORBIDDEN", "User has not accepted all mandatory consents"),
             Some(_) if self.registered.contains_key(&user) => Answer::error(409, "CONFLICT", "User already registered to partner or duplicated member-id"),

@@ -407,8 +407,15 @@ async fn logging_in_registers_once_409_is_fine_and_missing_consents_are_said() {
     assert!(r["message"].as_str().unwrap().contains("consents"), "the login is kept and what is missing is said: {r}");
     let e = s.err("vitals_query", json!({"collection": "polar.activity", "day": ds(ago(1))})).await;
     assert!(e.contains("consents") && e.contains("Polar Flow"), "{e}");
-    // The user accepts the consents: the next read registers first, and says so.
-    twin.polar(|p| p.cfg.consents = true);
+    // The user accepts the consents, and Polar fails the next registration (503): the read fails
+    // as Polar failing, nothing said against the login.
+    twin.polar(|p| {
+        p.cfg.consents = true;
+        p.cfg.faults.registration_503_next = 1;
+    });
+    let e = s.err("vitals_query", json!({"collection": "polar.activity", "day": ds(ago(1))})).await;
+    assert!(e.contains("the step after its login did not get an answer") && e.contains("HTTP 503") && !e.contains("is connected, but"), "{e}");
+    // The next read registers first, and says so.
     let a = query(&s, "activity", json!({"day": ds(ago(1))})).await;
     assert_eq!(a["synthetic"], false);
     assert!(a["notices"]["credential_refreshed"].as_str().unwrap().contains("registering"), "{}", a["notices"]);
@@ -420,8 +427,9 @@ async fn logging_in_registers_once_409_is_fine_and_missing_consents_are_said() {
         let tw = twin.state.polar.lock().unwrap();
         (tw.registrations.clone(), tw.token_requests.clone())
     };
-    // At the login (403), again before the refused read (403), before the next read (200), at the second login (409).
-    assert_eq!(registrations, [403, 403, 200, 409]);
+    // At the login (403), again before the refused read (403), before the read Polar failed (503),
+    // before the next read (200), at the second login (409).
+    assert_eq!(registrations, [403, 403, 503, 200, 409]);
     assert_eq!(token_requests, [200, 200], "each code exchanged exactly once");
     let t = vitals::accounts::TokenStore::file(&dir).load("polar").unwrap().unwrap();
     assert_eq!(t.extra.get("x_user_id").map(String::as_str), Some("12345678"));

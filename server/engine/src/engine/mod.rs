@@ -306,10 +306,11 @@ fn due_failed(p: &dyn Provider, due: &providers::Due, e: providers::RenewError) 
     let display = p.spec().display;
     let e = match e {
         providers::RenewError::Unavailable(e) => {
-            return QueryError::Upstream(format!(
-                "{display} could not be read: its token endpoint did not answer when asked for a token before the first request ({e}); \
-                 nothing is known about the data itself"
-            ))
+            let what = match due {
+                providers::Due::Setup(_) => "the step after its login did not get an answer before the first request",
+                _ => "its token endpoint did not answer when asked for a token before the first request",
+            };
+            return QueryError::Upstream(format!("{display} could not be read: {what} ({e}); nothing is known about the data itself"));
         }
         providers::RenewError::Limited { why, wait } => {
             return QueryError::Upstream(format!(

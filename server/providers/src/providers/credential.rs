@@ -128,9 +128,13 @@ impl StoredCredential {
             return Ok(());
         }
         let store = self.store.as_ref().map_err(|e| e.to_string())?.clone();
-        // A step still owed that failed fails the read as before, whatever its kind: its words
-        // say what to do (a step whose provider did not answer could be cut instead; not yet).
-        crate::accounts::grant::setup(self.spec, &store, self.home.config()).await.map_err(|e| super::RenewError::Failed(e.to_string()))?;
+        // A step still owed that failed fails the read: the person's to act on when the provider
+        // refused it, the provider's failing (said as such, nothing known of the login) when it
+        // did not answer.
+        crate::accounts::grant::setup(self.spec, &store, self.home.config()).await.map_err(|e| match e {
+            crate::accounts::error::ConnectError::Unavailable(w) => super::RenewError::Unavailable(w),
+            e => super::RenewError::Failed(e.to_string()),
+        })?;
         let seen = self.stored().ok_or("no login is stored")?;
         let in_memory = self.in_memory(&seen);
         let current = in_memory.clone().unwrap_or_else(|| seen.clone());
