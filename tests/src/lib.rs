@@ -506,10 +506,18 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
         return (StatusCode::METHOD_NOT_ALLOWED, "data routes are GET only").into_response();
     }
     let q: HashMap<String, String> = url::form_urlencoded::parse(raw.as_bytes()).into_owned().collect();
+    // The answer leaves `latency_ms` after the request arrived, its body made meanwhile: a network
+    // round trip to a server whose own work hides inside it (this twin shares the machine's cores
+    // with the server it answers, so its work after the wait would be counted as the network's).
     let latency = s.faults.lock().unwrap().latency_ms;
-    if latency > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
-    }
+    let due = tokio::time::Instant::now() + std::time::Duration::from_millis(latency);
+    let resp = oura_answer(&s, sandbox, &rest, &q, &h).await;
+    tokio::time::sleep_until(due).await;
+    resp
+}
+
+/// The Oura twin's answer to a data request, with the faults the test asked for.
+async fn oura_answer(s: &State, sandbox: bool, rest: &str, q: &HashMap<String, String>, h: &HeaderMap) -> Response {
     enum F {
         Rate(u64),
         Server,
@@ -519,7 +527,7 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
     }
     let fault = {
         let mut f = s.faults.lock().unwrap();
-        let over_budget = f.rate_budget.and_then(|b| over_budget(&s, b));
+        let over_budget = f.rate_budget.and_then(|b| over_budget(s, b));
         if let Some(after) = over_budget {
             F::Rate(after)
         } else if f.rate_limit_next > 0 {
@@ -561,7 +569,7 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
         }
         _ => {}
     }
-    let resp = oura::serve(&s, sandbox, &rest, &q, &h);
+    let resp = oura::serve(s, sandbox, rest, q, h);
     if matches!(fault, F::Truncate) {
         let (parts, body) = resp.into_parts();
         let bytes = axum::body::to_bytes(body, usize::MAX).await.unwrap_or_default();
