@@ -258,36 +258,68 @@ fn cache_key(plan: &Plan, piece: &Piece) -> String {
     )
 }
 
-/// Keep the records that belong to this window; count those from outside the asked days.
-/// Returns where the page's dated records lie in time (the padding's included), for coverage.
-fn take_records(plan: &Plan, piece: &Piece, records: Vec<Value>, keeper: &mut Keeper, out: &mut WindowOut) -> Option<(Pos, Pos)> {
-    let mut span: Option<(Pos, Pos)> = None;
-    for r in records {
-        let (place, pos) = piece.locate(&r, plan.collection, &plan.zone);
-        if let Some(p) = pos {
-            span = Some(span.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))));
-        }
-        match place {
-            Place::Mine => {
-                keeper.keep(r, pos, plan);
-            }
-            Place::MineUndated => {
-                if keeper.keep(r, pos, plan) {
-                    out.stats.undated_kept += 1;
-                }
-            }
-            Place::Elsewhere if outside(plan, &r) => out.stats.discarded_out_of_range += 1,
-            Place::Elsewhere => {}
-        }
-    }
-    keeper.page_done();
-    span
+/// What placing a window's records needs, owned: a page's records are placed on the blocking
+/// pool, beside the other windows' pages, rather than on the one task that drives every window
+/// (where placing 32 pages one after another held back the requests of the windows next in line).
+#[derive(Clone)]
+struct Placing {
+    piece: Piece,
+    collection: &'static crate::catalog::CollectionSpec,
+    zone: crate::time::Zone,
+    range: Option<(Date, Date)>,
 }
 
-/// Whether a record lies outside every asked day (rather than in a neighbouring window).
-fn outside(plan: &Plan, r: &Value) -> bool {
-    let day = super::record::record_day(r, plan.collection, &plan.zone);
-    matches!((plan.range, day), (Some((s, e)), Some(d)) if d < s || d > e)
+impl Placing {
+    fn of(plan: &Plan, piece: &Piece) -> Placing {
+        Placing { piece: piece.clone(), collection: plan.collection, zone: plan.zone.clone(), range: plan.range }
+    }
+
+    /// Keep the records that belong to this window; count those from outside the asked days.
+    /// Returns where the page's dated records lie in time (the padding's included), for coverage.
+    fn take(&self, records: Vec<Value>, keeper: &mut Keeper, stats: &mut Stats) -> Option<(Pos, Pos)> {
+        let mut span: Option<(Pos, Pos)> = None;
+        for r in records {
+            let (place, pos) = self.piece.locate(&r, self.collection, &self.zone);
+            if let Some(p) = pos {
+                span = Some(span.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))));
+            }
+            match place {
+                Place::Mine => {
+                    keeper.keep(r, pos);
+                }
+                Place::MineUndated => {
+                    if keeper.keep(r, pos) {
+                        stats.undated_kept += 1;
+                    }
+                }
+                Place::Elsewhere if self.outside(&r) => stats.discarded_out_of_range += 1,
+                Place::Elsewhere => {}
+            }
+        }
+        keeper.page_done();
+        span
+    }
+
+    /// Whether a record lies outside every asked day (rather than in a neighbouring window).
+    fn outside(&self, r: &Value) -> bool {
+        let day = super::record::record_day(r, self.collection, &self.zone);
+        matches!((self.range, day), (Some((s, e)), Some(d)) if d < s || d > e)
+    }
+
+    /// [`Placing::take`] on the blocking pool; the keeper goes there and comes back.
+    async fn take_off_the_driver(&self, records: Vec<Value>, keeper: Keeper, stats: &mut Stats) -> Result<(Keeper, Option<(Pos, Pos)>), QueryError> {
+        let placing = self.clone();
+        let (keeper, counted, span) = tokio::task::spawn_blocking(move || {
+            let (mut keeper, mut counted) = (keeper, Stats::default());
+            let span = placing.take(records, &mut keeper, &mut counted);
+            (keeper, counted, span)
+        })
+        .await
+        .map_err(|e| QueryError::Upstream(format!("placing a page's records failed: {e}")))?;
+        stats.undated_kept += counted.undated_kept;
+        stats.discarded_out_of_range += counted.discarded_out_of_range;
+        Ok((keeper, span))
+    }
 }
 
 fn recent(piece: &Piece, plan: &Plan, today: Date) -> bool {
@@ -322,7 +354,7 @@ async fn fetch_window(w: Window<'_>, today: Date) -> Result<(WindowOut, Kept), Q
     }
     let mut out = WindowOut::default();
     let mut coverage = Coverage::new(plan.collection.order);
-    let bodies = fetch_pages(&w, running, key.is_some(), (&mut keeper, &mut coverage), &mut out).await?;
+    let (bodies, keeper) = fetch_pages(&w, running, key.is_some(), (keeper, &mut coverage), &mut out).await?;
     out.stats.order_disagreed = u32::from(coverage.disagreed());
     if let (Some(t), None) = (&shared.tally, &out.stopped) {
         t.window_done(shared.base + w.index, piece.last_day(&plan.zone), false);
@@ -357,7 +389,7 @@ fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Resul
             window: piece.upstream.clone(),
         };
         let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
-        take_records(plan, piece, page.records, keeper, &mut out);
+        Placing::of(plan, piece).take(page.records, keeper, &mut out.stats);
     }
     if let Some(t) = &w.shared.tally {
         t.window_done(w.shared.base + w.index, piece.last_day(&plan.zone), true);
@@ -372,10 +404,11 @@ async fn fetch_pages(
     w: &Window<'_>,
     running: super::gate::Running,
     keep: bool,
-    (keeper, coverage): (&mut Keeper, &mut Coverage),
+    (mut keeper, coverage): (Keeper, &mut Coverage),
     out: &mut WindowOut,
-) -> Result<Bodies, QueryError> {
+) -> Result<(Bodies, Keeper), QueryError> {
     let (plan, piece, shared) = (w.plan, w.piece, w.shared);
+    let placing = Placing::of(plan, piece);
     let mut running = Some(running);
     let mut bodies: Bodies = vec![];
     let mut seen: HashSet<String> = HashSet::new();
@@ -408,7 +441,9 @@ async fn fetch_pages(
         if keep {
             bodies.push(super::cache::Page { token: token.clone(), body });
         }
-        coverage.page(take_records(plan, piece, page.records, keeper, out));
+        let (placed, span) = placing.take_off_the_driver(page.records, keeper, &mut out.stats).await?;
+        keeper = placed;
+        coverage.page(span);
         match page.next_token {
             None => {
                 coverage.finish();
@@ -422,7 +457,7 @@ async fn fetch_pages(
             Some(t) => token = Some(t),
         }
     }
-    Ok(bodies)
+    Ok((bodies, keeper))
 }
 
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
@@ -599,6 +634,12 @@ impl Reader for PageReader<'_> {
     }
 
     async fn judge(&mut self, reply: Self::Reply) -> Result<Self::Answer, PageError> {
+        // A window sized to one page (a series at its account's density) rarely asks for another:
+        // its slot goes on while its page decodes. A window of many pages keeps its slot, so
+        // windows do not take turns page by page (engine/gate.rs).
+        if matches!(self.plan.collection.split, Split::Fill { .. }) {
+            self.shared.gate.step_aside(self.index);
+        }
         if let Some(e) = self.adapter_refusal(&reply) {
             return Err(e);
         }

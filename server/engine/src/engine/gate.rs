@@ -8,6 +8,8 @@
 //! after each page: it has one request in flight at a time anyway, and a slot handed back while
 //! the window decodes would go to a later window, so windows would take turns page by page and a
 //! cap would leave every one of them unfinished. With one slot, windows run one after another.
+//! The exception is a window sized to one page (`Gate::step_aside`): its page decodes while the
+//! next window's request is on the wire, unless the cap is near.
 //!
 //! A quarter of the cap is kept for the oldest window still running: without it, windows running
 //! together could spend the cap while the oldest still needs pages, and an answer cut that way
@@ -96,6 +98,19 @@ impl Gate {
         rx.await.unwrap_or(Err(Capped))
     }
 
+    /// `window`'s request was answered and its page is being decoded, and the window likely asks
+    /// for no other (one sized to a page): while the cap has pages to spare for every slot beyond
+    /// the reserve, its slot goes to the oldest window waiting now rather than after the decode
+    /// (should it ask for another page, it waits for a slot again, first in line as the oldest).
+    /// Near the cap the window keeps it, as the module says why.
+    pub fn step_aside(&self, window: usize) {
+        self.change(|s| {
+            if s.pages > s.reserve.saturating_add(s.slots as u32) {
+                s.holding.remove(&window);
+            }
+        });
+    }
+
     /// The provider's in-flight limit moved: windows already holding a slot keep it (a request
     /// is not taken back), and new slots go out only while fewer than `n` are held.
     pub fn set_slots(&self, n: usize) {
@@ -178,6 +193,37 @@ mod tests {
         g[0] = None;
         assert_eq!(second.await.unwrap(), Ok(()));
         assert_eq!(gate.pages_left(), 7);
+    }
+
+    #[tokio::test]
+    async fn a_decoding_window_steps_aside_only_while_the_cap_has_pages_to_spare() {
+        let gate = Gate::new(1, 100, 2);
+        let _g = guards(&gate, 2, &[]);
+        gate.acquire(0, true).await.unwrap();
+        let gg = gate.clone();
+        let second = tokio::spawn(async move { gg.acquire(1, true).await });
+        tokio::task::yield_now().await;
+        assert!(!second.is_finished(), "one slot, and window 0 holds it");
+        gate.step_aside(0);
+        assert_eq!(second.await.unwrap(), Ok(()), "the slot went to window 1 while window 0 decodes");
+        // Window 0's next page waits for the slot again.
+        let gg = gate.clone();
+        let next = tokio::spawn(async move { gg.acquire(0, true).await });
+        tokio::task::yield_now().await;
+        assert!(!next.is_finished());
+        gate.step_aside(1);
+        assert_eq!(next.await.unwrap(), Ok(()));
+
+        // Near the cap (no more pages than the reserve and one a slot), a window keeps its slot.
+        let gate = Gate::new(1, 3, 2);
+        let _g = guards(&gate, 2, &[]);
+        gate.acquire(0, true).await.unwrap();
+        gate.step_aside(0);
+        let gg = gate.clone();
+        let second = tokio::spawn(async move { gg.acquire(1, true).await });
+        tokio::task::yield_now().await;
+        assert!(!second.is_finished(), "window 0 kept its slot with 2 pages left");
+        second.abort();
     }
 
     #[tokio::test]

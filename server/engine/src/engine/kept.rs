@@ -18,9 +18,9 @@ use super::window::record_instant;
 use crate::catalog::SeriesSpec;
 use crate::providers::NO_READING;
 use crate::time::Zone;
+use foldhash::HashSet;
 use jiff::civil::Date;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// The records of one window, or of a run of windows merged in order.
 #[derive(Debug)]
@@ -323,6 +323,9 @@ pub struct Keeper {
     in_order: bool,
     /// Shared by the query's windows: when passed, records are let go (None: they never are).
     floor: Option<std::sync::Arc<RawFloor>>,
+    /// What a record is told apart by and which of its fields are kept (the plan's).
+    collection: &'static crate::catalog::CollectionSpec,
+    fields: Option<Vec<String>>,
 }
 
 impl Keeper {
@@ -330,7 +333,17 @@ impl Keeper {
         // Documents are never stamped: an empty key names no field.
         let stamp = plan.collection.series.map_or("", |s| s.stamp);
         let stamper = Stamper::new(&plan.zone, stamp);
-        Keeper { kept: Kept::for_plan(plan), stamper, seen: HashSet::new(), absent_seen: HashSet::new(), last: None, in_order: true, floor }
+        Keeper {
+            kept: Kept::for_plan(plan),
+            stamper,
+            seen: HashSet::default(),
+            absent_seen: HashSet::default(),
+            last: None,
+            in_order: true,
+            floor,
+            collection: plan.collection,
+            fields: plan.fields.clone(),
+        }
     }
 
     /// How many records the window keeps so far.
@@ -357,7 +370,7 @@ impl Keeper {
 
     /// Keep a record this window owns (`pos`: where it is in time, when placing it read it).
     /// Returns false when it was a repeat and was dropped.
-    pub fn keep(&mut self, rec: Value, pos: Option<Pos>, plan: &Plan) -> bool {
+    pub fn keep(&mut self, rec: Value, pos: Option<Pos>) -> bool {
         if let Some(p) = pos {
             self.in_order &= self.last.is_none_or(|l| l <= p);
             self.last = Some(p);
@@ -370,8 +383,8 @@ impl Keeper {
                     Some(t) => Some(self.stamper.at(t)),
                     None => self.stamper.stamp(&rec),
                 };
-                let named = plan.collection.key.and_then(|k| rec.get(k)).and_then(Value::as_str);
-                let raw = plan.collection.series.and_then(|x| rec.get(x.stamp)).and_then(Value::as_str);
+                let named = self.collection.key.and_then(|k| rec.get(k)).and_then(Value::as_str);
+                let raw = self.collection.series.and_then(|x| rec.get(x.stamp)).and_then(Value::as_str);
                 let key = match (named, stamp, raw) {
                     (Some(id), _, _) => Some(Key::Id(id.to_string())),
                     (None, Some(st), _) => Some(Key::At(st.at)),
@@ -388,7 +401,7 @@ impl Keeper {
                 if key.is_some_and(|k| !self.seen.insert(k)) {
                     return false;
                 }
-                let rec = match &plan.fields {
+                let rec = match &self.fields {
                     Some(fields) => project_one(rec, fields),
                     None => rec,
                 };

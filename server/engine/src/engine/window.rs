@@ -24,7 +24,7 @@ pub enum Own {
 }
 
 /// One window: what is asked upstream and what of the answer it keeps.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Piece {
     pub upstream: Window,
     pub own: Own,
