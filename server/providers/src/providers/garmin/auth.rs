@@ -28,12 +28,15 @@ const BASE_ENV: &str = "VITALS_GARMIN_BASE_URL";
 /// What Garmin's clients report a token lives when the reply does not say.
 const DEFAULT_LIFETIME_S: i64 = 24 * 3600;
 
-/// The exchange, sent as a login's requests are (`Policy::LOGIN`): a failure on the way or a 5xx
-/// asked once more, a short 429 waited; a longer 429 is said with its wait, never as a bad key.
+/// The exchange, its 429 read as a login's token request's is (`Policy::LOGIN`): a short wait
+/// waited, a longer one said with its wait, never as a bad key. A failure on the way or a 5xx is
+/// not asked again here: a renewal asks every key exchange once more (`http::once_more`), and a
+/// key being pasted is said at once.
 pub fn exchange(key: Secret, config: std::sync::Arc<crate::config::Config>) -> BoxFuture<'static, Result<Grant, KeyError>> {
     Box::pin(async move {
         let url = format!("{}{KEY_EXCHANGE}", base_in(&config));
-        let sent = paced(Policy::LOGIN, || async { attempt(crate::http::exchange_garmin_key(&url, NON_GET, &key).await) }).await;
+        let policy = Policy { retries: 0, ..Policy::LOGIN };
+        let sent = paced(policy, || async { attempt(crate::http::exchange_garmin_key(&url, NON_GET, &key).await) }).await;
         let sent = match sent {
             Ok(r) | Err(Stop::Failing(r)) => r,
             Err(Stop::Limited { wait, .. }) => {
