@@ -48,4 +48,3 @@ mod twin;
 mod whoop;
 mod withings;
 mod withings_login;
-mod zz_reads;
