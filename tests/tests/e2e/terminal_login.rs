@@ -47,6 +47,17 @@ fn save_app(twin: &Twin, dir: &std::path::Path) {
 }
 
 /// `auth oura --manual`: the address on stdout, the landing address pasted on stdin.
+/// A login made in the terminal into `dir`, and a server reading with it (no `OURA_PAT`: the saved
+/// OAuth login is the credential) at the twin's token endpoints.
+async fn logged_in_server(twin: &Twin, dir: &std::path::Path) -> Session {
+    save_app(twin, dir);
+    assert!(manual_login(twin, dir).await.0);
+    let dir_s = dir.to_str().unwrap().to_string();
+    let token_url = format!("{}/oauth/v2/ext/oauth-token", twin.base_url());
+    let legacy_url = format!("{}/oauth/token", twin.base_url());
+    connect(twin, true, &[("VITALS_CONFIG_DIR", &dir_s), ("VITALS_OURA_TOKEN_URL", &token_url), ("VITALS_OURA_TOKEN_URL_LEGACY", &legacy_url)]).await
+}
+
 async fn manual_login(twin: &Twin, dir: &std::path::Path) -> (bool, String) {
     let mut child = cli(twin, dir, &["auth", "oura", "--manual"]).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -138,13 +149,7 @@ async fn without_app_credentials_the_error_says_where_to_get_them() {
 async fn the_server_reads_with_the_saved_login_and_refreshes_it_on_401() {
     let twin = twin().await;
     let dir = config_dir("server");
-    save_app(&twin, &dir);
-    assert!(manual_login(&twin, &dir).await.0);
-    let dir_s = dir.to_str().unwrap().to_string();
-    let token_url = format!("{}/oauth/v2/ext/oauth-token", twin.base_url());
-    let legacy_url = format!("{}/oauth/token", twin.base_url());
-    // No OURA_PAT: the saved OAuth login is the credential.
-    let s = connect(&twin, true, &[("VITALS_CONFIG_DIR", &dir_s), ("VITALS_OURA_TOKEN_URL", &token_url), ("VITALS_OURA_TOKEN_URL_LEGACY", &legacy_url)]).await;
+    let s = logged_in_server(&twin, &dir).await;
     let check = s.ok("vitals_check", serde_json::json!({})).await;
     assert_eq!(check["providers"][0]["credential"], "oauth", "{check}");
     assert_eq!(check["providers"][0]["state"], "connected");
@@ -198,12 +203,7 @@ async fn a_login_limited_by_the_token_endpoint_waits_a_moment_or_says_when_to_tr
 async fn a_refresh_limited_by_the_token_endpoint_is_waited_or_cuts_the_answer_with_when_to_come_back() {
     let twin = twin().await;
     let dir = config_dir("refresh-limited");
-    save_app(&twin, &dir);
-    assert!(manual_login(&twin, &dir).await.0);
-    let dir_s = dir.to_str().unwrap().to_string();
-    let token_url = format!("{}/oauth/v2/ext/oauth-token", twin.base_url());
-    let legacy_url = format!("{}/oauth/token", twin.base_url());
-    let s = connect(&twin, true, &[("VITALS_CONFIG_DIR", &dir_s), ("VITALS_OURA_TOKEN_URL", &token_url), ("VITALS_OURA_TOKEN_URL_LEGACY", &legacy_url)]).await;
+    let s = logged_in_server(&twin, &dir).await;
     let ask = |start: &str, end: &str| serde_json::json!({"collection": "oura.daily_sleep", "start": start, "end": end});
 
     twin.state.oauth.lock().unwrap().expire_access_tokens();
