@@ -289,8 +289,18 @@ async fn garmin_is_connected_from_the_page_with_a_key_and_with_a_login_and_its_c
     assert!(done.body.contains("is connected") && done.body.contains("data-provider=\"garmin-connect\" data-connected=\"true\""), "{}", done.body);
     let session = super::http::tenant_store(&tenants, &id).load("garmin-connect").unwrap().expect("saved");
 
-    // Refused passwords count against the address, as wrong keys do: past the limit the page waits.
+    // A login Garmin's token services could not finish says so, and does not count as a refused guess.
+    twin.garmin_connect(|g| (g.di_down, g.token_503_next, g.mfa) = (true, 1000, None));
     for _ in 0..session_limit() {
+        let failed = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", PASSWORD)]).await;
+        assert!(failed.body.contains("did not work through any of its ways in"), "{}", failed.body);
+    }
+    twin.garmin_connect(|g| (g.di_down, g.token_503_next, g.mfa) = (false, 0, Some("email")));
+    let wrong = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", "wrong-again")]).await;
+    assert!(wrong.body.contains("did not accept that email and password") && !wrong.body.contains("Too many"), "{}", wrong.body);
+
+    // Refused passwords count against the address, as wrong keys do: past the limit the page waits.
+    for _ in 1..session_limit() {
         me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", "wrong-again")]).await;
     }
     let held = me.post("/me/login/garmin-connect", &[("csrf", &form.csrf()), ("email", EMAIL), ("password", PASSWORD)]).await;

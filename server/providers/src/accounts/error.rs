@@ -50,6 +50,13 @@ pub enum ConnectError {
 }
 
 impl ConnectError {
+    /// Whether the person's own answer was refused (a wrong password or code, nothing usable given):
+    /// only these count toward a sign-in limit. A provider that did not answer, or a login this server
+    /// could not finish, says nothing about whoever is guessing.
+    pub fn is_refused_answer(&self) -> bool {
+        matches!(self, ConnectError::Refused(_) | ConnectError::Input(_))
+    }
+
     /// A connection step's failure, its words prefixed as the caller says them, its kind kept.
     pub fn step(e: crate::connection::StepError, said: impl FnOnce(String) -> String) -> ConnectError {
         use crate::connection::StepError;

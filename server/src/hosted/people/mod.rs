@@ -398,7 +398,8 @@ impl Ctx {
             return self.refused_form();
         }
         let Some((t, home, spec)) = self.provider(name, pages::How::Login) else { return self.redirect("/me", None) };
-        // Wrong passwords and codes count with wrong sign-in keys: past the limit, this waits too.
+        // Wrong passwords and codes count with wrong sign-in keys (a provider that did not answer does
+        // not): past the limit, this waits too.
         if let Some(wait) = self.sessions().sign_in_wait(self.peer) {
             return self.login_page(name, None, Some(&format!("Too many refused attempts from here. Try again in {} minutes.", wait.as_secs().div_ceil(60))));
         }
@@ -429,7 +430,9 @@ impl Ctx {
                 self.login_page(name, Some(&words), None)
             }
             Err(e) => {
-                self.sessions().failed(self.peer);
+                if e.is_refused_answer() {
+                    self.sessions().failed(self.peer);
+                }
                 self.login_page(name, None, Some(&e.to_string()))
             }
         }
