@@ -1,6 +1,7 @@
 //! The reliability matrix (issue 22): rows are faults on the wire, alone and in pairs; columns are
-//! the providers. One server reads every provider of the registry but Garmin Connect (`NO_COLUMN`) from one twin with no memory cache, and
-//! every cell is one query asked while the twin breaks the answers a row names. A cell passes
+//! the providers (every one of the registry but those `NO_COLUMN` names). Each column has a twin and
+//! a server of its own, with no memory cache, and the columns run at once; every cell is one query
+//! asked while the column's twin breaks the answers a row names. A cell passes
 //! when the answer is one of three things:
 //! - complete: exactly the records of the same query without faults (the twin's truth);
 //! - cut and said: `truncated` with `continue_from`, and resuming from there (without faults)
@@ -324,8 +325,22 @@ const SCALE: u32 = 10;
 /// A provider's minute, so scaled.
 const MINUTE: std::time::Duration = std::time::Duration::from_secs(60 / SCALE as u64);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
+/// One column run to its end: the row's marks in order, what failed, and what its server logged.
+struct Ran {
+    marks: Vec<String>,
+    failures: Vec<String>,
+    passed: usize,
+    cells: usize,
+    /// Why rows do not apply to this column, once each.
+    skipped: Vec<&'static str>,
+    log: String,
+    /// The secrets its twin issued, for the sweep.
+    secrets: Vec<String>,
+}
+
+/// Every row of one column, on a twin and a server of its own: no column's faults, or budgets
+/// spent, reach another's, so the columns run at once (the cells are waits, not work).
+async fn run_column(col: &Column, rows: &[Row]) -> Ran {
     let twin = twin().await;
     let scale = SCALE.to_string();
     let extra = [
@@ -339,7 +354,7 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
         ("VITALS_RATE_TIME_SCALE", scale.as_str()),
     ];
     twin.scale_minutes(SCALE);
-    let (s, withings) = all_providers(&twin, "matrix", &extra).await;
+    let (s, withings) = all_providers(&twin, &format!("matrix-{}", col.provider), &extra).await;
     // Pages of 400 heart-rate samples: each window of the Oura column is a listing of 3 pages,
     // so faults that follow a page token have a token to follow.
     twin.configure(|c| c.series_page_size = 400);
@@ -347,75 +362,65 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
     twin.whoop(|w| w.cfg.page_cap = Some(3));
     twin.google_health(|g| g.cfg.page_cap = Some(3));
 
-    // The truth: each column's query with no fault, complete.
-    let mut truths = vec![];
-    for col in &COLUMNS {
-        twin.clear_log();
-        let a = ask(&s, col, &ds(ago(col.days)), &ds(ago(1))).await;
-        assert!(a.is_error != Some(true), "{} without faults: {}", col.collection, text(&a));
-        let a = a.structured_content.unwrap();
-        assert!(a["notices"]["truncated"].is_null(), "{} without faults is complete: {}", col.collection, a["notices"]);
-        let recs = records(&a["data"]);
-        let requests = twin.requests().len();
-        assert!(!recs.is_empty() && requests > AT, "{}: {} records in {requests} requests; a cell needs more than {AT}", col.collection, recs.len());
-        let rules = a["notices"]["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect();
-        let notices = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
-        truths.push(Truth { records: recs, rules, notices });
-    }
+    // The truth: the column's query with no fault, complete.
+    let a = ask(&s, col, &ds(ago(col.days)), &ds(ago(1))).await;
+    assert!(a.is_error != Some(true), "{} without faults: {}", col.collection, text(&a));
+    let a = a.structured_content.unwrap();
+    assert!(a["notices"]["truncated"].is_null(), "{} without faults is complete: {}", col.collection, a["notices"]);
+    let recs = records(&a["data"]);
+    let requests = twin.requests().len();
+    assert!(!recs.is_empty() && requests > AT, "{}: {} records in {requests} requests; a cell needs more than {AT}", col.collection, recs.len());
+    let rules = a["notices"]["rules"].as_array().into_iter().flatten().filter_map(|x| x.as_str().map(str::to_string)).collect();
+    let notices = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
+    let truth = Truth { records: recs, rules, notices };
 
-    let rows = rows();
-    let mut table = vec![];
-    let mut failures = vec![];
-    let (mut passed, mut cells) = (0, 0);
-    let mut skipped: Vec<(&str, &str)> = vec![];
-    for row in &rows {
-        let mut line = vec![];
-        for (col, truth) in COLUMNS.iter().zip(&truths) {
-            if let Some(why) = (row.skip)(col) {
-                if !skipped.contains(&(col.provider, why)) {
-                    skipped.push((col.provider, why));
-                }
-                line.push("n/a".to_string());
-                continue;
+    let mut ran = Ran { marks: vec![], failures: vec![], passed: 0, cells: 0, skipped: vec![], log: String::new(), secrets: vec![] };
+    for row in rows {
+        if let Some(why) = (row.skip)(col) {
+            if !ran.skipped.contains(&why) {
+                ran.skipped.push(why);
             }
-            cells += 1;
-            let mut verdict = cell(&s, &twin, col, &row.rules, truth).await;
-            if row.complete && matches!(verdict, Ok((Verdict::CutAndResumed, _))) {
-                // The cells before may have spent the provider's own budget (Withings: 120 requests
-                // a minute), and a cut for that is right. Once the window has freed, the row must
-                // answer complete; a cut for the row's faults would come back.
-                eprintln!("matrix: {} × {} was cut; asked again after the provider's budget frees", row.name, col.provider);
-                tokio::time::sleep(MINUTE / 2).await;
-                verdict = cell(&s, &twin, col, &row.rules, truth).await;
-            }
-            match verdict {
-                Ok((v, said)) if row.cut_saying.is_some_and(|w| v != Verdict::CutAndResumed || !said.contains(w)) => {
-                    line.push("FAIL".into());
-                    failures.push(format!(
-                        "{} × {}: {} where a transient fault must cut the answer and say so ({:?}): {said:.300}",
-                        row.name,
-                        col.provider,
-                        v.mark(),
-                        row.cut_saying.unwrap_or_default()
-                    ));
-                }
-                Ok((v, _)) if row.complete && v != Verdict::Complete => {
-                    line.push("FAIL".into());
-                    failures.push(format!("{} × {}: {} where nothing is lost for good: the answer must be complete", row.name, col.provider, v.mark()));
-                }
-                Ok((v, _)) => {
-                    passed += 1;
-                    line.push(v.mark().to_string());
-                }
-                Err(e) => {
-                    line.push("FAIL".into());
-                    failures.push(format!("{} × {}: {e}", row.name, col.provider));
-                }
-            }
+            ran.marks.push("n/a".to_string());
+            continue;
         }
-        table.push((row.name.clone(), line));
+        ran.cells += 1;
+        let mut verdict = cell(&s, &twin, col, &row.rules, &truth).await;
+        if row.complete && matches!(verdict, Ok((Verdict::CutAndResumed, _))) {
+            // The cells before may have spent the provider's own budget (Withings: 120 requests
+            // a minute), and a cut for that is right. Once the window has freed, the row must
+            // answer complete; a cut for the row's faults would come back.
+            eprintln!("matrix: {} × {} was cut; asked again after the provider's budget frees", row.name, col.provider);
+            tokio::time::sleep(MINUTE / 2).await;
+            verdict = cell(&s, &twin, col, &row.rules, &truth).await;
+        }
+        let failed = match verdict {
+            Ok((v, said)) if row.cut_saying.is_some_and(|w| v != Verdict::CutAndResumed || !said.contains(w)) => {
+                Some(format!("{} where a transient fault must cut the answer and say so ({:?}): {said:.300}", v.mark(), row.cut_saying.unwrap_or_default()))
+            }
+            Ok((v, _)) if row.complete && v != Verdict::Complete => Some(format!("{} where nothing is lost for good: the answer must be complete", v.mark())),
+            Ok((v, _)) => {
+                ran.passed += 1;
+                ran.marks.push(v.mark().to_string());
+                None
+            }
+            Err(e) => Some(e),
+        };
+        if let Some(why) = failed {
+            ran.marks.push("FAIL".into());
+            ran.failures.push(format!("{} × {}: {why}", row.name, col.provider));
+        }
     }
-    let log = s.close().await;
+    ran.log = s.close().await;
+    ran.secrets = twin.whoop(|w| w.secrets());
+    ran.secrets.extend(twin.google_health(|g| g.secrets()));
+    ran.secrets.extend([withings.access.clone(), withings.refresh.clone()]);
+    ran
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
+    let rows = rows();
+    let ran = futures_util::future::join_all(COLUMNS.iter().map(|col| run_column(col, &rows))).await;
 
     let width = rows.iter().map(|r| r.name.chars().count()).max().unwrap_or(0);
     let mut out = format!(
@@ -423,32 +428,33 @@ async fn every_fault_on_every_provider_is_complete_cut_and_said_or_refused() {
         "fault",
         COLUMNS.map(|c| format!("{:12}", c.provider)).join(" | ")
     );
-    for (name, line) in &table {
-        out += &format!("{name:width$} | {}\n", line.iter().map(|m| format!("{m:12}")).collect::<Vec<_>>().join(" | "));
+    for (i, row) in rows.iter().enumerate() {
+        out += &format!("{:width$} | {}\n", row.name, ran.iter().map(|r| format!("{:12}", r.marks[i])).collect::<Vec<_>>().join(" | "));
     }
-    for (provider, why) in &skipped {
-        out += &format!("n/a for {provider}: {why}\n");
+    for (col, r) in COLUMNS.iter().zip(&ran) {
+        for why in &r.skipped {
+            out += &format!("n/a for {}: {why}\n", col.provider);
+        }
     }
-    out += &format!("cells passed: {passed} of {cells}; panics: {}\n", log.matches("panicked").count());
+    let (passed, cells) = ran.iter().fold((0, 0), |(p, c), r| (p + r.passed, c + r.cells));
+    let panics: usize = ran.iter().map(|r| r.log.matches("panicked").count()).sum();
+    out += &format!("cells passed: {passed} of {cells}; panics: {panics}\n");
     eprintln!("{out}");
-    assert!(!log.contains("panicked"), "the server panicked:\n{log:.2000}");
-    // The sweep: the server's log and every answer of the matrix.
+    for r in &ran {
+        assert!(!r.log.contains("panicked"), "the server panicked:\n{:.2000}", r.log);
+    }
+    // The sweep: every server's log and every answer of the matrix.
     let answers = ANSWERS.lock().unwrap().clone();
     assert!(answers.len() > 100_000, "the sweep read the answers ({} characters)", answers.len());
-    let mut whoop = twin.whoop(|w| w.secrets());
-    whoop.extend(twin.google_health(|g| g.secrets()));
-    let fixed = [
-        TOKEN,
-        withings.access.as_str(),
-        withings.refresh.as_str(),
-        vitals_twin::garmin::KEY,
-        vitals_twin::polar::CLIENT_SECRET,
-        vitals_twin::whoop::CLIENT_SECRET,
-        vitals_twin::google_health::CLIENT_SECRET,
-    ];
-    for secret in fixed.into_iter().chain(whoop.iter().map(String::as_str)) {
-        assert!(!log.contains(secret), "a secret in the server's log");
+    let fixed =
+        [TOKEN, vitals_twin::garmin::KEY, vitals_twin::polar::CLIENT_SECRET, vitals_twin::whoop::CLIENT_SECRET, vitals_twin::google_health::CLIENT_SECRET];
+    let issued = ran.iter().flat_map(|r| r.secrets.iter().map(String::as_str));
+    for secret in fixed.into_iter().chain(issued) {
+        for r in &ran {
+            assert!(!r.log.contains(secret), "a secret in the server's log");
+        }
         assert!(!answers.contains(secret), "a secret in an answer");
     }
-    assert!(failures.is_empty(), "{} of {cells} cells failed:\n{}", failures.len(), failures.join("\n"));
+    let failures: Vec<&String> = ran.iter().flat_map(|r| &r.failures).collect();
+    assert!(failures.is_empty(), "{} of {cells} cells failed:\n{}", failures.len(), failures.iter().map(|f| f.as_str()).collect::<Vec<_>>().join("\n"));
 }
