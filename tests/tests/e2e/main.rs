@@ -7,6 +7,7 @@ mod analysis;
 mod apple_health;
 mod apps;
 mod apps_browser;
+mod argument_props;
 mod arguments;
 mod complete_or_said;
 mod conformance;

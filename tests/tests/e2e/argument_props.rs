@@ -2,7 +2,8 @@
 //! layer and rmcp, with arguments drawn from wrong types, unicode, impossible dates and zones,
 //! bounds and past them, unknown keys, and plausible values. Whatever arrives: an answer comes
 //! (no panic, no hang), and a refusal names a parameter and never echoes a huge value back.
-//! A binary of its own: it sets this process's environment (Oura at the twin, no browser).
+//! Its server is built from settings of its own (`Config::from_pairs`: Oura at the twin, no
+//! browser), so it runs beside the other suites in this binary, filling the cores their waits leave.
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use rmcp::model::CallToolRequestParams;
@@ -16,7 +17,7 @@ use std::time::Duration;
 const CASES: u32 = 10_000;
 
 fn scratch() -> std::path::PathBuf {
-    let d = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("argument-props-{}", std::process::id()));
+    let d = crate::common::scratch().join(format!("argument-props-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -30,7 +31,7 @@ struct Lab {
 fn lab() -> Lab {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     let twin = rt.block_on(vitals_twin::start(vitals_twin::oura::OuraConfig { token: "props-token".into(), ..Default::default() }, 0)).unwrap();
-    let env = [
+    let settings = [
         ("OURA_PAT", "props-token".to_string()),
         ("VITALS_OURA_BASE_URL", twin.base_url()),
         ("VITALS_CONFIG_DIR", scratch().join("config").display().to_string()),
@@ -47,12 +48,8 @@ fn lab() -> Lab {
         // (a browser that "opened" would make it wait two minutes for the person).
         ("VITALS_BROWSER", "none".into()),
     ];
-    for (k, v) in env {
-        // SAFETY: set before the runtime's tasks read the environment; this binary has one test.
-        unsafe { std::env::set_var(k, v) };
-    }
     let client = rt.block_on(async {
-        let config = Arc::new(vitals::config::Config::from_env());
+        let config = Arc::new(vitals::config::Config::from_pairs(settings));
         let engine = Arc::new(vitals::engine::Engine::new(vitals::providers::all(&config), config.clone(), vitals::engine::Limits::from_config(&config)));
         let (server_end, client_end) = tokio::io::duplex(1 << 20);
         let (sr, sw) = tokio::io::split(server_end);
