@@ -169,6 +169,11 @@ impl GarminConnect {
     }
 
     /// Tokens as garminconnect would have saved them (valid at the twin).
+    /// Every token this twin issued (access and refresh), for a sweep of what the server said.
+    pub fn secrets(&self) -> Vec<String> {
+        self.access.keys().chain(self.refresh_tokens.keys()).cloned().collect()
+    }
+
     pub fn garminconnect_file(&mut self, client: &'static str) -> Value {
         let (a, r) = self.issue(client);
         json!({"di_token": a, "di_refresh_token": r, "di_client_id": client})

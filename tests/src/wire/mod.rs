@@ -135,9 +135,10 @@ impl Wire {
 fn route(path: &str) -> Option<Route> {
     if let Some((t, rest)) = crate::TWINS.iter().find_map(|t| path.strip_prefix(t.prefix).map(|rest| (t, rest))) {
         (t.wire_route)(rest)
-    } else if path.starts_with("/_twin") || path.contains("authoriz") {
+    } else if path.starts_with("/_twin") || path.contains("authoriz") || ["/garmin-sso", "/garth"].iter().any(|p| path.starts_with(p)) {
+        // Garmin Connect's sign-in pages and the OAuth consumer a login fetches are a login's, not a read's.
         None
-    } else if ["/oauth", "/v2/oauth2"].iter().any(|p| path.starts_with(p)) {
+    } else if ["/oauth", "/v2/oauth2", "/diauth", "/connectapi/oauth-service"].iter().any(|p| path.starts_with(p)) {
         Some(Route::Token)
     } else {
         Some(Route::Data)

@@ -30,12 +30,15 @@ struct Column {
     resolution: Option<&'static str>,
 }
 
-const COLUMNS: [Column; 6] = [
+const COLUMNS: [Column; 7] = [
     Column { provider: "oura", display: "Oura", collection: "oura.heartrate", days: 4, resolution: Some("1h") },
     // 45 days of weigh-ins are 4 pages: more would spend Withings' 120 requests a minute on the matrix.
     Column { provider: "withings", display: "Withings", collection: "withings.measurements", days: 45, resolution: None },
     Column { provider: "polar", display: "Polar", collection: "polar.activity", days: 90, resolution: None },
     Column { provider: "garmin", display: "Garmin", collection: "garmin.heartrate", days: 5, resolution: Some("1h") },
+    // Garmin Connect's session (its tokens imported as garminconnect saves them): 60 days of
+    // readiness snapshots are three requests of 28 days.
+    Column { provider: "garmin-connect", display: "Garmin Connect (unofficial)", collection: "garmin.training_readiness", days: 60, resolution: None },
     // A week of nights in pages of 3 (the twin's cap): a listing of a few pages a window, within
     // WHOOP's 100 requests a minute.
     Column { provider: "whoop", display: "WHOOP", collection: "whoop.sleep", days: 7, resolution: None },
@@ -45,16 +48,10 @@ const COLUMNS: [Column; 6] = [
 
 /// The connections of the registry the matrix has no column for, and why. A provider added to the
 /// registry fails [`every_provider_of_the_registry_has_a_column_or_a_reason`] until it has one.
-pub const NO_COLUMN: &[(&str, &str)] = &[
-    (
-        "garmin-connect",
-        "its twin is a separate login and API (tests/src/garmin_connect.rs); its 429s, refusals and login are tested in tests/tests/e2e/garmin_connect.rs",
-    ),
-    (
-        "apple-health",
-        "it has no wire: a file read in place, so no HTTP fault can reach it; a damaged zip, a cut XML and a file that is no export are tested in tests/tests/e2e/apple_health.rs",
-    ),
-];
+pub const NO_COLUMN: &[(&str, &str)] = &[(
+    "apple-health",
+    "it has no wire: a file read in place, so no HTTP fault can reach it; a damaged zip, a cut XML and a file that is no export are tested in tests/tests/e2e/apple_health.rs",
+)];
 
 #[test]
 fn every_provider_of_the_registry_has_a_column_or_a_reason() {
@@ -82,6 +79,9 @@ struct Row {
     skip: fn(&Column) -> Option<&'static str>,
     /// Nothing is lost for good: the answer must be complete, not cut.
     complete: bool,
+    /// Its faults are 429s a provider waits out: for one whose 429s are never asked again
+    /// (`ProviderSpec.retries_429`: Garmin Connect, DECISIONS 82) the answer is cut and said instead.
+    waits_429: bool,
     /// A transient fault that the answer must be cut for (with `continue_from`), never refused:
     /// the words its `truncated.reason` says it with.
     cut_saying: Option<&'static str>,
@@ -91,12 +91,13 @@ fn every(_: &Column) -> Option<&'static str> {
     None
 }
 
-/// Oura, Withings, WHOOP and Google Health page with tokens; Polar and Garmin read a range in one request.
+/// Oura, Withings, WHOOP and Google Health page with tokens; Polar and Garmin (both ways in) read a
+/// range in one request.
 fn paged(c: &Column) -> Option<&'static str> {
-    ["polar", "garmin"].contains(&c.provider).then_some("reads a range in one request: no page tokens")
+    ["polar", "garmin", "garmin-connect"].contains(&c.provider).then_some("reads a range in one request: no page tokens")
 }
 
-/// Withings, WHOOP and Google Health renew with a refresh token and Garmin exchanges its key again; the matrix's Oura
+/// Withings, WHOOP, Google Health and Garmin Connect renew with a refresh token and Garmin exchanges its key again; the matrix's Oura
 /// login is a personal access token and Polar's tokens live for years: neither renews.
 fn renews(c: &Column) -> Option<&'static str> {
     match c.provider {
@@ -106,11 +107,18 @@ fn renews(c: &Column) -> Option<&'static str> {
     }
 }
 
+/// A provider whose 429 is never asked again (`ProviderSpec.retries_429`) ends the read there: no
+/// request follows the 429 for a second fault to land on.
+fn after_429(c: &Column) -> Option<&'static str> {
+    let retries = vitals::providers::specs().find(|p| p.name == c.provider).is_some_and(|p| p.retries_429);
+    (!retries).then_some("a 429 is never asked again (DECISIONS 82): no request follows it for a second fault")
+}
+
 fn rows() -> Vec<Row> {
     let ra = |s| Fault::RateLimit { retry_after_s: s };
     let html = |status| Fault::Html { status };
     let until = |clock_off_s| Fault::RateLimitUntil { retry_after_s: 1, clock_off_s };
-    let row = |name: &str, rules| Row { name: name.into(), rules, skip: every, complete: false, cut_saying: None };
+    let row = |name: &str, rules| Row { name: name.into(), rules, skip: every, complete: false, waits_429: false, cut_saying: None };
     let mut rows: Vec<(String, Vec<Rule>)> = vec![
         ("429, Retry-After 1 s, twice".into(), once(ra(Some(1)), 2)),
         ("429 without Retry-After, twice".into(), once(ra(None), 2)),
@@ -140,12 +148,18 @@ fn rows() -> Vec<Row> {
             rows.push((format!("{a}, then {b}"), vec![Rule::data(AT, 1, fa.clone()), Rule::data(AT + 1, 1, fb.clone())]));
         }
     }
-    let mut rows: Vec<Row> = rows.into_iter().map(|(name, rules)| row(&name, rules)).collect();
+    let mut rows: Vec<Row> = rows
+        .into_iter()
+        .map(|(name, rules)| {
+            let skip: fn(&Column) -> Option<&'static str> = if name.starts_with("429, then") { after_429 } else { every };
+            Row { skip, ..row(&name, rules) }
+        })
+        .collect();
     rows.extend([
         // A provider's clock minutes off must not stretch or skip a wait it asks for.
         Row { complete: true, ..row("the provider's clock 10 min ahead (its Date header)", once(Fault::ClockOff { seconds: 600 }, ALL)) },
-        Row { complete: true, ..row("429 until a date, provider's clock 10 min ahead, twice", once(until(600), 2)) },
-        Row { complete: true, ..row("429 until a date, provider's clock 10 min behind, twice", once(until(-600), 2)) },
+        Row { complete: true, waits_429: true, ..row("429 until a date, provider's clock 10 min ahead, twice", once(until(600), 2)) },
+        Row { complete: true, waits_429: true, ..row("429 until a date, provider's clock 10 min behind, twice", once(until(-600), 2)) },
         Row { skip: paged, ..row("a page token that repeats after 3 pages", vec![Rule::data(1, ALL, Fault::TokenRepeats { from_page: 3 })]) },
         Row { skip: paged, complete: true, ..row("an empty first page, then the records", once(Fault::EmptyFirstPage, ALL)) },
         Row {
@@ -354,7 +368,13 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
         ("VITALS_RATE_TIME_SCALE", scale.as_str()),
     ];
     twin.scale_minutes(SCALE);
+    // Garmin Connect's hosts at the twin; its session is imported below, on its column's server only.
+    let gc = vitals_twin::garmin_connect::GarminConnect::env(&twin.base_url());
+    let extra: Vec<(&str, &str)> = extra.into_iter().chain(gc.iter().map(|(k, v)| (*k, v.as_str()))).collect();
     let (s, withings) = all_providers(&twin, &format!("matrix-{}", col.provider), &extra).await;
+    if col.provider == "garmin-connect" {
+        import_garmin_connect(&twin, &withings.dir, &gc);
+    }
     // Pages of 400 heart-rate samples: each window of the Oura column is a listing of 3 pages,
     // so faults that follow a page token have a token to follow.
     twin.configure(|c| c.series_page_size = 400);
@@ -374,6 +394,7 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
     let notices = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
     let truth = Truth { records: recs, rules, notices };
 
+    let retries_429 = vitals::providers::specs().find(|p| p.name == col.provider).is_some_and(|p| p.retries_429);
     let mut ran = Ran { marks: vec![], failures: vec![], passed: 0, cells: 0, skipped: vec![], log: String::new(), secrets: vec![] };
     for row in rows {
         if let Some(why) = (row.skip)(col) {
@@ -384,8 +405,9 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
             continue;
         }
         ran.cells += 1;
+        let complete = row.complete && (retries_429 || !row.waits_429);
         let mut verdict = cell(&s, &twin, col, &row.rules, &truth).await;
-        if row.complete && matches!(verdict, Ok((Verdict::CutAndResumed, _))) {
+        if complete && matches!(verdict, Ok((Verdict::CutAndResumed, _))) {
             // The cells before may have spent the provider's own budget (Withings: 120 requests
             // a minute), and a cut for that is right. Once the window has freed, the row must
             // answer complete; a cut for the row's faults would come back.
@@ -397,7 +419,10 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
             Ok((v, said)) if row.cut_saying.is_some_and(|w| v != Verdict::CutAndResumed || !said.contains(w)) => {
                 Some(format!("{} where a transient fault must cut the answer and say so ({:?}): {said:.300}", v.mark(), row.cut_saying.unwrap_or_default()))
             }
-            Ok((v, _)) if row.complete && v != Verdict::Complete => Some(format!("{} where nothing is lost for good: the answer must be complete", v.mark())),
+            Ok((v, _)) if complete && v != Verdict::Complete => Some(format!("{} where nothing is lost for good: the answer must be complete", v.mark())),
+            Ok((v, said)) if !complete && row.waits_429 && (v != Verdict::CutAndResumed || !said.contains("429")) => {
+                Some(format!("{} where a 429 that is never asked again must cut the answer and say so: {said:.300}", v.mark()))
+            }
             Ok((v, _)) => {
                 ran.passed += 1;
                 ran.marks.push(v.mark().to_string());
@@ -413,8 +438,27 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
     ran.log = s.close().await;
     ran.secrets = twin.whoop(|w| w.secrets());
     ran.secrets.extend(twin.google_health(|g| g.secrets()));
+    ran.secrets.extend(twin.garmin_connect(|g| g.secrets()));
     ran.secrets.extend([withings.access.clone(), withings.refresh.clone()]);
     ran
+}
+
+/// Garmin Connect's session into the token store at `dir`, the way a person connects it from a
+/// login of another tool: `vitals-mcp auth garmin-connect --import` of garminconnect's token file.
+fn import_garmin_connect(twin: &Twin, dir: &std::path::Path, gc: &[(&'static str, String)]) {
+    let src = dir.join("garminconnect");
+    std::fs::create_dir_all(&src).unwrap();
+    let file = twin.garmin_connect(|g| g.garminconnect_file("GARMIN_CONNECT_MOBILE_ANDROID_DI_2025Q2"));
+    std::fs::write(src.join("garmin_tokens.json"), file.to_string()).unwrap();
+    let out = bare_cmd()
+        .args(["auth", "garmin-connect", "--import", &src.display().to_string()])
+        .env("VITALS_TOKEN_STORE", "file")
+        .env("VITALS_CONFIG_DIR", dir)
+        .env("HOME", dir)
+        .envs(gc.iter().map(|(k, v)| (*k, v.as_str())))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the Garmin Connect import: {}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
