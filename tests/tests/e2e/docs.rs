@@ -288,3 +288,56 @@ fn architecture_crates_and_their_dependencies_are_the_workspaces() {
         assert_eq!(said, deps, "ARCHITECTURE's dependencies of {name}");
     }
 }
+
+/// The Rust files under `dir` (below the workspace), with their text.
+fn rust_files(dir: &str) -> Vec<(std::path::PathBuf, String)> {
+    fn walk(d: &Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+        for e in std::fs::read_dir(d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out)
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let text = std::fs::read_to_string(&p).unwrap();
+                out.push((p, text));
+            }
+        }
+    }
+    let mut out = vec![];
+    walk(&Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir), &mut out);
+    out
+}
+
+/// Every library is built with `doctest = false` and the targets without tests with `test = false`
+/// (the test command's time: rustdoc expanded each crate for no test at all). That holds only while
+/// no doc comment holds a code block and those targets hold no test: a new one fails here rather
+/// than being skipped without a word.
+#[test]
+fn no_test_is_in_a_target_built_without_its_tests() {
+    for dir in ["server/src", "server/core/src", "server/engine/src", "server/providers/src", "bundle/src", "auth-app/src", "tests/src"] {
+        for (p, text) in rust_files(dir) {
+            let block = text.lines().map(str::trim_start).find(|l| (l.starts_with("///") || l.starts_with("//!")) && l.contains("```"));
+            assert!(block.is_none(), "{}: a code block in a doc comment, which `doctest = false` never runs: {block:?}", p.display());
+        }
+    }
+    let untested = [
+        "server/src/main.rs",
+        "auth-app/src/main.rs",
+        "auth-app/src/lib.rs",
+        "auth-app/src/commands.rs",
+        "tests/src/main.rs",
+        "tests/src/bin/store_race.rs",
+        "tests/src/bin/browser.rs",
+    ];
+    assert_eq!(rust_files("auth-app/src").len(), 3, "a new file in the settings app's library, which is built with `test = false`: list it here");
+    for f in untested {
+        let text = doc(f);
+        assert!(
+            !["#[test]", "#[cfg(test)]", "tokio::test"].iter().any(|t| text.contains(t)),
+            "{f}: a test in a target built with `test = false` (its Cargo.toml): move it or build the target's tests"
+        );
+        assert!(
+            !text.lines().any(|l| l.starts_with("mod ") || l.starts_with("pub mod ")) || f.ends_with("lib.rs"),
+            "{f}: a module of a target without tests: list it here"
+        );
+    }
+}
