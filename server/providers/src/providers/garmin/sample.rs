@@ -283,16 +283,27 @@ fn heart_rate_with(p: &Person, d: Date, now: Timestamp, o: Option<&Outing>) -> V
 }
 
 /// The lowest average of 30 minutes of samples (Garmin's resting heart rate).
+///
+/// The lowest mean of any half hour two-thirds read, kept as a running sum over the day rather
+/// than a list per half hour: every daily summary reads eight days of these (its own and the week's).
 fn resting_of(values: &[(Timestamp, Option<i64>)]) -> Option<i64> {
     let per = (1800 / HR_STEP_S) as usize;
-    values
-        .windows(per)
-        .filter_map(|w| {
-            let v: Vec<i64> = w.iter().filter_map(|x| x.1).collect();
-            (v.len() * 3 >= per * 2).then(|| v.iter().sum::<i64>() as f64 / v.len() as f64)
-        })
-        .reduce(f64::min)
-        .map(|x| x.round() as i64)
+    let (mut sum, mut n, mut lowest) = (0i64, 0usize, None::<f64>);
+    for (i, x) in values.iter().enumerate() {
+        if let Some(v) = x.1 {
+            sum += v;
+            n += 1;
+        }
+        if let Some(v) = i.checked_sub(per).and_then(|out| values[out].1) {
+            sum -= v;
+            n -= 1;
+        }
+        if i + 1 >= per && n * 3 >= per * 2 {
+            let mean = sum as f64 / n as f64;
+            lowest = Some(lowest.map_or(mean, |l| l.min(mean)));
+        }
+    }
+    lowest.map(|x| x.round() as i64)
 }
 
 /// The resting heart rate of `d`: its lowest half hour lies in the night, so the activity (which
@@ -849,6 +860,39 @@ impl Api<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The running sum is the definition: the lowest mean over every half hour (`windows`) whose
+    /// samples are two-thirds read, on whole days, days cut short by `now`, and days with gaps.
+    #[test]
+    fn the_resting_rate_is_the_lowest_half_hour_two_thirds_read() {
+        let by_definition = |values: &[(Timestamp, Option<i64>)]| {
+            let per = (1800 / HR_STEP_S) as usize;
+            values
+                .windows(per)
+                .filter_map(|w| {
+                    let v: Vec<i64> = w.iter().filter_map(|x| x.1).collect();
+                    (v.len() * 3 >= per * 2).then(|| v.iter().sum::<i64>() as f64 / v.len() as f64)
+                })
+                .reduce(f64::min)
+                .map(|x| x.round() as i64)
+        };
+        let p = Person::new("Europe/Berlin");
+        let mut d = Date::constant(2026, 1, 1);
+        while d < Date::constant(2026, 3, 1) {
+            let mut day = day_heart_rate(&p, d, Timestamp::MAX);
+            assert_eq!(resting_of(&day), by_definition(&day), "{d}");
+            // Gaps of every length, so some half hours fall under two-thirds read.
+            for (i, x) in day.iter_mut().enumerate() {
+                if (i * 7 + d.day() as usize) % 11 < (i / 50) % 9 {
+                    x.1 = None;
+                }
+            }
+            assert_eq!(resting_of(&day), by_definition(&day), "{d} with gaps");
+            assert_eq!(resting_of(&day[..20]), by_definition(&day[..20]), "{d} cut short");
+            assert_eq!(resting_of(&day[..10]), None, "{d}: shorter than half an hour");
+            d = d.tomorrow().unwrap();
+        }
+    }
 
     /// The resting rate is read from the day without its activity (cheaper, and the seven-day
     /// average reads seven days of it): that is the same number, since an activity only raises
