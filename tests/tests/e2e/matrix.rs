@@ -46,6 +46,13 @@ const COLUMNS: [Column; 7] = [
     Column { provider: "google-health", display: "Google Health (Fitbit, Pixel Watch)", collection: "google_health.sleep", days: 7, resolution: None },
 ];
 
+impl Column {
+    /// Whether its provider waits out a 429 and asks again (`ProviderSpec.retries_429`).
+    fn retries_429(&self) -> bool {
+        vitals::providers::specs().find(|p| p.name == self.provider).is_some_and(|p| p.retries_429)
+    }
+}
+
 /// The connections of the registry the matrix has no column for, and why. A provider added to the
 /// registry fails [`every_provider_of_the_registry_has_a_column_or_a_reason`] until it has one.
 pub const NO_COLUMN: &[(&str, &str)] = &[(
@@ -110,8 +117,7 @@ fn renews(c: &Column) -> Option<&'static str> {
 /// A provider whose 429 is never asked again (`ProviderSpec.retries_429`) ends the read there: no
 /// request follows the 429 for a second fault to land on.
 fn after_429(c: &Column) -> Option<&'static str> {
-    let retries = vitals::providers::specs().find(|p| p.name == c.provider).is_some_and(|p| p.retries_429);
-    (!retries).then_some("a 429 is never asked again (DECISIONS 82): no request follows it for a second fault")
+    (!c.retries_429()).then_some("a 429 is never asked again (DECISIONS 82): no request follows it for a second fault")
 }
 
 fn rows() -> Vec<Row> {
@@ -394,7 +400,7 @@ async fn run_column(col: &Column, rows: &[Row]) -> Ran {
     let notices = a["notices"].as_object().into_iter().flatten().map(|(k, _)| k.clone()).collect();
     let truth = Truth { records: recs, rules, notices };
 
-    let retries_429 = vitals::providers::specs().find(|p| p.name == col.provider).is_some_and(|p| p.retries_429);
+    let retries_429 = col.retries_429();
     let mut ran = Ran { marks: vec![], failures: vec![], passed: 0, cells: 0, skipped: vec![], log: String::new(), secrets: vec![] };
     for row in rows {
         if let Some(why) = (row.skip)(col) {
