@@ -234,31 +234,25 @@ impl Person {
         self.day_of(d, now, None)
     }
 
-    /// Day `d` up to `now`, with the heart-rate samples only when `only` is none or them.
+    /// Day `d` up to `now`: the points of type `only`, or of every type when none. A listing reads
+    /// one type, and the others' points (a minute's steps, distance and energy) are most of the work.
     fn day_of(&self, d: Date, now: Timestamp, only: Option<&str>) -> Day {
-        let mut by: HashMap<&'static str, Vec<Point>> = HashMap::new();
+        let mut by = Points { only, by: HashMap::new() };
         let minutes = self.minutes(d);
         for m in &minutes {
-            by.entry("steps").or_default().push(self.interval_point("steps", m.start, json!({"count": m.steps.to_string()})));
-            by.entry("distance").or_default().push(self.interval_point("distance", m.start, json!({"millimeters": (m.steps * 760).to_string()})));
-            by.entry("active-energy-burned").or_default().push(self.interval_point("activeEnergyBurned", m.start, json!({"kcal": m.steps as f64 * 0.05})));
+            by.put("steps", || self.interval_point("steps", m.start, json!({"count": m.steps.to_string()})));
+            by.put("distance", || self.interval_point("distance", m.start, json!({"millimeters": (m.steps * 760).to_string()})));
+            by.put("active-energy-burned", || self.interval_point("activeEnergyBurned", m.start, json!({"kcal": m.steps as f64 * 0.05})));
             if m.exercising {
-                by.entry("active-zone-minutes").or_default().push(self.interval_point(
-                    "activeZoneMinutes",
-                    m.start,
-                    json!({"heartRateZone": "CARDIO", "activeZoneMinutes": "2"}),
-                ));
+                by.put("active-zone-minutes", || {
+                    self.interval_point("activeZoneMinutes", m.start, json!({"heartRateZone": "CARDIO", "activeZoneMinutes": "2"}))
+                });
             }
         }
         for k in 0..pick(d, 43, 1, 4) {
-            by.entry("floors").or_default().push(self.interval_point(
-                "floors",
-                self.at(d, 9 * 60 + 180 * k),
-                json!({"count": pick(d, 44 + k as u64, 1, 4).to_string()}),
-            ));
+            by.put("floors", || self.interval_point("floors", self.at(d, 9 * 60 + 180 * k), json!({"count": pick(d, 44 + k as u64, 1, 4).to_string()})));
         }
         // Heart rate every 5 minutes: asleep until the night ends, exercising during the exercise.
-        // The day's samples are made only when asked for (they are most of a day's points).
         let (_, wake) = self.night(d);
         let (bed_next, _) = self.night(d.tomorrow().unwrap_or(d));
         let ex = self.exercise_of(d);
@@ -267,16 +261,14 @@ impl Person {
             self.bpm(d, m, m < wake || m >= 24 * 60 + bed_next, exercising)
         };
         let ex_bpm: Vec<i64> = ex.map(|(s, len)| (0..24 * 60).step_by(5).filter(|m| *m >= s && *m < s + len).map(sample_at).collect()).unwrap_or_default();
-        if only.is_none_or(|t| t == "heart-rate") {
-            for m in (0..24 * 60).step_by(5) {
-                by.entry("heart-rate").or_default().push(self.sample_point("heartRate", self.at(d, m), json!({"beatsPerMinute": sample_at(m).to_string()})));
-            }
+        for m in (0..24 * 60).step_by(5) {
+            by.put("heart-rate", || self.sample_point("heartRate", self.at(d, m), json!({"beatsPerMinute": sample_at(m).to_string()})));
         }
         let (bed, wake) = self.night(d);
         let id = (d - FIRST_DAY).get_days() as i64 * 10 + 7_000_000_000;
-        by.entry("sleep").or_default().push(self.sleep(d, id.to_string(), self.at(d, bed), self.at(d, wake), false));
+        by.put("sleep", || self.sleep(d, id.to_string(), self.at(d, bed), self.at(d, wake), false));
         if h(d, 45).is_multiple_of(5) {
-            by.entry("sleep").or_default().push(self.sleep(d, (id + 1).to_string(), self.at(d, 14 * 60), self.at(d, 14 * 60 + 40), true));
+            by.put("sleep", || self.sleep(d, (id + 1).to_string(), self.at(d, 14 * 60), self.at(d, 14 * 60 + 40), true));
         }
         if let Some((s, len)) = ex {
             let during: Vec<&Minute> = minutes.iter().filter(|m| m.exercising).collect();
@@ -291,7 +283,7 @@ impl Person {
                 "exerciseMetadata": {"hasGps": false},
             });
             let name = format!("users/me/dataTypes/exercise/dataPoints/{}", id + 5);
-            by.entry("exercise").or_default().push(Point {
+            by.put("exercise", || Point {
                 at: start,
                 offset: self.offset(start),
                 date: None,
@@ -299,49 +291,63 @@ impl Person {
             });
         }
         let rhr = self.resting_hr(d);
-        by.entry("daily-resting-heart-rate").or_default().push(self.daily_point(
-            d,
-            "dailyRestingHeartRate",
-            json!({"beatsPerMinute": rhr.to_string(), "dailyRestingHeartRateMetadata": {"calculationMethod": "WITH_SLEEP"}}),
-        ));
+        by.put("daily-resting-heart-rate", || {
+            self.daily_point(
+                d,
+                "dailyRestingHeartRate",
+                json!({"beatsPerMinute": rhr.to_string(), "dailyRestingHeartRateMetadata": {"calculationMethod": "WITH_SLEEP"}}),
+            )
+        });
         let hrv = 35 + pick(d, 51, 0, 25);
-        by.entry("daily-heart-rate-variability").or_default().push(self.daily_point(
-            d,
-            "dailyHeartRateVariability",
-            json!({
+        by.put("daily-heart-rate-variability", || {
+            self.daily_point(
+                d,
+                "dailyHeartRateVariability",
+                json!({
             "averageHeartRateVariabilityMilliseconds": hrv as f64, "deepSleepRootMeanSquareOfSuccessiveDifferencesMilliseconds": (hrv + 8) as f64,
             "nonRemHeartRateBeatsPerMinute": (rhr + 2).to_string(), "entropy": 2.1 + pick(d, 52, 0, 40) as f64 / 100.0}),
-        ));
+            )
+        });
         let spo2 = 95.0 + pick(d, 53, 0, 20) as f64 / 10.0;
-        by.entry("daily-oxygen-saturation").or_default().push(self.daily_point(d, "dailyOxygenSaturation", json!({
+        by.put("daily-oxygen-saturation", || self.daily_point(d, "dailyOxygenSaturation", json!({
             "averagePercentage": spo2, "lowerBoundPercentage": spo2 - 2.0, "upperBoundPercentage": (spo2 + 2.0).min(100.0), "standardDeviationPercentage": 0.8})));
-        by.entry("daily-respiratory-rate").or_default().push(self.daily_point(
-            d,
-            "dailyRespiratoryRate",
-            json!({"breathsPerMinute": 13.0 + pick(d, 54, 0, 30) as f64 / 10.0}),
-        ));
+        by.put("daily-respiratory-rate", || self.daily_point(d, "dailyRespiratoryRate", json!({"breathsPerMinute": 13.0 + pick(d, 54, 0, 30) as f64 / 10.0})));
         let night_c = 33.8 + pick(d, 55, 0, 50) as f64 / 100.0;
-        by.entry("daily-sleep-temperature-derivations").or_default().push(self.daily_point(
-            d,
-            "dailySleepTemperatureDerivations",
-            json!({
+        by.put("daily-sleep-temperature-derivations", || {
+            self.daily_point(
+                d,
+                "dailySleepTemperatureDerivations",
+                json!({
             "nightlyTemperatureCelsius": night_c, "baselineTemperatureCelsius": 34.02, "relativeNightlyStddev30dCelsius": 0.36}),
-        ));
-        by.entry("daily-vo2-max").or_default().push(self.daily_point(
-            d,
-            "dailyVo2Max",
-            json!({"vo2Max": 44.0 + pick(d, 56, 0, 10) as f64 / 10.0, "cardioFitnessLevel": "GOOD", "estimated": true}),
-        ));
+            )
+        });
+        by.put("daily-vo2-max", || {
+            self.daily_point(d, "dailyVo2Max", json!({"vo2Max": 44.0 + pick(d, 56, 0, 10) as f64 / 10.0, "cardioFitnessLevel": "GOOD", "estimated": true}))
+        });
         if h(d, 57).is_multiple_of(3) {
             let t = self.at(d, 7 * 60 + 5);
-            by.entry("weight").or_default().push(self.sample_point("weight", t, json!({"weightGrams": 72_000 + pick(d, 58, 0, 1500)})));
-            by.entry("body-fat").or_default().push(self.sample_point("bodyFat", t, json!({"percentage": 18.0 + pick(d, 59, 0, 20) as f64 / 10.0})));
+            by.put("weight", || self.sample_point("weight", t, json!({"weightGrams": 72_000 + pick(d, 58, 0, 1500)})));
+            by.put("body-fat", || self.sample_point("bodyFat", t, json!({"percentage": 18.0 + pick(d, 59, 0, 20) as f64 / 10.0})));
         }
-        for points in by.values_mut() {
+        for points in by.by.values_mut() {
             // Nothing after now: a sleep that has not ended, a minute still to come.
             points.retain(|p| p.at <= now);
         }
-        Day { by_type: by }
+        Day { by_type: by.by }
+    }
+}
+
+/// A day's points as they are made: only those of the type asked for, when one is.
+struct Points<'a> {
+    only: Option<&'a str>,
+    by: HashMap<&'static str, Vec<Point>>,
+}
+
+impl Points<'_> {
+    fn put(&mut self, t: &'static str, make: impl FnOnce() -> Point) {
+        if self.only.is_none_or(|o| o == t) {
+            self.by.entry(t).or_default().push(make());
+        }
     }
 }
 
