@@ -37,10 +37,9 @@ fn tauri_driver() -> PathBuf {
 }
 
 /// The stand-in browser of the server's login tests (it signs in at the twin and lands on the callback).
+/// As the workspace's `cargo test` built it; built here only when stale (`vitals_twin::built`).
 fn browser() -> PathBuf {
-    let st = cargo().args(["build", "--quiet", "-p", "vitals-twin", "--bin", "browser"]).status().unwrap();
-    assert!(st.success());
-    target().join("debug/browser")
+    vitals_twin::built::debug_binary(&root(), "vitals-twin", "browser")
 }
 
 fn need(program: &str, package: &str) {

@@ -1,6 +1,7 @@
 //! `vitals-twin`: a local twin of each provider API, with the real quirks and injectable faults.
 //! A library for the end-to-end suites and a binary so any client can be pointed at it.
 pub mod apps_host;
+pub mod built;
 pub mod garmin;
 pub mod garmin_connect;
 pub mod google_health;

@@ -13,91 +13,28 @@ pub use vitals_twin::{oura::OuraConfig, Faults, Twin};
 pub const TZ: &str = "-06:00";
 pub const TOKEN: &str = "twin-token-0123456789-SECRET";
 
-/// The server binary, built once per test process (it lives in another package). `cargo test`
-/// of the workspace has built it already (the `vitals` package's own test, `server/tests/binary.rs`,
-/// makes it build the binary, with the features every other test target of the command is built
-/// with); building it again here as `cargo build -p vitals` resolves other features (no
-/// dev-dependencies), so it compiled every crate under it a second time (2 m 20 s of a fresh
-/// clone's test command, DECISIONS 121). It is built here only when it is older than a file it
-/// was built from, as after `cargo test -p vitals-twin --test e2e` with the server changed.
+/// The server binary, taken as `cargo test` of the workspace built it (the `vitals` package's own
+/// test, `server/tests/binary.rs`, makes it build the binary), or built once per test process when
+/// older than a file it was built from (`vitals_twin::built` says why).
 pub fn server_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-        let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or(root.join("target"));
-        let bin = target.join("debug").join(format!("vitals-mcp{}", std::env::consts::EXE_SUFFIX));
-        if built_from_these_sources(&bin, &root) {
-            return bin;
-        }
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let st = std::process::Command::new(cargo)
-            .args(["build", "--quiet", "-p", "vitals", "--bin", "vitals-mcp"])
-            .current_dir(&root)
-            .status()
-            .expect("run cargo build");
-        assert!(st.success(), "building vitals-mcp failed");
-        bin
-    })
-    .clone()
-}
-
-/// Cargo's dep-info of `bin`: beside it (`vitals-mcp.d`, written by `cargo build`), or, for the
-/// binary `cargo test` built for a test target (which writes none beside it), the one of the file
-/// in `deps/` that `bin` is a hard link of.
-fn dep_info(bin: &std::path::Path) -> Option<String> {
-    if let Ok(info) = std::fs::read_to_string(bin.with_file_name("vitals-mcp.d")) {
-        return Some(info);
-    }
-    linked_in_deps(bin).and_then(|d| std::fs::read_to_string(d.with_extension("d")).ok())
-}
-
-#[cfg(unix)]
-fn linked_in_deps(bin: &std::path::Path) -> Option<PathBuf> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(bin).ok()?;
-    let deps = std::fs::read_dir(bin.parent()?.join("deps")).ok()?;
-    deps.filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("vitals_mcp-") && !n.contains('.')))
-        .find(|p| std::fs::metadata(p).is_ok_and(|d| d.dev() == m.dev() && d.ino() == m.ino()))
-}
-
-#[cfg(not(unix))]
-fn linked_in_deps(_: &std::path::Path) -> Option<PathBuf> {
-    None
-}
-
-/// Whether `bin` is at least as new as every file cargo's dep-info says it was built from, and
-/// as the lock file and the manifests: cargo's own rule for a binary that needs no building.
-/// Anything missing or unreadable says no.
-fn built_from_these_sources(bin: &std::path::Path, root: &std::path::Path) -> bool {
-    let modified = |p: &std::path::Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let (Some(built), Some(info)) = (modified(bin), dep_info(bin)) else {
-        return false;
-    };
-    let Some((_, deps)) = info.lines().next().and_then(|l| l.split_once(": ")) else {
-        return false;
-    };
-    // Make's syntax: paths split by spaces, a space inside a path escaped (`\ `).
-    let deps: Vec<PathBuf> = deps.replace("\\ ", "\0").split_whitespace().map(|p| PathBuf::from(p.replace('\0', " "))).collect();
-    let manifests = ["Cargo.lock", "Cargo.toml", "server/Cargo.toml", "server/core/Cargo.toml", "server/providers/Cargo.toml", "server/engine/Cargo.toml"];
-    !deps.is_empty() && deps.iter().cloned().chain(manifests.iter().map(|m| root.join(m))).all(|p| modified(&p).is_some_and(|t| t <= built))
+    BIN.get_or_init(|| vitals_twin::built::debug_binary(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."), "vitals", "vitals-mcp")).clone()
 }
 
 /// The rule on a folder of its own: a binary at least as new as its sources and manifests is
 /// taken; one older than any of them, or without its dep-info, is built again.
 #[test]
 fn a_server_binary_older_than_a_file_it_was_built_from_is_built_again() {
+    use vitals_twin::built::{built_from_these_sources, MANIFESTS};
     let root = scratch().join(format!("server-bin-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
     let (bin, source) = (root.join("target/vitals-mcp"), root.join("server/src/a main.rs"));
-    let manifests = ["Cargo.lock", "Cargo.toml", "server/Cargo.toml", "server/core/Cargo.toml", "server/providers/Cargo.toml", "server/engine/Cargo.toml"];
     let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let at = |p: &std::path::Path, t: std::time::SystemTime| {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::OpenOptions::new().create(true).append(true).open(p).unwrap().set_modified(t).unwrap();
     };
-    for m in manifests {
+    for m in MANIFESTS {
         at(&root.join(m), t0);
     }
     at(&source, t0);
