@@ -2,9 +2,10 @@
 # The only set-up: README's first command, and what .ci/run runs before the tests, so CI tests the
 # set-up a newcomer follows. Installs only what is missing: the Debian packages the build and the tests
 # use, Node (only when `node` is absent), a Rust toolchain (only when `cargo` is absent), then builds the
-# release server exactly as `cargo xtask dist` and README's run command do, so neither rebuilds it.
+# release server exactly as `cargo xtask dist` and README's run command do, so neither rebuilds it, and
+# `tauri-driver` into target/tools for the settings app's window test (which installs it only when absent).
 #
-#   ./setup.sh              everything, then the release build
+#   ./setup.sh              everything, then the release build and tauri-driver
 #   ./setup.sh --no-build   packages and toolchain only
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -80,4 +81,11 @@ if [ "$build" = 1 ]; then
   say "building the release server (a few minutes the first time; crates come from crates.io)"
   cargo build --release --locked -p vitals --bin vitals-mcp || die "cargo build failed (its messages are above)"
   say "done: target/release/vitals-mcp. Run it with  cargo run --release --locked -p vitals --bin vitals-mcp -- --check"
+  # The WebDriver server of the settings app's window test (auth-app/tests/window.rs), a tool like the
+  # Debian packages above: from crates.io into the repo's target/tools, not ~/.cargo.
+  tools="${CARGO_TARGET_DIR:-target}/tools"
+  if [ ! -x "$tools/bin/tauri-driver" ]; then
+    say "installing tauri-driver into $tools (the settings window's test drives it)"
+    cargo install --quiet tauri-driver --version '^2' --locked --root "$tools" || die "cargo install tauri-driver failed (its messages are above)"
+  fi
 fi

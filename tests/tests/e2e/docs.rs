@@ -137,6 +137,16 @@ fn readme_setup_and_run_commands_are_what_ci_runs() {
     let dist = doc("xtask/src/dist.rs");
     assert!(setup.contains("cargo build --release --locked -p vitals --bin vitals-mcp"));
     assert!(dist.contains(r#""build", "--release", "--locked", "--quiet", "-p", "vitals", "--bin", "vitals-mcp""#));
+    // The settings window test's driver: setup.sh installs the version the test would, where it looks.
+    let window = doc("auth-app/tests/window.rs");
+    assert!(
+        setup.contains(r#"tools="${CARGO_TARGET_DIR:-target}/tools""#)
+            && setup.contains(r#"cargo install --quiet tauri-driver --version '^2' --locked --root "$tools""#)
+    );
+    assert!(
+        window.contains(r#"target().join("tools/bin/tauri-driver")"#)
+            && window.contains(r#""install", "--quiet", "tauri-driver", "--version", "^2", "--locked""#)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
