@@ -39,7 +39,7 @@ fn tauri_driver() -> PathBuf {
 /// The stand-in browser of the server's login tests (it signs in at the twin and lands on the callback).
 /// As the workspace's `cargo test` built it; built here only when stale (`vitals_twin::built`).
 fn browser() -> PathBuf {
-    vitals_twin::built::debug_binary(&root(), "vitals-twin", "browser")
+    vitals_twin::built::debug_binary(&root(), "vitals-twin", "browser", &["server", "tests/src"])
 }
 
 fn need(program: &str, package: &str) {

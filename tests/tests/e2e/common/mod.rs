@@ -15,55 +15,51 @@ pub const TOKEN: &str = "twin-token-0123456789-SECRET";
 
 /// The server binary, taken as `cargo test` of the workspace built it (the `vitals` package's own
 /// test, `server/tests/binary.rs`, makes it build the binary), or built once per test process when
-/// older than a file it was built from (`vitals_twin::built` says why).
+/// older than a file under `server/` (`vitals_twin::built` says why).
 pub fn server_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| vitals_twin::built::debug_binary(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."), "vitals", "vitals-mcp")).clone()
+    BIN.get_or_init(|| vitals_twin::built::debug_binary(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(".."), "vitals", "vitals-mcp", &["server"])).clone()
 }
 
 /// The rule on a folder of its own: a binary at least as new as its sources and manifests is
-/// taken; one older than any of them, or without its dep-info, is built again.
+/// taken; one older than any of them (a file changed, added or removed), or missing, is built again.
 #[test]
-fn a_server_binary_older_than_a_file_it_was_built_from_is_built_again() {
-    use vitals_twin::built::{built_from_these_sources, MANIFESTS};
+fn a_server_binary_older_than_a_file_it_may_be_built_from_is_built_again() {
+    use vitals_twin::built::{built_after_its_sources, MANIFESTS};
     let root = scratch().join(format!("server-bin-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
-    let (bin, source) = (root.join("target/vitals-mcp"), root.join("server/src/a main.rs"));
+    let (bin, source) = (root.join("target/vitals-mcp"), root.join("server/engine/src/a send.rs"));
     let t0 = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let later = |s: u64| t0 + std::time::Duration::from_secs(s);
     let at = |p: &std::path::Path, t: std::time::SystemTime| {
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::OpenOptions::new().create(true).append(true).open(p).unwrap().set_modified(t).unwrap();
+    };
+    let folders = |t: std::time::SystemTime| {
+        for d in ["server", "server/core", "server/providers", "server/engine", "server/engine/src"] {
+            std::fs::File::open(root.join(d)).unwrap().set_modified(t).unwrap();
+        }
     };
     for m in MANIFESTS {
         at(&root.join(m), t0);
     }
     at(&source, t0);
-    at(&bin, t0 + std::time::Duration::from_secs(60));
-    assert!(!built_from_these_sources(&bin, &root), "no dep-info: built");
-    std::fs::write(root.join("target/vitals-mcp.d"), format!("{}: {}\n", bin.display(), source.display().to_string().replace(' ', "\\ "))).unwrap();
-    assert!(built_from_these_sources(&bin, &root), "newer than its source (a path with a space) and manifests: taken");
-    at(&source, t0 + std::time::Duration::from_secs(120));
-    assert!(!built_from_these_sources(&bin, &root), "a source changed since: built");
+    folders(t0);
+    let sources = ["server"];
+    assert!(!built_after_its_sources(&bin, &root, &sources), "no binary: built");
+    at(&bin, later(60));
+    assert!(built_after_its_sources(&bin, &root, &sources), "newer than its sources (a path with a space) and manifests: taken");
+    at(&source, later(120));
+    assert!(!built_after_its_sources(&bin, &root, &sources), "a source changed since: built");
     at(&source, t0);
-    at(&root.join("Cargo.lock"), t0 + std::time::Duration::from_secs(120));
-    assert!(!built_from_these_sources(&bin, &root), "the lock file changed since: built");
+    at(&root.join("Cargo.lock"), later(120));
+    assert!(!built_after_its_sources(&bin, &root, &sources), "the lock file changed since: built");
     at(&root.join("Cargo.lock"), t0);
-    // As `cargo test` leaves it: no dep-info beside the binary, which is a hard link of the file
-    // in deps/ whose dep-info is beside that one.
-    #[cfg(unix)]
-    {
-        std::fs::remove_file(root.join("target/vitals-mcp.d")).unwrap();
-        assert!(!built_from_these_sources(&bin, &root), "no dep-info anywhere: built");
-        std::fs::create_dir_all(root.join("target/deps")).unwrap();
-        at(&root.join("target/deps/vitals_mcp-0123"), t0);
-        std::fs::hard_link(&bin, root.join("target/deps/vitals_mcp-4567")).unwrap();
-        let line = format!("{}: {}\n", bin.display(), source.display().to_string().replace(' ', "\\ "));
-        std::fs::write(root.join("target/deps/vitals_mcp-0123.d"), "x: /nowhere\n").unwrap();
-        std::fs::write(root.join("target/deps/vitals_mcp-4567.d"), line).unwrap();
-        assert!(built_from_these_sources(&bin, &root), "the dep-info of the file it is a link of: taken");
-    }
+    assert!(built_after_its_sources(&bin, &root, &sources), "all older again: taken");
     std::fs::remove_file(&source).unwrap();
-    assert!(!built_from_these_sources(&bin, &root), "a source gone: built");
+    folders(t0);
+    std::fs::File::open(root.join("server/engine/src")).unwrap().set_modified(later(120)).unwrap();
+    assert!(!built_after_its_sources(&bin, &root, &sources), "a source removed since (its folder changed): built");
     let _ = std::fs::remove_dir_all(&root);
 }
 
