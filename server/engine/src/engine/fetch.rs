@@ -51,8 +51,7 @@ enum Outcome {
     Behind,
 }
 
-/// What the windows of one run share (a query is one run, or two when its first windows are
-/// to show the data's density first).
+/// What the windows of a query share.
 struct Shared {
     /// Request slots and the page cap, oldest window first (engine/gate.rs).
     gate: Arc<Gate>,
@@ -61,70 +60,63 @@ struct Shared {
     gap_at: AtomicUsize,
     /// Pages and days done, for a client that asked (engine/progress.rs).
     tally: Option<Arc<super::progress::Tally>>,
-    /// The query's number of this run's first window (for progress).
-    base: usize,
     /// Whether a raw answer is still possible; once not, windows keep only what bucketing reads (engine/kept.rs).
     floor: Option<Arc<RawFloor>>,
 }
 
-/// What a run leaves besides its answer: pages of the cap left, and what its closed, complete
-/// windows say of the data's density.
+/// What the closed, complete windows merged so far say of the data's density.
 #[derive(Default)]
 struct RunFacts {
-    pages_left: u32,
     samples: usize,
     seconds: i64,
 }
 
+/// The rest of a range whose density nothing knew yet. The first round of windows (at the
+/// catalog's size, as many as go at once) shows it; once the oldest [`Later::at`] of them are
+/// merged, the rest is sized by what they showed and joins the same windows, gate and cap. Its
+/// windows then wait for the slots the first round's last pages free, rather than for all of
+/// them to be decoded.
+struct Later {
+    /// The first round's windows: the first `first` of the query.
+    first: usize,
+    /// How many of them (oldest first) are enough to size the rest by.
+    at: usize,
+    /// Where the first round ends.
+    from: jiff::Timestamp,
+    /// The catalog's windows after the first round, replaced by the rest (for progress).
+    rest_at_first: usize,
+    /// The account's density, as remembered (`density_key`).
+    key: String,
+}
+
+/// The share of the first round that sizes the rest: a quarter of 32 windows of Oura's 19 hours
+/// is six days of a ring's heart rate (DECISIONS 138).
+const SIZED_BY: usize = 4;
+
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
-    let split_kind = plan.collection.split;
     let key = density_key(plan);
     let known = source.densities.get(&key);
     let cap = engine.limits.page_cap.max(1);
-    let pieces = split(plan, known_step(plan, &source.densities, &key, cap));
+    let mut pieces = split(plan, known_step(plan, &source.densities, &key, cap));
     // The provider's own limit as it stands now (halved by its "slow down"s), under the global cap.
     let in_flight = source.in_flight.limit();
     let tally = plan.progress.clone().map(|p| Arc::new(super::progress::Tally::new(p, plan.qualified.clone(), pieces.len())));
-    let floor = RawFloor::for_plan(plan);
-    let run = |pieces: Vec<Piece>, base: usize, cap: u32| {
-        let gate = Gate::new(in_flight, cap, pieces.len());
-        let shared = Shared { gate, gap_at: AtomicUsize::new(usize::MAX), tally: tally.clone(), base, floor: floor.clone() };
-        fetch_run(engine, source, plan, pieces, shared)
-    };
-    let sized_later = matches!(split_kind, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight;
-    let (f, facts) = if sized_later {
-        // Nothing known of this account's density yet: the first round of windows (at the
-        // catalog's size) shows it, and the rest are sized by it. The rest would have waited for
-        // a slot anyway; what this costs is the pause until the first round's slowest window,
-        // which a query of many rounds repays in pages and round trips, and two rounds do not.
-        let rest_at_first = pieces.len() - in_flight;
-        let first: Vec<Piece> = pieces.into_iter().take(in_flight).collect();
-        let (n, from) = (first.len(), first.last().and_then(Piece::instants).map(|(_, end)| end));
-        let (mut f, facts) = run(first, 0, cap).await?;
-        source.densities.learn(key.clone(), facts.samples, facts.seconds);
-        if let Some(first_step) = density::step(split_kind, None) {
-            source.densities.learn_pages(&key, first_step, f.stats.pages, n);
+    // Nothing known of this account's density yet: the first round of windows (at the catalog's
+    // size) shows it, and the rest are sized by it. What this costs is the wait for the first
+    // round's oldest windows, which a query of many rounds repays in pages and round trips, and
+    // two rounds do not.
+    let first_round_end = pieces.get(in_flight.saturating_sub(1)).and_then(Piece::instants).map(|(_, end)| end);
+    let later = match first_round_end {
+        Some(from) if matches!(plan.collection.split, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight => {
+            let rest_at_first = pieces.len() - in_flight;
+            pieces.truncate(in_flight);
+            Some(Later { first: in_flight, at: (in_flight / SIZED_BY).max(1), from, rest_at_first, key: key.clone() })
         }
-        let density = source.densities.get(&key);
-        let step = density::step(split_kind, density);
-        match (from, step) {
-            (Some(from), Some(step)) if f.gap.is_none() && f.stopped.is_none() => {
-                let step = density::thrifty(split_kind, density, step, budget(plan, &f, n, facts.pages_left, from));
-                let rest = split_from(plan, from, step);
-                tracing::debug!(windows = rest.len(), step_s = step.0, "the rest of {} sized by the density its first windows showed", plan.qualified);
-                if let Some(t) = &tally {
-                    t.replanned(rest_at_first, rest.len());
-                }
-                let (later, more) = run(rest, n, facts.pages_left).await?;
-                f.then(later);
-                (f, RunFacts { samples: facts.samples + more.samples, seconds: facts.seconds + more.seconds, ..more })
-            }
-            _ => (f, facts),
-        }
-    } else {
-        run(pieces, 0, cap).await?
+        _ => None,
     };
+    let shared = Shared { gate: Gate::new(in_flight, cap, pieces.len()), gap_at: AtomicUsize::new(usize::MAX), tally, floor: RawFloor::for_plan(plan) };
+    let (f, facts) = fetch_run(engine, source, plan, pieces, &shared, later).await?;
     source.densities.learn(key, facts.samples, facts.seconds);
     Ok(f)
 }
@@ -162,13 +154,49 @@ fn budget(plan: &Plan, first: &Fetched, n: usize, pages_left: u32, from: jiff::T
     }
 }
 
-/// Fetch `pieces` (oldest first) and merge them up to the first gap.
-async fn fetch_run(engine: &Engine, source: &Source, plan: &Plan, pieces: Vec<Piece>, shared: Shared) -> Result<(Fetched, RunFacts), QueryError> {
+/// The rest of the range after the first round, sized by the density the first round's oldest
+/// `later.at` windows showed (remembered for later queries of the account) and, when the cap
+/// cannot hold the rest at that size, by [`density::thrifty`].
+fn plan_rest(plan: &Plan, source: &Source, shared: &Shared, merged: (&Fetched, &RunFacts), later: Later, cap: u32) -> Vec<Piece> {
+    let (f, facts) = merged;
+    let split_kind = plan.collection.split;
+    source.densities.learn(later.key.clone(), facts.samples, facts.seconds);
+    if let Some(first_step) = density::step(split_kind, None) {
+        source.densities.learn_pages(&later.key, first_step, f.stats.pages, later.at);
+    }
+    let density = source.densities.get(&later.key);
+    // A `Fill` split (the only kind planned later) always has a step.
+    let Some(step) = density::step(split_kind, density) else {
+        return vec![];
+    };
+    // The first round's windows still to merge take about as many pages each as those merged did.
+    let per_window = f64::from(f.stats.pages) / later.at.max(1) as f64;
+    let first_round = (per_window * later.first as f64).ceil() as u32;
+    let pages_left = cap.saturating_sub(first_round).min(shared.gate.pages_left());
+    let step = density::thrifty(split_kind, density, step, budget(plan, f, later.at, pages_left, later.from));
+    let rest = split_from(plan, later.from, step);
+    tracing::debug!(windows = rest.len(), step_s = step.0, "the rest of {} sized by the density its first windows showed", plan.qualified);
+    if let Some(t) = &shared.tally {
+        t.replanned(later.rest_at_first, rest.len());
+    }
+    rest
+}
+
+/// Fetch `pieces` (oldest first) and merge them up to the first gap; with `later`, the rest of
+/// the range joins once the first round's oldest windows are merged.
+async fn fetch_run(
+    engine: &Engine,
+    source: &Source,
+    plan: &Plan,
+    mut pieces: Vec<Piece>,
+    shared: &Shared,
+    mut later: Option<Later>,
+) -> Result<(Fetched, RunFacts), QueryError> {
     let today = plan.zone.today();
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
-    let mut windows: futures::stream::FuturesOrdered<_> =
-        pieces.iter().enumerate().map(|(index, piece)| fetch_window(Window { engine, source, plan, shared: &shared, index, piece }, today)).collect();
+    let window = |index: usize, piece: Piece| fetch_window(Window { engine, source, plan, shared, index, piece }, today);
+    let mut windows: futures::stream::FuturesOrdered<_> = pieces.iter().cloned().enumerate().map(|(index, piece)| window(index, piece)).collect();
 
     // Merged as they finish, oldest first: a finished window's memory is reused by the next
     // rather than every window waiting for the last.
@@ -212,23 +240,18 @@ async fn fetch_run(engine: &Engine, source: &Source, plan: &Plan, pieces: Vec<Pi
             f.gap = w.gap;
             f.stopped = w.stopped;
             ended = true;
+        } else if let Some(l) = later.take_if(|l| i == l.at) {
+            let rest = plan_rest(plan, source, shared, (&f, &facts), l, engine.limits.page_cap.max(1));
+            shared.gate.more(pieces.len(), rest.len());
+            for piece in rest {
+                windows.push_back(window(pieces.len(), piece.clone()));
+                pieces.push(piece);
+            }
+            f.windows = pieces.len() as u32;
         }
     }
     drop(windows);
-    facts.pages_left = shared.gate.pages_left();
     Ok((f, facts))
-}
-
-impl Fetched {
-    /// The windows of `later` follow these (a run after a run that had no gap).
-    fn then(&mut self, later: Fetched) {
-        self.stats.add_sent(&later.stats);
-        self.stats.add_kept(&later.stats);
-        self.kept.append(later.kept);
-        self.windows += later.windows;
-        self.gap = later.gap;
-        self.stopped = later.stopped;
-    }
 }
 
 /// What the density of a collection is remembered under: the account, not the query.
@@ -333,16 +356,16 @@ struct Window<'a> {
     source: &'a Source,
     plan: &'a Plan,
     shared: &'a Shared,
-    /// Its place in the run, oldest first.
+    /// Its place in the query, oldest first.
     index: usize,
-    piece: &'a Piece,
+    piece: Piece,
 }
 
 /// A window's pages, as they came: the body and the token each was asked with, for the cache.
 type Bodies = Vec<super::cache::Page>;
 
 async fn fetch_window(w: Window<'_>, today: Date) -> Result<(WindowOut, Kept), QueryError> {
-    let (plan, piece, shared) = (w.plan, w.piece, w.shared);
+    let (plan, piece, shared) = (w.plan, &w.piece, w.shared);
     // Until this window returns, a page of the cap stays in reserve for it (engine/gate.rs).
     let running = shared.gate.running(w.index);
     let mut keeper = Keeper::new(plan, shared.floor.clone());
@@ -357,7 +380,7 @@ async fn fetch_window(w: Window<'_>, today: Date) -> Result<(WindowOut, Kept), Q
     let (bodies, keeper) = fetch_pages(&w, running, key.is_some(), (keeper, &mut coverage), &mut out).await?;
     out.stats.order_disagreed = u32::from(coverage.disagreed());
     if let (Some(t), None) = (&shared.tally, &out.stopped) {
-        t.window_done(shared.base + w.index, piece.last_day(&plan.zone), false);
+        t.window_done(w.index, piece.last_day(&plan.zone), false);
     }
     let covered = coverage.covered();
     out.gap = piece.span().and_then(|span| first_gap(span, covered, &plan.zone));
@@ -373,7 +396,7 @@ async fn fetch_window(w: Window<'_>, today: Date) -> Result<(WindowOut, Kept), Q
 
 /// A window the memory cache holds: its bodies decoded again, nothing sent.
 fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Result<WindowOut, QueryError> {
-    let (plan, piece) = (w.plan, w.piece);
+    let (plan, piece) = (w.plan, &w.piece);
     tracing::debug!(window = %piece.label(), "served from the memory cache");
     let cached = Stats { cached_windows: 1, cached_pages: hit.bodies.len() as u32, cache_age: Some(hit.age), ..Default::default() };
     let mut out = WindowOut { stats: cached, ..Default::default() };
@@ -392,7 +415,7 @@ fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Resul
         Placing::of(plan, piece).take(page.records, keeper, &mut out.stats);
     }
     if let Some(t) = &w.shared.tally {
-        t.window_done(w.shared.base + w.index, piece.last_day(&plan.zone), true);
+        t.window_done(w.index, piece.last_day(&plan.zone), true);
     }
     Ok(out)
 }
@@ -407,7 +430,7 @@ async fn fetch_pages(
     (mut keeper, coverage): (Keeper, &mut Coverage),
     out: &mut WindowOut,
 ) -> Result<(Bodies, Keeper), QueryError> {
-    let (plan, piece, shared) = (w.plan, w.piece, w.shared);
+    let (plan, piece, shared) = (w.plan, &w.piece, w.shared);
     let placing = Placing::of(plan, piece);
     let mut running = Some(running);
     let mut bodies: Bodies = vec![];
@@ -664,7 +687,7 @@ async fn reading_reports(p: &dyn crate::providers::Provider, tally: Option<&supe
 
 /// One page of a window: sent by the one path of a request, its end in a window's words.
 async fn fetch_page(w: &Window<'_>, token: Option<&str>, out: &mut WindowOut) -> Result<Outcome, QueryError> {
-    let (engine, source, plan, shared, index, piece) = (w.engine, w.source, w.plan, w.shared, w.index, w.piece);
+    let (engine, source, plan, shared, index, piece) = (w.engine, w.source, w.plan, w.shared, w.index, &w.piece);
     let p = &plan.provider;
     let req = p.read_request(plan.collection, &piece.upstream, plan.upstream_fields.as_deref(), token, &plan.cred, &plan.options);
     let offline = p.local(&plan.cred).is_some();

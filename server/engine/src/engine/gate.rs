@@ -85,6 +85,12 @@ impl Gate {
         Running { gate: self.clone(), window }
     }
 
+    /// Windows `from..from + n` join, after every window already here (the rest of a range,
+    /// planned once its first windows showed how: engine/fetch.rs), each running until its guard drops.
+    pub fn more(&self, from: usize, n: usize) {
+        self.change(|s| s.running.extend(from..from + n));
+    }
+
     /// Leave to send a request for `window` (smaller is older): a page of the cap when `page`,
     /// and the window's slot, kept until its guard drops.
     pub async fn acquire(self: &Arc<Gate>, window: usize, page: bool) -> Result<(), Capped> {
@@ -193,6 +199,26 @@ mod tests {
         g[0] = None;
         assert_eq!(second.await.unwrap(), Ok(()));
         assert_eq!(gate.pages_left(), 7);
+    }
+
+    #[tokio::test]
+    async fn windows_that_join_later_keep_the_reserve_for_the_oldest_of_them() {
+        let gate = Gate::new(2, 4, 1);
+        drop(gate.running(0));
+        gate.more(1, 2);
+        let (first, second) = (gate.running(1), gate.running(2));
+        gate.acquire(1, true).await.unwrap();
+        gate.acquire(2, true).await.unwrap();
+        gate.acquire(1, true).await.unwrap();
+        // One page left, the reserve (a quarter of 4): only window 1, the oldest running, may have it.
+        let g = gate.clone();
+        let waiting = tokio::spawn(async move { g.acquire(2, true).await });
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(!waiting.is_finished(), "a window that joined later is not the oldest while window 1 runs");
+        drop(first);
+        assert_eq!(waiting.await.unwrap(), Ok(()));
+        drop(second);
+        assert_eq!(gate.pages_left(), 0);
     }
 
     #[tokio::test]
