@@ -413,16 +413,6 @@ async fn a_token_endpoint_that_is_down_is_asked_again_and_never_called_a_dead_lo
     s.close().await;
 }
 
-/// The server process whose environment names `dir` as its config folder (Linux: /proc).
-fn server_pid_for(dir: &std::path::Path) -> u32 {
-    let needle = format!("VITALS_CONFIG_DIR={}", dir.display());
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .find(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes())))
-        .expect("the server's process")
-}
-
 /// A rotation the store cannot save (here the temporary file's place is taken by a folder, which
 /// even root cannot write over; a full disk goes the same way): the provider has retired the saved
 /// pair, so the process keeps the renewed one in memory, reads with it, and says so; once the

@@ -435,3 +435,13 @@ impl rmcp::ClientHandler for Progressed {
         self.0.lock().unwrap().push((p.progress, p.total, p.message.unwrap_or_default()));
     }
 }
+
+/// The server process whose environment names `dir` as its config folder (Linux: /proc).
+pub fn server_pid_for(dir: &std::path::Path) -> u32 {
+    let needle = format!("VITALS_CONFIG_DIR={}", dir.display());
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .find(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes())))
+        .expect("the server's process")
+}
