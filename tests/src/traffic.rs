@@ -35,15 +35,28 @@ pub async fn layer(AxState(s): AxState<Arc<crate::State>>, req: Request, next: N
 /// The longest chain of requests each sent after the one before it was answered: the round trips
 /// a reader waited through one after another, however many it had in flight beside them.
 pub fn round_trips(xs: &[Exchange]) -> usize {
+    longest_chain(xs).len()
+}
+
+/// The requests of the longest chain (see [`round_trips`]), first to last: where a long read's
+/// time goes between the twin's answers and the requests that waited for them.
+pub fn longest_chain(xs: &[Exchange]) -> Vec<Exchange> {
     let mut by_end: Vec<&Exchange> = xs.iter().collect();
     by_end.sort_by_key(|x| x.answered);
-    // chain[i]: the longest chain ending with by_end[i].
-    let mut chain: Vec<usize> = Vec::with_capacity(by_end.len());
+    // chain[i]: the length of the longest chain ending with by_end[i], and the request before it.
+    let mut chain: Vec<(usize, Option<usize>)> = Vec::with_capacity(by_end.len());
     for (i, x) in by_end.iter().enumerate() {
-        let before = by_end[..i].iter().zip(&chain).filter(|(y, _)| y.answered <= x.arrived).map(|(_, n)| *n).max().unwrap_or(0);
-        chain.push(before + 1);
+        let before = (0..i).filter(|&j| by_end[j].answered <= x.arrived).max_by_key(|&j| chain[j].0);
+        chain.push((before.map_or(0, |j| chain[j].0) + 1, before));
     }
-    chain.into_iter().max().unwrap_or(0)
+    let mut at = (0..chain.len()).max_by_key(|&i| chain[i].0);
+    let mut out = vec![];
+    while let Some(i) = at {
+        out.push(*by_end[i]);
+        at = chain[i].1;
+    }
+    out.reverse();
+    out
 }
 
 #[cfg(test)]
@@ -60,5 +73,9 @@ mod tests {
         let xs = [at(0, 50), at(1, 51), at(2, 52), at(53, 103), at(104, 154)];
         assert_eq!(round_trips(&xs), 3);
         assert_eq!(round_trips(&xs[..3]), 1);
+        let chain = longest_chain(&xs);
+        assert_eq!(chain.len(), 3);
+        assert_eq!(chain[1].arrived, t0 + Duration::from_millis(53));
+        assert_eq!(chain[2].answered, t0 + Duration::from_millis(154));
     }
 }

@@ -51,6 +51,11 @@ struct Split {
     wire: Duration,
     idle: Duration,
     after: Duration,
+    /// Along the longest run of requests in a row: the time the twin held them (its latency and
+    /// any lateness of its own), and the time from each answer to the next request of the run
+    /// arriving (the body's way back, the server's turn, the request's way there).
+    chain_at_twin: Duration,
+    chain_between: Duration,
 }
 
 impl Split {
@@ -65,7 +70,10 @@ impl Split {
             idle += a.saturating_duration_since(reach);
             reach = reach.max(b);
         }
-        Some(Split { before: first - t0, wire: last - first, idle, after: end.saturating_duration_since(last) })
+        let chain = vitals_twin::traffic::longest_chain(xs);
+        let chain_at_twin = chain.iter().map(|x| x.answered - x.arrived).sum();
+        let chain_between = chain.windows(2).map(|w| w[1].arrived.saturating_duration_since(w[0].answered)).sum();
+        Some(Split { before: first - t0, wire: last - first, idle, after: end.saturating_duration_since(last), chain_at_twin, chain_between })
     }
 }
 
@@ -261,7 +269,14 @@ async fn question(s: &dyn Server, twin: &vitals_twin::Twin, runs: usize, collect
     // Each part's median on its own (they need not sum to the median time).
     let part = |f: fn(&Split) -> Duration| median(splits.iter().map(f).collect()).unwrap_or_default();
     if !splits.is_empty() {
-        m.split = Some(Split { before: part(|s| s.before), wire: part(|s| s.wire), idle: part(|s| s.idle), after: part(|s| s.after) });
+        m.split = Some(Split {
+            before: part(|s| s.before),
+            wire: part(|s| s.wire),
+            idle: part(|s| s.idle),
+            after: part(|s| s.after),
+            chain_at_twin: part(|s| s.chain_at_twin),
+            chain_between: part(|s| s.chain_between),
+        });
     }
     m
 }
@@ -469,6 +484,9 @@ pub async fn run(root: &Path, server: PathBuf, o: Options) {
                 ms(t.idle),
                 ms(t.after)
             );
+            if let Some(n) = v.round_trips.filter(|n| *n > 1) {
+                println!("{:<40}   the {n} in a row: {} at the twin, {} from an answer to the next request", "", ms(t.chain_at_twin), ms(t.chain_between));
+            }
         }
     };
 
