@@ -510,9 +510,7 @@ async fn two_hundred_sessions_across_twenty_tenants() {
     let all = tokio::time::timeout(Duration::from_secs(600), futures_util::future::join_all(tasks)).await.expect("200 sessions finish");
     let wrong: Vec<String> = all.into_iter().flat_map(|r| r.expect("no session panicked")).collect();
     assert!(wrong.is_empty(), "{} of 2,000 answers were another tenant's or cut, e.g. {:?}", wrong.len(), wrong.first());
-    let status = std::fs::read_to_string(format!("/proc/{}/status", h.pid())).unwrap();
-    let peak_mb: u64 =
-        status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse::<u64>().ok()).unwrap() / 1024;
+    let peak_mb = peak_rss_mb(h.pid()).expect("the server's peak memory (/proc)");
     eprintln!("200 sessions × 10 queries over 20 tenants: server peak RSS {peak_mb} MB");
     assert!(peak_mb < 1024, "memory stays bounded: {peak_mb} MB");
     let (st, log) = h.stop().await;

@@ -47,12 +47,6 @@ fn every_provider_of_the_registry_is_in_the_mix() {
     }
 }
 
-fn peak_rss_mb(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|n| n.parse().ok()).unwrap_or(0);
-    kb / 1024
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_queries_at_once_all_answer_within_budgets() {
@@ -112,7 +106,7 @@ async fn two_hundred_queries_at_once_all_answer_within_budgets() {
             assert!(seen.insert(rec.to_string()), "{collection}: a record twice: {rec}");
         }
     }
-    let peak = peak_rss_mb(pid);
+    let peak = peak_rss_mb(pid).unwrap_or(0);
     let over = twin.state.withings.lock().unwrap().over_budget;
     let (garmin_peak, garmin_429) = {
         let g = twin.state.garmin.lock().unwrap();

@@ -445,3 +445,10 @@ pub fn server_pid_for(dir: &std::path::Path) -> u32 {
         .find(|pid| std::fs::read(format!("/proc/{pid}/environ")).is_ok_and(|env| env.split(|b| *b == 0).any(|v| v == needle.as_bytes())))
         .expect("the server's process")
 }
+
+/// The peak resident memory of process `pid` in MB (`VmHWM`, Linux: /proc); None when unreadable.
+pub fn peak_rss_mb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: u64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
+}
