@@ -6,6 +6,7 @@ pub mod garmin;
 pub mod garmin_connect;
 pub mod google_health;
 pub mod kinds;
+pub mod latency;
 pub mod oura;
 pub mod polar;
 pub mod traffic;
@@ -340,9 +341,7 @@ async fn withings_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::ht
     let header = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
     let bearer = header.or_else(|| p.get("access_token").cloned());
     let latency = s.withings.lock().unwrap().cfg.faults.latency_ms;
-    if latency > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
-    }
+    latency::after_ms(latency).await;
     let a = s.withings.lock().unwrap().serve(uri.path(), &p, bearer.as_deref());
     Response::builder().status(a.http).header("content-type", a.content_type).body(Body::from(a.body)).unwrap()
 }
@@ -380,9 +379,7 @@ async fn polar_data(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::http:
     log(&s, &m, uri.path(), &q, &h);
     let bearer = h.get("authorization").and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer ")).map(str::to_string);
     let latency = s.polar.lock().unwrap().cfg.faults.latency_ms;
-    if latency > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
-    }
+    latency::after_ms(latency).await;
     s.polar.lock().unwrap().serve(m.as_str(), uri.path(), &form(&q), &body, bearer.as_deref()).into_response()
 }
 
@@ -409,9 +406,7 @@ async fn garmin_route(AxState(s): AxState<Arc<State>>, m: Method, uri: axum::htt
         return reply(a);
     }
     let latency = s.garmin.lock().unwrap().cfg.latency_ms;
-    if latency > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
-    }
+    latency::after_ms(latency).await;
     let a = s.garmin.lock().unwrap().answer(uri.path(), &form(&q));
     reply(a)
 }
@@ -459,9 +454,7 @@ async fn garmin_connect_data(AxState(s): AxState<Arc<State>>, m: Method, uri: ax
     let headers = h.iter().filter_map(|(k, v)| Some((k.as_str().to_string(), v.to_str().ok()?.to_string()))).collect();
     let path = path.to_string();
     let latency = s.garmin_connect.lock().unwrap().latency_ms;
-    if latency > 0 {
-        tokio::time::sleep(std::time::Duration::from_millis(latency)).await;
-    }
+    latency::after_ms(latency).await;
     gc_reply(s.garmin_connect.lock().unwrap().data(&path, &form(&q), headers))
 }
 
@@ -511,9 +504,9 @@ async fn data_route(AxState(s): AxState<Arc<State>>, m: Method, sandbox: bool, P
     // round trip to a server whose own work hides inside it (this twin shares the machine's cores
     // with the server it answers, so its work after the wait would be counted as the network's).
     let latency = s.faults.lock().unwrap().latency_ms;
-    let due = tokio::time::Instant::now() + std::time::Duration::from_millis(latency);
+    let due = std::time::Instant::now() + std::time::Duration::from_millis(latency);
     let resp = oura_answer(&s, sandbox, &rest, &q, &h).await;
-    tokio::time::sleep_until(due).await;
+    latency::until(due).await;
     resp
 }
 
