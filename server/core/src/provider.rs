@@ -125,6 +125,18 @@ pub struct Page {
     pub next_token: Option<String>,
 }
 
+/// A series page read in place ([`Provider::series_page`]): where each sample's text lies in the body.
+pub struct SeriesPage {
+    pub spans: Vec<std::ops::Range<usize>>,
+    pub next_token: Option<String>,
+}
+
+/// Where `part`, a slice of `body` (as a borrowed `serde_json` `RawValue` is), lies in it.
+pub fn span_in(body: &str, part: &str) -> Option<std::ops::Range<usize>> {
+    let start = (part.as_ptr() as usize).checked_sub(body.as_ptr() as usize)?;
+    (start + part.len() <= body.len()).then_some(start..start + part.len())
+}
+
 /// Why a page that arrived (HTTP 200 included: Withings says everything inside the body) is not data.
 /// The engine treats each kind the same way whatever the provider.
 #[derive(Debug, Clone)]
@@ -217,6 +229,14 @@ pub trait Provider: Send + Sync {
     ) -> Request;
     /// Decode one page body, asked as `at` says.
     fn parse_page(&self, c: &CollectionSpec, body: &str, at: &PageAt) -> Result<Page, PageError>;
+    /// A series page whose samples lie in the body as they are, read without decoding them: where
+    /// each sample's text is, so the engine reads it in place (engine/flat.rs) rather than building
+    /// a map per sample. Only where `parse_page` would hand over exactly `serde_json::from_str` of
+    /// each span, in order, with the same `next_token`; None (the default) for anything else, and
+    /// for a body it cannot read, which `parse_page` then reads and words.
+    fn series_page(&self, _c: &CollectionSpec, _body: &str, _at: &PageAt) -> Option<SeriesPage> {
+        None
+    }
     /// What every answer of `c` should say about how the provider's data was read (a time
     /// without a zone read in `zone`), in `notices.rules`.
     fn reading_notes(&self, _c: &CollectionSpec, _zone: &crate::time::Zone) -> Vec<String> {

@@ -36,7 +36,8 @@ struct Entry {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Page {
     pub token: Option<String>,
-    pub body: String,
+    /// Shared with the records a series holds as their text in it (engine/flat.rs).
+    pub body: std::sync::Arc<str>,
 }
 
 /// A window served from memory: the pages as they came.
@@ -133,7 +134,7 @@ mod tests {
     use super::*;
 
     fn page() -> Vec<Page> {
-        vec![Page { token: None, body: r#"{"data":[{"timestamp":"2026-06-01T00:00:00+00:00","bpm":60}],"next_token":null}"#.to_string() }]
+        vec![Page { token: None, body: r#"{"data":[{"timestamp":"2026-06-01T00:00:00+00:00","bpm":60}],"next_token":null}"#.into() }]
     }
 
     #[test]

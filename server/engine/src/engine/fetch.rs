@@ -5,12 +5,14 @@
 use super::cache::{RECENT_DAYS, RECENT_TTL};
 use super::coverage::{first_gap, Coverage, Pos};
 use super::density;
+use super::flat::{Fields, Flat, Records, Text};
 use super::gate::Gate;
 use super::kept::{Keeper, Kept, RawFloor};
 use super::plan::Plan;
+use super::rest::{plan_rest, Later, Shown};
 use super::send::{Call, Ended, Reader, SendError};
 use super::stats::Stats;
-use super::window::{split, split_from, Piece, Place};
+use super::window::{split, Piece, Place};
 use super::{Engine, QueryError, Source};
 use crate::catalog::Split;
 use crate::providers::PageError;
@@ -45,7 +47,7 @@ struct WindowOut {
 
 enum Outcome {
     /// A decoded page and the body it came from (kept for the cache).
-    Page(crate::providers::Page, String),
+    Page(Decoded, Arc<str>),
     Stop(StopReason),
     /// An earlier window left a gap while this one waited for its turn: nothing was sent.
     Behind,
@@ -71,28 +73,6 @@ struct RunFacts {
     seconds: i64,
 }
 
-/// The rest of a range whose density nothing knew yet. The first round of windows (at the
-/// catalog's size, as many as go at once) shows it; once the oldest [`Later::at`] of them are
-/// merged, the rest is sized by what they showed and joins the same windows, gate and cap. Its
-/// windows then wait for the slots the first round's last pages free, rather than for all of
-/// them to be decoded.
-struct Later {
-    /// The first round's windows: the first `first` of the query.
-    first: usize,
-    /// How many of them (oldest first) are enough to size the rest by.
-    at: usize,
-    /// Where the first round ends.
-    from: jiff::Timestamp,
-    /// The catalog's windows after the first round, replaced by the rest (for progress).
-    rest_at_first: usize,
-    /// The account's density, as remembered (`density_key`).
-    key: String,
-}
-
-/// The share of the first round that sizes the rest: a quarter of 32 windows of Oura's 19 hours
-/// is six days of a ring's heart rate (DECISIONS 138).
-const SIZED_BY: usize = 4;
-
 pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryError> {
     let source = engine.source(plan.provider.spec().name).expect("a planned provider has a source");
     let key = density_key(plan);
@@ -111,7 +91,7 @@ pub async fn fetch_all(engine: &Engine, plan: &Plan) -> Result<Fetched, QueryErr
         Some(from) if matches!(plan.collection.split, Split::Fill { .. }) && known.is_none() && pieces.len() > 2 * in_flight => {
             let rest_at_first = pieces.len() - in_flight;
             pieces.truncate(in_flight);
-            Some(Later { first: in_flight, at: (in_flight / SIZED_BY).max(1), from, rest_at_first, key: key.clone() })
+            Some(Later::new(in_flight, from, rest_at_first, key.clone()))
         }
         _ => None,
     };
@@ -142,46 +122,6 @@ fn known_step(plan: &Plan, densities: &density::Densities, key: &str, cap: u32) 
     Some(density::thrifty(plan.collection.split, known, step, budget))
 }
 
-/// What the first round of `n` windows, ending at `from`, says of the cap against the rest.
-fn budget(plan: &Plan, first: &Fetched, n: usize, pages_left: u32, from: jiff::Timestamp) -> density::Budget {
-    let end = plan.range.map_or(from, |(_, e)| plan.zone.day_start(e.tomorrow().unwrap_or(e)).timestamp());
-    density::Budget {
-        pages_left,
-        pages_per_window: f64::from(first.stats.pages) / n.max(1) as f64,
-        // The first round's windows are the catalog's (nothing was known of the density).
-        first_step: density::step(plan.collection.split, None).unwrap_or(density::StepSeconds(0)),
-        rest: density::StepSeconds((end.as_second() - from.as_second()).max(0)),
-    }
-}
-
-/// The rest of the range after the first round, sized by the density the first round's oldest
-/// `later.at` windows showed (remembered for later queries of the account) and, when the cap
-/// cannot hold the rest at that size, by [`density::thrifty`].
-fn plan_rest(plan: &Plan, source: &Source, shared: &Shared, merged: (&Fetched, &RunFacts), later: Later, cap: u32) -> Vec<Piece> {
-    let (f, facts) = merged;
-    let split_kind = plan.collection.split;
-    source.densities.learn(later.key.clone(), facts.samples, facts.seconds);
-    if let Some(first_step) = density::step(split_kind, None) {
-        source.densities.learn_pages(&later.key, first_step, f.stats.pages, later.at);
-    }
-    let density = source.densities.get(&later.key);
-    // A `Fill` split (the only kind planned later) always has a step.
-    let Some(step) = density::step(split_kind, density) else {
-        return vec![];
-    };
-    // The first round's windows still to merge take about as many pages each as those merged did.
-    let per_window = f64::from(f.stats.pages) / later.at.max(1) as f64;
-    let first_round = (per_window * later.first as f64).ceil() as u32;
-    let pages_left = cap.saturating_sub(first_round).min(shared.gate.pages_left());
-    let step = density::thrifty(split_kind, density, step, budget(plan, f, later.at, pages_left, later.from));
-    let rest = split_from(plan, later.from, step);
-    tracing::debug!(windows = rest.len(), step_s = step.0, "the rest of {} sized by the density its first windows showed", plan.qualified);
-    if let Some(t) = &shared.tally {
-        t.replanned(later.rest_at_first, rest.len());
-    }
-    rest
-}
-
 /// Fetch `pieces` (oldest first) and merge them up to the first gap; with `later`, the rest of
 /// the range joins once the first round's oldest windows are merged.
 async fn fetch_run(
@@ -193,6 +133,7 @@ async fn fetch_run(
     mut later: Option<Later>,
 ) -> Result<(Fetched, RunFacts), QueryError> {
     let today = plan.zone.today();
+    let zone = &plan.zone;
     // Every window is started at once and waits for a request slot; slots and pages go to the
     // oldest window waiting, so a small page cap still completes a prefix of the range.
     let window = |index: usize, piece: Piece| fetch_window(Window { engine, source, plan, shared, index, piece }, today);
@@ -204,7 +145,6 @@ async fn fetch_run(
     let mut facts = RunFacts::default();
     let mut ended = false;
     let mut i = 0;
-    let zone = &plan.zone;
     // (last day of a merged window, the raw body of every window merged through it).
     let mut marks: std::collections::VecDeque<(Date, usize)> = Default::default();
     while let Some(done) = futures::StreamExt::next(&mut windows).await {
@@ -241,7 +181,11 @@ async fn fetch_run(
             f.stopped = w.stopped;
             ended = true;
         } else if let Some(l) = later.take_if(|l| i == l.at) {
-            let rest = plan_rest(plan, source, shared, (&f, &facts), l, engine.limits.page_cap.max(1));
+            let shown = Shown { windows: l.at, pages: f.stats.pages, samples: facts.samples, seconds: facts.seconds };
+            let rest = plan_rest(plan, source, &l, shown, engine.limits.page_cap.max(1), shared.gate.pages_left());
+            if let Some(t) = &shared.tally {
+                t.replanned(l.rest_at_first, rest.len());
+            }
             shared.gate.more(pieces.len(), rest.len());
             for piece in rest {
                 windows.push_back(window(pieces.len(), piece.clone()));
@@ -290,51 +234,94 @@ struct Placing {
     collection: &'static crate::catalog::CollectionSpec,
     zone: crate::time::Zone,
     range: Option<(Date, Date)>,
+    /// The window's place in its query: its pages' turn on the cores (engine/turns.rs).
+    index: usize,
 }
 
 impl Placing {
-    fn of(plan: &Plan, piece: &Piece) -> Placing {
-        Placing { piece: piece.clone(), collection: plan.collection, zone: plan.zone.clone(), range: plan.range }
+    fn of(plan: &Plan, piece: &Piece, index: usize) -> Placing {
+        Placing { piece: piece.clone(), collection: plan.collection, zone: plan.zone.clone(), range: plan.range, index }
     }
 
     /// Keep the records that belong to this window; count those from outside the asked days.
     /// Returns where the page's dated records lie in time (the padding's included), for coverage.
-    fn take(&self, records: Vec<Value>, keeper: &mut Keeper, stats: &mut Stats) -> Option<(Pos, Pos)> {
+    /// Records given as their spans in `body` are read in place where they can be (engine/flat.rs).
+    fn take(&self, records: Records, body: &Arc<str>, keeper: &mut Keeper, stats: &mut Stats) -> Option<(Pos, Pos)> {
         let mut span: Option<(Pos, Pos)> = None;
-        for r in records {
-            let (place, pos) = self.piece.locate(&r, self.collection, &self.zone);
-            if let Some(p) = pos {
-                span = Some(span.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))));
+        match records {
+            Records::Values(records) => {
+                for r in records {
+                    self.take_value(r, &mut span, keeper, stats);
+                }
             }
-            match place {
-                Place::Mine => {
-                    keeper.keep(r, pos);
-                }
-                Place::MineUndated => {
-                    if keeper.keep(r, pos) {
-                        stats.undated_kept += 1;
+            Records::Spans(spans) => {
+                let mut flat = Flat::default();
+                let in_place = keeper.reads_in_place();
+                for at in spans {
+                    if !(in_place && flat.read(&body[at.clone()])) {
+                        self.take_value(Text::new(body, at).value(), &mut span, keeper, stats);
+                        continue;
                     }
+                    let (place, pos) = self.locate(&flat, &mut span);
+                    let outside = place == Place::Elsewhere && self.outside(&flat);
+                    Self::tell(place, outside, stats, || keeper.keep_read(&flat, || Text::new(body, at), pos));
                 }
-                Place::Elsewhere if self.outside(&r) => stats.discarded_out_of_range += 1,
-                Place::Elsewhere => {}
             }
         }
         keeper.page_done();
         span
     }
 
+    fn take_value(&self, r: Value, span: &mut Option<(Pos, Pos)>, keeper: &mut Keeper, stats: &mut Stats) {
+        let (place, pos) = self.locate(&r, span);
+        let outside = place == Place::Elsewhere && self.outside(&r);
+        Self::tell(place, outside, stats, || keeper.keep(r, pos));
+    }
+
+    /// Where a record lies, widening the page's `span` of dated records by it.
+    fn locate(&self, r: &impl Fields, span: &mut Option<(Pos, Pos)>) -> (Place, Option<Pos>) {
+        let (place, pos) = self.piece.locate(r, self.collection, &self.zone);
+        if let Some(p) = pos {
+            *span = Some(span.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))));
+        }
+        (place, pos)
+    }
+
+    /// A record placed: kept (`keep` says whether it was new) or counted.
+    fn tell(place: Place, outside: bool, stats: &mut Stats, keep: impl FnOnce() -> bool) {
+        match place {
+            Place::Mine => {
+                keep();
+            }
+            Place::MineUndated => {
+                if keep() {
+                    stats.undated_kept += 1;
+                }
+            }
+            Place::Elsewhere if outside => stats.discarded_out_of_range += 1,
+            Place::Elsewhere => {}
+        }
+    }
+
     /// Whether a record lies outside every asked day (rather than in a neighbouring window).
-    fn outside(&self, r: &Value) -> bool {
+    fn outside(&self, r: &impl Fields) -> bool {
         let day = super::record::record_day(r, self.collection, &self.zone);
         matches!((self.range, day), (Some((s, e)), Some(d)) if d < s || d > e)
     }
 
     /// [`Placing::take`] on the blocking pool; the keeper goes there and comes back.
-    async fn take_off_the_driver(&self, records: Vec<Value>, keeper: Keeper, stats: &mut Stats) -> Result<(Keeper, Option<(Pos, Pos)>), QueryError> {
+    async fn take_off_the_driver(
+        &self,
+        records: Records,
+        body: Arc<str>,
+        keeper: Keeper,
+        stats: &mut Stats,
+    ) -> Result<(Keeper, Option<(Pos, Pos)>), QueryError> {
         let placing = self.clone();
+        let _turn = PAGE_WORK.take(self.index).await;
         let (keeper, counted, span) = tokio::task::spawn_blocking(move || {
             let (mut keeper, mut counted) = (keeper, Stats::default());
-            let span = placing.take(records, &mut keeper, &mut counted);
+            let span = placing.take(records, &body, &mut keeper, &mut counted);
             (keeper, counted, span)
         })
         .await
@@ -411,8 +398,8 @@ fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Resul
             record: plan.id.clone(),
             window: piece.upstream.clone(),
         };
-        let page = plan.provider.parse_page(plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
-        Placing::of(plan, piece).take(page.records, keeper, &mut out.stats);
+        let page = read_page(&plan.provider, plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
+        Placing::of(plan, piece, w.index).take(page.records, &kept.body, keeper, &mut out.stats);
     }
     if let Some(t) = &w.shared.tally {
         t.window_done(w.index, piece.last_day(&plan.zone), true);
@@ -431,7 +418,7 @@ async fn fetch_pages(
     out: &mut WindowOut,
 ) -> Result<(Bodies, Keeper), QueryError> {
     let (plan, piece, shared) = (w.plan, &w.piece, w.shared);
-    let placing = Placing::of(plan, piece);
+    let placing = Placing::of(plan, piece, w.index);
     let mut running = Some(running);
     let mut bodies: Bodies = vec![];
     let mut seen: HashSet<String> = HashSet::new();
@@ -462,9 +449,9 @@ async fn fetch_pages(
             t.page(page.next_token.is_some());
         }
         if keep {
-            bodies.push(super::cache::Page { token: token.clone(), body });
+            bodies.push(super::cache::Page { token: token.clone(), body: body.clone() });
         }
-        let (placed, span) = placing.take_off_the_driver(page.records, keeper, &mut out.stats).await?;
+        let (placed, span) = placing.take_off_the_driver(page.records, body, keeper, &mut out.stats).await?;
         keeper = placed;
         coverage.page(span);
         match page.next_token {
@@ -483,23 +470,47 @@ async fn fetch_pages(
     Ok((bodies, keeper))
 }
 
+/// A page as the engine places it: its records decoded, or where each lies in the body when the
+/// provider reads its series pages in place (`Provider::series_page`, engine/flat.rs).
+struct Decoded {
+    records: Records,
+    next_token: Option<String>,
+}
+
+/// Read one page body, in place where the provider can, else by its `parse_page`.
+fn read_page(
+    p: &std::sync::Arc<dyn crate::providers::Provider>,
+    c: &'static crate::catalog::CollectionSpec,
+    body: &str,
+    at: &crate::providers::PageAt,
+) -> Result<Decoded, PageError> {
+    if let Some(page) = p.series_page(c, body, at) {
+        return Ok(Decoded { records: Records::Spans(page.spans), next_token: page.next_token });
+    }
+    let page = p.parse_page(c, body, at)?;
+    Ok(Decoded { records: Records::Values(page.records), next_token: page.next_token })
+}
+
+/// Turns on the cores for page work, shared by every query (engine/turns.rs).
+static PAGE_WORK: std::sync::LazyLock<super::turns::Turns> =
+    std::sync::LazyLock::new(|| super::turns::Turns::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
+
 /// Decode a page on the blocking pool: concurrent windows then decode on every core instead of
 /// taking turns on the one task that drives them.
 async fn decode(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     c: &'static crate::catalog::CollectionSpec,
-    at: crate::providers::PageAt,
+    (at, index): (crate::providers::PageAt, usize),
     body: String,
-) -> (Result<crate::providers::Page, PageError>, String) {
-    // One page decoded per core at a time: a decoded page is ten times its body, and thirty pages
-    // decoded at once on two cores finish no sooner, only all together.
-    static DECODERS: std::sync::LazyLock<tokio::sync::Semaphore> =
-        std::sync::LazyLock::new(|| tokio::sync::Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get())));
-    let _turn = DECODERS.acquire().await;
+) -> Result<(Decoded, Arc<str>), PageError> {
+    let _turn = PAGE_WORK.take(index).await;
     let p = p.clone();
-    tokio::task::spawn_blocking(move || (p.parse_page(c, &body, &at), body))
-        .await
-        .unwrap_or_else(|e| (Err(PageError::Transient(format!("decoding the page failed: {e}"))), String::new()))
+    tokio::task::spawn_blocking(move || {
+        let body: Arc<str> = body.into();
+        read_page(&p, c, &body, &at).map(|page| (page, body))
+    })
+    .await
+    .unwrap_or_else(|e| Err(PageError::Transient(format!("decoding the page failed: {e}"))))
 }
 
 /// One reply as a page or a verdict, whatever the provider: HTTP statuses and the provider's
@@ -507,32 +518,25 @@ async fn decode(
 async fn judge(
     p: &std::sync::Arc<dyn crate::providers::Provider>,
     plan: &Plan,
-    window: &crate::providers::Window,
+    (window, index): (&crate::providers::Window, usize),
     reply: crate::http::Reply,
     token: Option<&str>,
-) -> Result<(crate::providers::Page, String), PageError> {
+) -> Result<(Decoded, Arc<str>), PageError> {
     match reply.status {
         // "Nothing for what you asked" in the provider's words (Polar: 204, 404): an empty page,
         // kept as an empty body so the cache serves it as one.
-        s if p.spec().no_data.contains(&s) => Ok((crate::providers::Page { records: vec![], next_token: None }, String::new())),
+        s if p.spec().no_data.contains(&s) => Ok((Decoded { records: Records::Values(vec![]), next_token: None }, "".into())),
         200 => match reply.body {
-            Ok(body) => match decode(
-                p,
-                plan.collection,
-                crate::providers::PageAt {
+            Ok(body) => {
+                let at = crate::providers::PageAt {
                     zone: plan.zone.clone(),
                     token: token.map(str::to_string),
                     options: plan.options.clone(),
                     record: plan.id.clone(),
                     window: window.clone(),
-                },
-                body,
-            )
-            .await
-            {
-                (Ok(page), body) => Ok((page, body)),
-                (Err(e), _) => Err(e),
-            },
+                };
+                decode(p, plan.collection, (at, index), body).await
+            }
             Err(e) => Err(PageError::Transient(format!("the answer body broke off ({e})"))),
         },
         s => {
@@ -612,7 +616,7 @@ impl PageReader<'_> {
 
 impl Reader for PageReader<'_> {
     type Reply = crate::http::Reply;
-    type Answer = (crate::providers::Page, String);
+    type Answer = (Decoded, Arc<str>);
 
     async fn admit(&mut self, first: bool) -> Result<(), Ended<Self::Answer>> {
         let Some(admitted) = self.plan.deadline.within(self.shared.gate.acquire(self.index, first)).await else {
@@ -666,7 +670,7 @@ impl Reader for PageReader<'_> {
         if let Some(e) = self.adapter_refusal(&reply) {
             return Err(e);
         }
-        judge(&self.plan.provider, self.plan, self.window, reply, self.token).await
+        judge(&self.plan.provider, self.plan, (self.window, self.index), reply, self.token).await
     }
 
     fn slots(&self, n: usize) {

@@ -3,6 +3,7 @@
 //! and only when that is not enough (or the caller fixed the resolution) is the answer cut at a
 //! day boundary, with `truncated` and `continue_from`.
 use super::answer::*;
+use super::flat::Held;
 use super::kept::{Kept, Series};
 use super::plan::Plan;
 use super::record::record_day;
@@ -193,8 +194,8 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
         if limit == usize::MAX {
             // Samples with no readable instant are returned as they came.
             match raw {
-                true => rows.extend(samples.unreadable.iter().map(|i| records[*i].clone())),
-                false => rows.extend(records.iter().cloned()),
+                true => rows.extend(samples.unreadable.iter().map(|i| records[*i].clone().into_value())),
+                false => rows.extend(records.iter().cloned().map(Held::into_value)),
             }
         }
         rows
@@ -206,7 +207,7 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
         rows: rows.len(),
     };
     match plan.resolution {
-        Some(Resolution::Raw) => records,
+        Some(Resolution::Raw) => records.into_iter().map(Held::into_value).collect(),
         Some(Resolution::Step(step)) => {
             let rows = bucketed(step, usize::MAX);
             out.resolution = Some(describe(step, &rows));
@@ -217,7 +218,7 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
             // Tallied page by page as the windows came in (engine/kept.rs).
             let raw_chars = tally.size();
             if raw && raw_chars <= budget {
-                records
+                records.into_iter().map(Held::into_value).collect()
             } else {
                 // Estimate each resolution from its bucket count and a measured sample of rows,
                 // build the finest that should fit, and step coarser only if the exact size says so.
@@ -226,7 +227,9 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
                     let step = STEPS[i].1;
                     let probe = bucketed(step, PROBE_ROWS);
                     let per_row = size(&probe, plan) as f64 / probe.len().max(1) as f64;
-                    per_row * samples.count(step) as f64 <= budget as f64
+                    // The most rows that fit: counting stops past them.
+                    let most = (budget as f64 / per_row.max(1.0)) as usize;
+                    per_row * samples.count_to(step, most) as f64 <= budget as f64
                 };
                 let mut i = (0..last).find(|i| fits(*i)).unwrap_or(last);
                 let rows = loop {
@@ -266,7 +269,7 @@ fn fit_series(plan: &Plan, spec: &SeriesSpec, series: Series, budget: usize, out
 
 /// Free records the answer no longer needs on the blocking pool: a month of heart rate is 36,000
 /// maps, some milliseconds to free, and the answer need not wait for that.
-fn free_later(records: Vec<Value>) {
+fn free_later(records: Vec<Held>) {
     match tokio::runtime::Handle::try_current() {
         Ok(rt) => drop(rt.spawn_blocking(move || drop(records))),
         Err(_) => drop(records),

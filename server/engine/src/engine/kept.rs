@@ -10,6 +10,7 @@
 //! raw answer is out of the question, so the windows let their records go and keep only the
 //! readings: a year of heart rate then fits in tens of megabytes instead of half a gigabyte.
 use super::coverage::Pos;
+use super::flat::{Fields, Flat, Held, Text};
 use super::plan::Plan;
 use super::record::{project_one, record_day};
 use super::render::{Format, Tally};
@@ -36,8 +37,9 @@ pub enum Kept {
 #[derive(Debug)]
 pub struct Series {
     /// Every record while `raw`; after the records were let go, only those whose stamp could not
-    /// be read (bucketing returns them as they came), in order.
-    pub records: Vec<Value>,
+    /// be read (bucketing returns them as they came), in order. A record read in place is held
+    /// as its text in its page until an answer needs it whole.
+    pub records: Vec<Held>,
     /// Whether `records` holds every record, so a raw answer is still possible.
     pub raw: bool,
     /// Records were cut after they were let go: `tally` measures what was fetched, not what is left.
@@ -60,8 +62,22 @@ impl Series {
         self.readings.push(&rec, stamp);
         self.tally.add(&rec);
         if self.raw || stamp.is_none() {
-            self.records.push(rec);
+            self.records.push(Held::Value(rec));
         }
+    }
+
+    /// [`Series::push`] of a record read in place; `text` is where it lies, taken only if held.
+    fn push_read(&mut self, rec: &Flat, text: impl FnOnce() -> Text, stamp: Option<Stamp>) {
+        self.readings.push_read(rec, stamp);
+        self.tally.add_read(rec);
+        if self.raw || stamp.is_none() {
+            self.records.push(Held::Text(text()));
+        }
+    }
+
+    /// The records held, decoded (a rare path: a cut, pages out of order).
+    fn held_values(&mut self) -> Vec<Value> {
+        std::mem::take(&mut self.records).into_iter().map(Held::into_value).collect()
     }
 
     /// How many records the series holds (kept whole or not).
@@ -101,7 +117,7 @@ impl Series {
     fn recount(&mut self, zone: &Zone) {
         let mut fresh = Series::new(self.readings.spec(), self.tally.format());
         let mut stamper = Stamper::new(zone, self.readings.spec().stamp);
-        for rec in std::mem::take(&mut self.records) {
+        for rec in self.held_values() {
             let stamp = stamper.stamp(&rec);
             fresh.push(rec, stamp);
         }
@@ -158,9 +174,9 @@ impl Kept {
     pub fn into_records(self) -> Vec<Value> {
         match self {
             Kept::Documents(r) => r,
-            Kept::Series(s) => {
+            Kept::Series(mut s) => {
                 debug_assert!(s.raw, "records of a series that let them go");
-                s.records
+                s.held_values()
             }
         }
     }
@@ -225,13 +241,15 @@ impl Kept {
             Kept::Series(s) => {
                 // A stamped sample's day is its stamp's: the local midnight that began it.
                 let edge = zone.day_start(gap).timestamp().as_second();
+                let held = s.held_values();
                 let keep: Vec<bool> = if s.raw {
-                    s.records.iter().map(before).collect()
+                    held.iter().map(before).collect()
                 } else {
-                    let mut unplaced = s.records.iter();
+                    let mut unplaced = held.iter();
                     let stamps = s.readings.stamps.iter();
                     stamps.map(|st| st.map_or_else(|| unplaced.next().is_none_or(before), |st| st.midnight < edge)).collect()
                 };
+                s.records = held.into_iter().map(Held::Value).collect();
                 if keep.contains(&false) {
                     s.retain_flagged(&keep, zone);
                 }
@@ -256,7 +274,9 @@ impl Kept {
         match self {
             Kept::Documents(r) => r.sort_by_cached_key(key),
             Kept::Series(s) if s.raw => {
-                s.records.sort_by_cached_key(key);
+                let mut held = s.held_values();
+                held.sort_by_cached_key(key);
+                s.records = held.into_iter().map(Held::Value).collect();
                 s.recount(&plan.zone);
             }
             Kept::Series(s) => {
@@ -368,47 +388,79 @@ impl Keeper {
         kept
     }
 
+    /// Whether records may be given read in place ([`Keeper::keep_read`]): a series' whole records.
+    pub fn reads_in_place(&self) -> bool {
+        matches!(self.kept, Kept::Series(_)) && self.fields.is_none()
+    }
+
     /// Keep a record this window owns (`pos`: where it is in time, when placing it read it).
     /// Returns false when it was a repeat and was dropped.
     pub fn keep(&mut self, rec: Value, pos: Option<Pos>) -> bool {
+        self.moved(pos);
+        if let Kept::Documents(r) = &mut self.kept {
+            r.push(rec);
+            return true;
+        }
+        let Some(stamp) = self.admit(&rec, pos) else {
+            return false;
+        };
+        let rec = match &self.fields {
+            Some(fields) => project_one(rec, fields),
+            None => rec,
+        };
+        if let Kept::Series(s) = &mut self.kept {
+            s.push(rec, stamp);
+        }
+        true
+    }
+
+    /// [`Keeper::keep`] of a series record read in place (only when [`Keeper::reads_in_place`]):
+    /// `text` is where it lies, taken only when the record is held whole.
+    pub fn keep_read(&mut self, rec: &Flat, text: impl FnOnce() -> Text, pos: Option<Pos>) -> bool {
+        self.moved(pos);
+        let Some(stamp) = self.admit(rec, pos) else {
+            return false;
+        };
+        if let Kept::Series(s) = &mut self.kept {
+            s.push_read(rec, text, stamp);
+        }
+        true
+    }
+
+    fn moved(&mut self, pos: Option<Pos>) {
         if let Some(p) = pos {
             self.in_order &= self.last.is_none_or(|l| l <= p);
             self.last = Some(p);
         }
-        let at = pos.and_then(Pos::instant);
-        match &mut self.kept {
-            Kept::Documents(r) => r.push(rec),
-            Kept::Series(s) => {
-                let stamp = match at {
-                    Some(t) => Some(self.stamper.at(t)),
-                    None => self.stamper.stamp(&rec),
-                };
-                let named = self.collection.key.and_then(|k| rec.get(k)).and_then(Value::as_str);
-                let raw = self.collection.series.and_then(|x| rec.get(x.stamp)).and_then(Value::as_str);
-                let key = match (named, stamp, raw) {
-                    (Some(id), _, _) => Some(Key::Id(id.to_string())),
-                    (None, Some(st), _) => Some(Key::At(st.at)),
-                    (None, None, Some(raw)) => Some(Key::Raw(raw.to_string())),
-                    (None, None, None) => None,
-                };
-                if let Some(why) = rec.get(NO_READING).and_then(Value::as_str) {
-                    // No reading: counted where it lies, never kept.
-                    if self.absent_seen.insert((key, why.to_string())) {
-                        s.absent.push((stamp, why.to_string()));
-                    }
-                    return false;
+    }
+
+    /// A series record's stamp when it is to be kept; None when it was sent before, or is no
+    /// reading (counted where it lies, never kept).
+    fn admit(&mut self, rec: &impl Fields, pos: Option<Pos>) -> Option<Option<Stamp>> {
+        let stamp = match pos.and_then(Pos::instant) {
+            Some(t) => Some(self.stamper.at(t)),
+            None => self.stamper.stamp(rec),
+        };
+        let named = self.collection.key.and_then(|k| rec.str_of(k));
+        let raw = self.collection.series.and_then(|x| rec.str_of(x.stamp));
+        let key = match (named, stamp, raw) {
+            (Some(id), _, _) => Some(Key::Id(id.to_string())),
+            (None, Some(st), _) => Some(Key::At(st.at)),
+            (None, None, Some(raw)) => Some(Key::Raw(raw.to_string())),
+            (None, None, None) => None,
+        };
+        if let Some(why) = rec.str_of(NO_READING) {
+            if self.absent_seen.insert((key, why.to_string())) {
+                if let Kept::Series(s) = &mut self.kept {
+                    s.absent.push((stamp, why.to_string()));
                 }
-                if key.is_some_and(|k| !self.seen.insert(k)) {
-                    return false;
-                }
-                let rec = match &self.fields {
-                    Some(fields) => project_one(rec, fields),
-                    None => rec,
-                };
-                s.push(rec, stamp);
             }
+            return None;
         }
-        true
+        if key.is_some_and(|k| !self.seen.insert(k)) {
+            return None;
+        }
+        Some(stamp)
     }
 }
 
@@ -434,6 +486,12 @@ mod tests {
 
     fn flags(k: &Kept, keep: impl Fn(usize) -> bool) -> Vec<bool> {
         (0..k.len()).map(keep).collect()
+    }
+
+    impl Series {
+        fn clone_held(&self) -> Vec<Value> {
+            self.records.iter().cloned().map(Held::into_value).collect()
+        }
     }
 
     fn inner(k: &mut Kept) -> &mut Series {
@@ -462,6 +520,41 @@ mod tests {
         kept.drop_first(1, &zone);
         assert_eq!(inner(&mut kept).absent.len(), 1, "the latest records keep those from their first on");
         assert_eq!(kept.take_absent().len(), 1);
+    }
+
+    /// A record read in place (engine/flat.rs) is kept exactly as its decoded `Value` is: the
+    /// same readings, the same size in every format, the same record when held whole.
+    #[test]
+    fn a_record_read_in_place_is_kept_as_its_value_is() {
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        let zone = Zone::parse("America/Chicago").unwrap();
+        let texts = [
+            r#"{"timestamp":"2026-06-01T12:00:00+00:00","bpm":61,"source":"awake"}"#,
+            r#"{"source":"rest","bpm":58.5,"timestamp":"2026-06-01T12:00:05Z"}"#,
+            r#"{"bpm":-0,"timestamp":"2026-06-01T12:00:10.250Z","source":null,"extra":"a, b"}"#,
+            r#"{"timestamp":"2026-06-01T12:00:15Z","bpm":null,"source":3}"#,
+            r#"{"timestamp":"2026-06-01T12:00:20Z","bpm":"72","source":true}"#,
+            r#"{"timestamp":"2026-06-01T12:00:25Z","source":"awake","zz":1e2,"aa":12345678901234567890}"#,
+            r#"{"timestamp":"not a time","bpm":70,"source":"awake"}"#,
+            r#"{"bpm":71}"#,
+            r#"{}"#,
+        ];
+        for format in [Format::Columns, Format::Records, Format::Csv] {
+            let (mut by_value, mut in_place) = (Series::new(spec, format), Series::new(spec, format));
+            let (mut stamper, mut flat) = (Stamper::new(&zone, spec.stamp), Flat::default());
+            for text in texts {
+                let value: Value = serde_json::from_str(text).unwrap();
+                let stamp = stamper.stamp(&value);
+                by_value.push(value, stamp);
+                assert!(flat.read(text), "{text}");
+                assert_eq!(stamper.stamp(&flat), stamp);
+                let body: std::sync::Arc<str> = text.into();
+                in_place.push_read(&flat, || Text::new(&body, 0..text.len()), stamp);
+            }
+            assert_eq!(format!("{:?}", in_place.readings), format!("{:?}", by_value.readings), "{format:?}");
+            assert_eq!((in_place.tally.size(), in_place.tally.body()), (by_value.tally.size(), by_value.tally.body()), "{format:?}");
+            assert_eq!(in_place.held_values(), by_value.held_values());
+        }
     }
 
     #[test]
@@ -493,14 +586,14 @@ mod tests {
         gone.append(series(&recs[4..], &zone));
         assert!(!inner(&mut gone).raw);
         assert_eq!(facts(&whole), facts(&gone));
-        assert_eq!(inner(&mut gone).records, vec![recs[3].clone()], "only the record bucketing cannot place is held");
+        assert_eq!(inner(&mut gone).clone_held(), vec![recs[3].clone()], "only the record bucketing cannot place is held");
         let keep = flags(&whole, |i| i != 1);
         inner(&mut whole).retain_flagged(&keep, &zone);
         inner(&mut gone).retain_flagged(&keep, &zone);
         whole.drop_first(1, &zone);
         gone.drop_first(1, &zone);
         assert_eq!(inner(&mut whole).readings.stamps, inner(&mut gone).readings.stamps);
-        assert_eq!(inner(&mut gone).records, vec![recs[3].clone()]);
+        assert_eq!(inner(&mut gone).clone_held(), vec![recs[3].clone()]);
         assert!(inner(&mut gone).cut_after_let_go, "the tally now measures what was fetched, and the answer says so");
         // The unplaceable record is dropped with its flag too.
         let all_but_it: Vec<bool> = inner(&mut gone).readings.stamps.iter().map(Option::is_some).collect();

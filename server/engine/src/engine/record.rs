@@ -1,6 +1,7 @@
 //! One record, whatever step holds it: its local day, its projection to the asked fields, and
 //! the de-duplication of records a provider sent twice. Every step from the window to the fit
 //! reads records through here, so none of them needs another step to do it.
+use super::flat::Fields;
 use crate::catalog::{CollectionSpec, Dating};
 use crate::time::{local_day, own_day, Zone};
 use jiff::civil::Date;
@@ -10,8 +11,8 @@ use serde_json::{Map, Value};
 /// date where it happened (the provider's day, or its time in its own recorded offset); `zone`
 /// dates only an instant sent without that offset, and re-dates one with it when the person gave
 /// `tz`.
-pub fn record_day(rec: &Value, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
-    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| day_of(s, c.dating, zone)))
+pub fn record_day(rec: &impl Fields, c: &CollectionSpec, zone: &Zone) -> Option<Date> {
+    c.day_keys.iter().find_map(|k| rec.str_of(k).and_then(|s| day_of(s, c.dating, zone)))
 }
 
 fn day_of(s: &str, dating: Dating, zone: &Zone) -> Option<Date> {

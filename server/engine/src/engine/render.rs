@@ -1,5 +1,6 @@
 //! The three shapes an answer's `data` can take, and what each row costs in characters (so the
 //! budget can be kept by cutting at a day boundary rather than mid-day).
+use super::flat::{Flat, Scalar};
 use serde_json::{json, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,6 +169,16 @@ fn chars_of(v: &Value) -> usize {
     }
 }
 
+/// [`chars_of`] a value read in place: a string read in place carries no escape (engine/flat.rs).
+fn scalar_chars(v: &Scalar) -> usize {
+    match v {
+        Scalar::Str(s) => s.len() + 2,
+        Scalar::Number(n) => chars_of(&Value::Number(n.clone())),
+        Scalar::Null => 4,
+        Scalar::Bool(b) => 4 + usize::from(!b),
+    }
+}
+
 /// Exactly `render(records, f).to_string().len()`, without building the rendered value.
 pub fn size(records: &[Value], f: Format) -> usize {
     let commas = records.len().saturating_sub(1);
@@ -252,6 +263,35 @@ impl Tally {
                     }
                 }
                 Format::Columns | Format::Records => t.json += chars_of(v),
+            }
+        }
+    }
+
+    /// [`Tally::add`] of a record read in place (engine/flat.rs): the same tally.
+    pub fn add_read(&mut self, r: &Flat) {
+        self.records += 1;
+        let fields = r.fields();
+        self.entry_commas += fields.len().saturating_sub(1);
+        for f in fields {
+            let i = match self.keys.iter().position(|(x, _)| x == f.key) {
+                Some(i) => i,
+                None => {
+                    self.keys.push((f.key.to_string(), KeyTally::default()));
+                    self.keys.len() - 1
+                }
+            };
+            let t = &mut self.keys[i].1;
+            t.present += 1;
+            match self.format {
+                Format::Csv => {
+                    t.csv += match &f.value {
+                        // Without an escape in its text, a string needs none inside the JSON either.
+                        Scalar::Str(s) if !s.contains([',', '"', '\n']) => s.len(),
+                        Scalar::Null => 0,
+                        other => escaped(&csv_cell(Some(&other.to_value()))),
+                    }
+                }
+                Format::Columns | Format::Records => t.json += scalar_chars(&f.value),
             }
         }
     }

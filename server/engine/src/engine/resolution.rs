@@ -2,6 +2,7 @@
 //! length carry `n` (samples in the bucket: the `n`s add up to the raw count), avg/min/max of
 //! each value, first/last where the level matters (a battery), and the most frequent value of
 //! categorical fields. Series embedded in documents are compacted the same way.
+use super::flat::{Fields, Flat, Scalar};
 use crate::catalog::{Embedded, EmbeddedKind, SampleShape, SeriesSpec};
 use crate::time::{rfc3339, Zone};
 use jiff::Timestamp;
@@ -108,8 +109,8 @@ impl Stamper {
     }
 
     /// The stamp of a series record, from its stamp field (None: missing or unreadable).
-    pub fn stamp(&mut self, r: &Value) -> Option<Stamp> {
-        let t = r.get(self.key).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok())?;
+    pub fn stamp(&mut self, r: &impl Fields) -> Option<Stamp> {
+        let t = r.str_of(self.key).and_then(|s| s.parse::<Timestamp>().ok())?;
         Some(self.at(t))
     }
 
@@ -189,6 +190,28 @@ impl Readings {
         }
     }
 
+    /// [`Readings::push`] of a record read in place (engine/flat.rs): the same readings.
+    pub fn push_read(&mut self, rec: &Flat, stamp: Option<Stamp>) {
+        self.stamps.push(stamp);
+        for (v, name) in self.spec.values.iter().enumerate() {
+            let x = rec.get(name);
+            self.has_value[v] |= x.is_some();
+            self.values[v].push(x.and_then(|x| x.as_f64()));
+        }
+        for (c, name) in self.spec.categories.iter().enumerate() {
+            let x = rec.get(name);
+            self.has_cat[c] |= x.is_some();
+            let ix = x.filter(|x| **x != Scalar::Null).map(|x| {
+                let dict = &mut self.dict[c];
+                dict.iter().position(|d| x.is(d)).unwrap_or_else(|| {
+                    dict.push(x.to_value());
+                    dict.len() - 1
+                }) as u32
+            });
+            self.cats[c].push(ix);
+        }
+    }
+
     /// Keep the readings of the records `keep[i]` says (one flag per record, in order).
     pub fn retain(&mut self, keep: &[bool]) {
         fn filter<T>(xs: &mut Vec<T>, keep: &[bool]) {
@@ -241,29 +264,56 @@ fn index_in(dict: &mut Vec<Value>, x: &Value) -> u32 {
 
 /// A series' samples in time order, by their stamps (read once, as the pages came), and the
 /// records whose timestamp could not be read (returned as they are).
-pub struct Samples {
-    /// (instant, local midnight of its day, index of the record).
-    at: Vec<(i64, i64, usize)>,
+pub struct Samples<'a> {
+    stamps: &'a [Option<Stamp>],
+    /// The records in time order (`stamps` indices), when the stamps are not already all readable
+    /// and in order; empty when they are (windows merged in order, pages sorted: the usual case,
+    /// where a year would otherwise copy 447,000 entries to sort what is sorted).
+    order: Vec<usize>,
     pub unreadable: Vec<usize>,
 }
 
-impl Samples {
+impl<'a> Samples<'a> {
     /// `stamps[i]` is the stamp of record `i`.
-    pub fn from_stamps(stamps: &[Option<Stamp>]) -> Samples {
-        let (mut at, mut unreadable) = (Vec::with_capacity(stamps.len()), vec![]);
+    pub fn from_stamps(stamps: &'a [Option<Stamp>]) -> Samples<'a> {
+        let in_order = stamps.windows(2).all(|w| matches!((w[0], w[1]), (Some(a), Some(b)) if a.at <= b.at)) && stamps.first().is_none_or(Option::is_some);
+        if in_order {
+            return Samples { stamps, order: vec![], unreadable: vec![] };
+        }
+        let (mut order, mut unreadable) = (Vec::with_capacity(stamps.len()), vec![]);
         for (i, s) in stamps.iter().enumerate() {
             match s {
-                Some(s) => at.push((s.at, s.midnight, i)),
+                Some(_) => order.push(i),
                 None => unreadable.push(i),
             }
         }
-        // Windows arrive in order and pages mostly sorted: this is close to a linear pass.
-        at.sort_by_key(|x| x.0);
-        Samples { at, unreadable }
+        // Stable: records of one instant keep the order they came in.
+        order.sort_by_key(|i| stamps[*i].map(|s| s.at));
+        Samples { stamps, order, unreadable }
+    }
+
+    /// How many samples have a readable stamp.
+    pub fn len(&self) -> usize {
+        match self.order.is_empty() && self.unreadable.is_empty() {
+            true => self.stamps.len(),
+            false => self.order.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `k`th sample in time order: (instant, local midnight of its day, index of the record).
+    fn at(&self, k: usize) -> (i64, i64, usize) {
+        let i = if self.order.is_empty() { k } else { self.order[k] };
+        // Every index here has a readable stamp (`order` holds only those; no order: all are).
+        let s = self.stamps[i].unwrap_or(Stamp { at: 0, midnight: 0 });
+        (s.at, s.midnight, i)
     }
 
     fn start(&self, k: usize, step: u32) -> i64 {
-        let (t, midnight, _) = self.at[k];
+        let (t, midnight, _) = self.at(k);
         if step >= 86_400 {
             return midnight;
         }
@@ -276,14 +326,14 @@ impl Samples {
     /// year is 447,000 samples, counted once for each resolution tried (DECISIONS 139).
     fn run(&self, k: usize, step: u32) -> (i64, usize) {
         let start = self.start(k, step);
-        let midnight = self.at[k].1;
+        let midnight = self.at(k).1;
         let end = if step >= 86_400 { i64::MAX } else { start + i64::from(step) };
-        let same = |j: usize| match self.at[j] {
+        let same = |j: usize| match self.at(j) {
             (t, m, _) if m == midnight => (start..end).contains(&t),
             _ => self.start(j, step) == start,
         };
-        let mut j = k + 1;
-        while j < self.at.len() && same(j) {
+        let (mut j, n) = (k + 1, self.len());
+        while j < n && same(j) {
             j += 1;
         }
         (start, j)
@@ -291,8 +341,14 @@ impl Samples {
 
     /// How many buckets `step` makes: cheap, for choosing a resolution before building any.
     pub fn count(&self, step: u32) -> usize {
-        let (mut n, mut k) = (0, 0);
-        while k < self.at.len() {
+        self.count_to(step, usize::MAX)
+    }
+
+    /// [`Samples::count`], counting no further than `most`: whether a resolution's rows can fit
+    /// is known once they pass what fits, without walking the rest of a year at one minute.
+    pub fn count_to(&self, step: u32, most: usize) -> usize {
+        let (mut n, mut k, len) = (0, 0, self.len());
+        while k < len && n <= most {
             k = self.run(k, step).1;
             n += 1;
         }
@@ -315,11 +371,11 @@ pub fn bucket(readings: &Readings, samples: &Samples, zone: &Zone, step: u32, li
         .collect();
     let mut rows = vec![];
     let mut k = 0;
-    while k < samples.at.len() && rows.len() < limit {
+    while k < samples.len() && rows.len() < limit {
         let (start, past) = samples.run(k, step);
         let mut b = Bucket { n: 0, values: vals.iter().map(|_| Stat::default()).collect(), categories: vec![vec![]; cats.len()] };
         while k < past {
-            let i = samples.at[k].2;
+            let i = samples.at(k).2;
             b.n += 1;
             for (j, v) in vals.iter().enumerate() {
                 if let Some(x) = readings.values[*v][i] {
@@ -546,7 +602,7 @@ mod tests {
             let readings = Readings::of(&recs, spec, &z);
             let samples = Samples::from_stamps(&readings.stamps);
             for (name, step) in STEPS {
-                let starts: Vec<i64> = (0..samples.at.len()).map(|k| samples.start(k, *step)).collect();
+                let starts: Vec<i64> = (0..samples.len()).map(|k| samples.start(k, *step)).collect();
                 let defined = 1 + starts.windows(2).filter(|w| w[0] != w[1]).count();
                 assert_eq!(samples.count(*step), defined, "{zone} {name}");
                 let rows = bucket(&readings, &samples, &z, *step, usize::MAX);

@@ -3,6 +3,7 @@
 //! window (its own), whatever overlap the upstream filters have at the edges.
 use super::coverage::{Pos, Span};
 use super::density::StepSeconds;
+use super::flat::Fields;
 use super::plan::{Plan, PAD_DAYS};
 use super::record::record_day;
 use crate::catalog::{CollectionSpec, RangeKind, Split};
@@ -151,8 +152,8 @@ fn upstream_of(own: &Own, zone: &Zone, pad: i64) -> Window {
 }
 
 /// The instant a record is at, from its first day key that holds one.
-pub fn record_instant(rec: &Value, c: &CollectionSpec) -> Option<Timestamp> {
-    c.day_keys.iter().find_map(|k| rec.get(*k).and_then(Value::as_str).and_then(|s| s.parse::<Timestamp>().ok()))
+pub fn record_instant(rec: &impl Fields, c: &CollectionSpec) -> Option<Timestamp> {
+    c.day_keys.iter().find_map(|k| rec.str_of(k).and_then(|s| s.parse::<Timestamp>().ok()))
 }
 
 /// Where a record fetched by a window belongs.
@@ -174,7 +175,7 @@ impl Piece {
     /// [`Piece::place`], and where the record is in time as this window reads it (its local day,
     /// or its instant for windows of instants), whatever the place: coverage reads the records
     /// of the padding too, and a series sample's timestamp is parsed once.
-    pub fn locate(&self, rec: &Value, c: &CollectionSpec, zone: &Zone) -> (Place, Option<Pos>) {
+    pub fn locate(&self, rec: &impl Fields, c: &CollectionSpec, zone: &Zone) -> (Place, Option<Pos>) {
         let (pos, inside) = match &self.own {
             Own::All => return (Place::Mine, None),
             Own::Days(a, b) => {

@@ -97,6 +97,21 @@ impl Provider for Oura {
         let next_token = v.get("next_token").and_then(Value::as_str).filter(|t| !t.is_empty()).map(str::to_string);
         Ok(Page { records, next_token })
     }
+    /// A series' records are the `data` array as it is: its samples are read in place.
+    fn series_page(&self, c: &CollectionSpec, body: &str, _at: &super::PageAt) -> Option<super::SeriesPage> {
+        #[derive(serde::Deserialize)]
+        struct Envelope<'a> {
+            #[serde(borrow)]
+            data: Vec<&'a serde_json::value::RawValue>,
+            next_token: Option<String>,
+        }
+        if c.series.is_none() || !c.enveloped {
+            return None;
+        }
+        let e: Envelope = serde_json::from_str(body).ok()?;
+        let spans = e.data.iter().map(|r| super::span_in(body, r.get())).collect::<Option<Vec<_>>>()?;
+        Some(super::SeriesPage { spans, next_token: e.next_token.filter(|t| !t.is_empty()) })
+    }
     fn auth_help(&self, status: u16, cred: &Credential) -> String {
         match status {
             401 if cred.kind == CredentialKind::OAuth => "Oura rejected the connected account's token (HTTP 401) even after a refresh: the login \
@@ -135,5 +150,46 @@ impl Provider for Oura {
     }
     fn offline(&self) -> Option<&dyn SampleApi> {
         self.sample.as_ref().map(|s| s as &dyn SampleApi)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> super::super::PageAt {
+        super::super::PageAt {
+            zone: crate::time::Zone::parse("+00:00").unwrap(),
+            token: None,
+            options: Default::default(),
+            record: None,
+            window: Window::Unbounded,
+        }
+    }
+
+    /// `series_page` keeps its contract: each span read as JSON is the record `parse_page` gives,
+    /// in order, with the same `next_token`; a body it cannot read is left to `parse_page`.
+    #[test]
+    fn a_series_page_read_in_place_is_the_page_parse_page_reads() {
+        let config = crate::config::Config::from_pairs([("VITALS_TZ", "UTC")]);
+        let oura = Oura::in_home(&config, &crate::accounts::Home::local(std::sync::Arc::new(config.clone())));
+        let hr = catalog::OURA.collection("heartrate").unwrap();
+        for body in [
+            r#"{"data":[{"bpm":61,"source":"awake","timestamp":"2026-06-01T12:00:00+00:00"}, {"bpm":62.5,"source":"rest","timestamp":"2026-06-01T12:00:05+00:00"}],"next_token":"abc"}"#,
+            r#"{"next_token":null,"data":[]}"#,
+            r#"{"data":[{"bpm":60,"timestamp":"2026-06-01T12:00:00+00:00","source":"caf\u00e9"}],"next_token":""}"#,
+            r#"{"data":[1,"two",[3]]}"#,
+        ] {
+            let page = oura.series_page(hr, body, &at()).expect(body);
+            let parsed = oura.parse_page(hr, body, &at()).unwrap();
+            let read: Vec<Value> = page.spans.iter().map(|s| serde_json::from_str(&body[s.clone()]).unwrap()).collect();
+            assert_eq!(read, parsed.records, "{body}");
+            assert_eq!(page.next_token, parsed.next_token, "{body}");
+        }
+        for body in [r#"{"data":[{"bpm":60}"#, r#"{"data":{}}"#, r#"{"data":[],"next_token":5}"#, "<html>"] {
+            assert!(oura.series_page(hr, body, &at()).is_none(), "{body}");
+        }
+        let sleep = catalog::OURA.collection("sleep").unwrap();
+        assert!(oura.series_page(sleep, r#"{"data":[],"next_token":null}"#, &at()).is_none(), "documents are decoded");
     }
 }
