@@ -233,7 +233,8 @@ pub trait Provider: Send + Sync {
     /// each sample's text is, so the engine reads it in place (engine/flat.rs) rather than building
     /// a map per sample. Only where `parse_page` would hand over exactly `serde_json::from_str` of
     /// each span, in order, with the same `next_token`; None (the default) for anything else, and
-    /// for a body it cannot read, which `parse_page` then reads and words.
+    /// for a body it cannot read, which `parse_page` then reads and words. A record whose text is
+    /// JSON but not one a `Value` holds (a number out of range) fails the page where it is placed.
     fn series_page(&self, _c: &CollectionSpec, _body: &str, _at: &PageAt) -> Option<SeriesPage> {
         None
     }

@@ -236,17 +236,22 @@ struct Placing {
     range: Option<(Date, Date)>,
     /// The window's place in its query: its pages' turn on the cores (engine/turns.rs).
     index: usize,
+    /// The provider's name as a person reads it, for a page that cannot be read.
+    provider: &'static str,
 }
 
 impl Placing {
     fn of(plan: &Plan, piece: &Piece, index: usize) -> Placing {
-        Placing { piece: piece.clone(), collection: plan.collection, zone: plan.zone.clone(), range: plan.range, index }
+        let provider = plan.provider.spec().display;
+        Placing { piece: piece.clone(), collection: plan.collection, zone: plan.zone.clone(), range: plan.range, index, provider }
     }
 
     /// Keep the records that belong to this window; count those from outside the asked days.
     /// Returns where the page's dated records lie in time (the padding's included), for coverage.
-    /// Records given as their spans in `body` are read in place where they can be (engine/flat.rs).
-    fn take(&self, records: Records, body: &Arc<str>, keeper: &mut Keeper, stats: &mut Stats) -> Option<(Pos, Pos)> {
+    /// Records given as their spans in `body` are read in place where they can be (engine/flat.rs);
+    /// one that is not JSON a `Value` can hold (a number out of range) fails the page, as its
+    /// provider's `parse_page` would have.
+    fn take(&self, records: Records, body: &Arc<str>, keeper: &mut Keeper, stats: &mut Stats) -> Result<Option<(Pos, Pos)>, String> {
         let mut span: Option<(Pos, Pos)> = None;
         match records {
             Records::Values(records) => {
@@ -259,7 +264,8 @@ impl Placing {
                 let in_place = keeper.reads_in_place();
                 for at in spans {
                     if !(in_place && flat.read(&body[at.clone()])) {
-                        self.take_value(Text::new(body, at).value(), &mut span, keeper, stats);
+                        let r = Text::new(body, at).read().map_err(|e| format!("a record of the page is not complete JSON ({e})"))?;
+                        self.take_value(r, &mut span, keeper, stats);
                         continue;
                     }
                     let (place, pos) = self.locate(&flat, &mut span);
@@ -269,7 +275,7 @@ impl Placing {
             }
         }
         keeper.page_done();
-        span
+        Ok(span)
     }
 
     fn take_value(&self, r: Value, span: &mut Option<(Pos, Pos)>, keeper: &mut Keeper, stats: &mut Stats) {
@@ -303,6 +309,11 @@ impl Placing {
         }
     }
 
+    /// A page whose records could not all be read: the query fails, naming it.
+    fn unreadable(&self, why: &str) -> QueryError {
+        QueryError::Upstream(format!("{} sent a page of {} that cannot be read: {why}.", self.provider, self.collection.name))
+    }
+
     /// Whether a record lies outside every asked day (rather than in a neighbouring window).
     fn outside(&self, r: &impl Fields) -> bool {
         let day = super::record::record_day(r, self.collection, &self.zone);
@@ -326,6 +337,7 @@ impl Placing {
         })
         .await
         .map_err(|e| QueryError::Upstream(format!("placing a page's records failed: {e}")))?;
+        let span = span.map_err(|why| self.unreadable(&why))?;
         stats.undated_kept += counted.undated_kept;
         stats.discarded_out_of_range += counted.discarded_out_of_range;
         Ok((keeper, span))
@@ -399,7 +411,8 @@ fn from_cache(w: &Window, hit: &super::cache::Hit, keeper: &mut Keeper) -> Resul
             window: piece.upstream.clone(),
         };
         let page = read_page(&plan.provider, plan.collection, &kept.body, &at).map_err(|e| QueryError::Upstream(format!("{e:?}")))?;
-        Placing::of(plan, piece, w.index).take(page.records, &kept.body, keeper, &mut out.stats);
+        let placing = Placing::of(plan, piece, w.index);
+        placing.take(page.records, &kept.body, keeper, &mut out.stats).map_err(|why| placing.unreadable(&why))?;
     }
     if let Some(t) = &w.shared.tally {
         t.window_done(w.index, piece.last_day(&plan.zone), true);
@@ -705,4 +718,36 @@ async fn fetch_page(w: &Window<'_>, token: Option<&str>, out: &mut WindowOut) ->
         Ended::Refused(PageError::Refused(why)) => return Err(QueryError::Upstream(why)),
         Ended::Refused(_) => return Err(QueryError::Auth(p.auth_help(401, &plan.cred))),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    /// A page read in place whose record is not JSON a `Value` can hold (a number out of range)
+    /// fails the query, naming the provider, as its `parse_page` would have refused it: never a
+    /// record made up or dropped without a word.
+    #[test]
+    fn a_record_no_value_can_hold_fails_its_page_out_loud() {
+        let config = Arc::new(Config::from_pairs([("VITALS_TZ", "UTC")]));
+        let engine = Engine::in_home(crate::accounts::Home::local(config.clone()), config.clone(), super::super::Limits::from_config(&config));
+        let req = super::super::QueryRequest { collection: "oura.heartrate".into(), day: Some("2026-06-01".into()), ..Default::default() };
+        let plan = super::super::plan::plan(&engine, req).expect("a plan");
+        let good = r#"{"bpm":60,"source":"awake","timestamp":"2026-06-01T12:00:00+00:00"}"#;
+        let record: Value = serde_json::from_str(good).unwrap();
+        let mine = |p: &Piece| p.locate(&record, plan.collection, &plan.zone).0 == Place::Mine;
+        let piece = split(&plan, None).into_iter().find(mine).expect("the window of the record");
+        let placing = Placing::of(&plan, &piece, 0);
+        let bad = r#"{"bpm":1e400,"source":"awake","timestamp":"2026-06-01T12:00:05+00:00"}"#;
+        let body: Arc<str> = format!("{good},{bad}").into();
+        let spans = vec![0..good.len(), good.len() + 1..body.len()];
+        let mut keeper = Keeper::new(&plan, None);
+        let why = placing.take(Records::Spans(spans.clone()), &body, &mut keeper, &mut Stats::default()).expect_err("refused");
+        assert!(why.contains("not complete JSON"), "{why}");
+        assert!(placing.unreadable(&why).to_string().contains("Oura"), "{why}");
+        let mut keeper = Keeper::new(&plan, None);
+        placing.take(Records::Spans(spans[..1].to_vec()), &body, &mut keeper, &mut Stats::default()).expect("a readable page");
+        assert_eq!(keeper.count(), 1);
+    }
 }

@@ -180,10 +180,9 @@ impl Text {
         &self.body[self.at.clone()]
     }
 
-    /// The record as a `Value`. Its text was read as JSON when its page was, so this does not
-    /// fail; were it ever to, the text itself is kept rather than a value made up.
-    pub fn value(&self) -> Value {
-        serde_json::from_str(self.get()).unwrap_or_else(|_| Value::String(self.get().to_string()))
+    /// The record as a `Value`.
+    pub fn read(&self) -> Result<Value, serde_json::Error> {
+        serde_json::from_str(self.get())
     }
 }
 
@@ -195,10 +194,13 @@ pub enum Held {
 }
 
 impl Held {
+    /// The record as a `Value`. Only a record [`Flat::read`] read is held as its text, every
+    /// value of it already read (a number within range, a string without escape), so reading it
+    /// again does not fail; were it ever to, the text itself is returned rather than a value made up.
     pub fn into_value(self) -> Value {
         match self {
             Held::Value(v) => v,
-            Held::Text(t) => t.value(),
+            Held::Text(t) => t.read().unwrap_or_else(|_| Value::String(t.get().to_string())),
         }
     }
 }
