@@ -580,6 +580,33 @@ mod tests {
 
     /// The count by runs (compared, not divided) is the count by definition: consecutive samples
     /// whose bucket starts differ, over days of 23, 24 and 25 hours, gaps, and samples sent twice.
+    /// Stamps read in place (already in order) and stamps sorted first (out of order, some
+    /// unreadable) give the same samples: the same buckets, the same records left unplaced, and
+    /// counting stops past `most` with the same verdict.
+    #[test]
+    fn samples_in_place_and_sorted_are_the_same_samples() {
+        let spec = OURA.collection("heartrate").unwrap().series.unwrap();
+        let z = Zone::parse("America/Chicago").unwrap();
+        let at = |i: i64| Timestamp::from_second(1_772_800_000 + i * 317).unwrap().to_string();
+        let sorted: Vec<Value> = (0..2_000).map(|i| hr(&at(i), 60 + (i % 40), "rest")).collect();
+        let mut shuffled = sorted.clone();
+        shuffled.reverse();
+        shuffled.swap(3, 1_500);
+        shuffled.insert(700, hr("not a time", 70, "rest"));
+        let (a, b) = (Readings::of(&sorted, spec, &z), Readings::of(&shuffled, spec, &z));
+        let (in_place, by_sort) = (Samples::from_stamps(&a.stamps), Samples::from_stamps(&b.stamps));
+        assert!(in_place.order.is_empty() && !by_sort.order.is_empty(), "one read in place, one sorted");
+        assert_eq!((in_place.len(), by_sort.len(), by_sort.unreadable.clone()), (2_000, 2_000, vec![700]));
+        for (name, step) in STEPS {
+            assert_eq!(bucket(&a, &in_place, &z, *step, usize::MAX), bucket(&b, &by_sort, &z, *step, usize::MAX), "{name}");
+            let n = in_place.count(*step);
+            assert_eq!(by_sort.count(*step), n, "{name}");
+            assert_eq!(in_place.count_to(*step, n), n, "{name}: exactly what fits is counted whole");
+            assert!(in_place.count_to(*step, n.saturating_sub(2)) < n || n < 2, "{name}: stops past `most`");
+            assert!(in_place.count_to(*step, n.saturating_sub(2)) > n.saturating_sub(2), "{name}: past `most` says so");
+        }
+    }
+
     #[test]
     fn runs_count_the_buckets_the_definition_counts() {
         let spec = OURA.collection("heartrate").unwrap().series.unwrap();
