@@ -211,19 +211,6 @@ pub enum Records {
     Spans(Vec<Range<usize>>),
 }
 
-impl Records {
-    pub fn len(&self) -> usize {
-        match self {
-            Records::Values(v) => v.len(),
-            Records::Spans(s) => s.len(),
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

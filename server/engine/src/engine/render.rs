@@ -244,17 +244,10 @@ impl Tally {
             return;
         };
         self.entry_commas += m.len().saturating_sub(1);
+        let format = self.format;
         for (k, v) in m {
-            let i = match self.keys.iter().position(|(x, _)| x == k) {
-                Some(i) => i,
-                None => {
-                    self.keys.push((k.clone(), KeyTally::default()));
-                    self.keys.len() - 1
-                }
-            };
-            let t = &mut self.keys[i].1;
-            t.present += 1;
-            match self.format {
+            let t = self.key(k);
+            match format {
                 Format::Csv => {
                     t.csv += match v {
                         Value::String(s) if !s.contains([',', '"', '\n']) => escaped(s),
@@ -267,22 +260,29 @@ impl Tally {
         }
     }
 
+    /// The tally of key `k`, counted once more present (a key first seen goes last, as [`columns`] orders them).
+    fn key(&mut self, k: &str) -> &mut KeyTally {
+        let i = match self.keys.iter().position(|(x, _)| x == k) {
+            Some(i) => i,
+            None => {
+                self.keys.push((k.to_string(), KeyTally::default()));
+                self.keys.len() - 1
+            }
+        };
+        let t = &mut self.keys[i].1;
+        t.present += 1;
+        t
+    }
+
     /// [`Tally::add`] of a record read in place (engine/flat.rs): the same tally.
     pub fn add_read(&mut self, r: &Flat) {
         self.records += 1;
         let fields = r.fields();
         self.entry_commas += fields.len().saturating_sub(1);
+        let format = self.format;
         for f in fields {
-            let i = match self.keys.iter().position(|(x, _)| x == f.key) {
-                Some(i) => i,
-                None => {
-                    self.keys.push((f.key.to_string(), KeyTally::default()));
-                    self.keys.len() - 1
-                }
-            };
-            let t = &mut self.keys[i].1;
-            t.present += 1;
-            match self.format {
+            let t = self.key(f.key);
+            match format {
                 Format::Csv => {
                     t.csv += match &f.value {
                         // Without an escape in its text, a string needs none inside the JSON either.

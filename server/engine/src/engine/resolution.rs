@@ -201,13 +201,7 @@ impl Readings {
         for (c, name) in self.spec.categories.iter().enumerate() {
             let x = rec.get(name);
             self.has_cat[c] |= x.is_some();
-            let ix = x.filter(|x| **x != Scalar::Null).map(|x| {
-                let dict = &mut self.dict[c];
-                dict.iter().position(|d| x.is(d)).unwrap_or_else(|| {
-                    dict.push(x.to_value());
-                    dict.len() - 1
-                }) as u32
-            });
+            let ix = x.filter(|x| **x != Scalar::Null).map(|x| index_by(&mut self.dict[c], |d| x.is(d), || x.to_value()));
             self.cats[c].push(ix);
         }
     }
@@ -253,10 +247,15 @@ impl Readings {
 }
 
 fn index_in(dict: &mut Vec<Value>, x: &Value) -> u32 {
-    match dict.iter().position(|d| d == x) {
+    index_by(dict, |d| d == x, || x.clone())
+}
+
+/// Where in `dict` the value `is` says lies, added (`make`) when it is not there yet.
+fn index_by(dict: &mut Vec<Value>, is: impl Fn(&Value) -> bool, make: impl FnOnce() -> Value) -> u32 {
+    match dict.iter().position(is) {
         Some(i) => i as u32,
         None => {
-            dict.push(x.clone());
+            dict.push(make());
             (dict.len() - 1) as u32
         }
     }
